@@ -1,0 +1,83 @@
+#pragma once
+// A scenario: everything one run needs. It is plain data with defaults everywhere; the
+// default-constructed Scenario is the built-in default scenario of SPEC §6.
+// JSON mapping, validation and the schema are in scenario_json.{h,cpp} and docs/SCENARIO.md.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/machine/hardware_profile.h"
+
+namespace moe {
+
+enum class RoutingKind { Uniform, PowerLaw, Hotspot, GroupLimited, Trace };
+enum class PayloadMode { Full, None };
+enum class DispatchImpl { Phased, Streaming, Both };
+
+struct ClusterShape {
+  int servers = 2;
+  int cardsPerServer = 8;  // must equal the profile's cardsPerServer
+  int ranks() const { return servers * cardsPerServer; }
+};
+
+struct ModelShape {
+  int tokensPerRank = 128;  // BS
+  int hidden = 7168;        // H
+  int experts = 64;         // logical experts E
+  int topk = 8;             // K
+  int intermediate = 2048;  // SwiGLU intermediate size I, for expert timing only
+};
+
+struct RoutingConfig {
+  RoutingKind kind = RoutingKind::PowerLaw;
+  double alpha = 1.2;             // power-law exponent
+  double hotspotFraction = 0.5;   // share of routing mass on the hot experts
+  int hotspotExperts = 2;         // how many hot experts
+  int groups = 8;                 // group-limited: expert groups
+  int topkGroups = 4;             // group-limited: groups a token may use
+  std::string traceFile;          // trace: CSV or .npy of expert ids
+};
+
+struct EplbConfig {
+  // Physical instances per rank; 0 means experts / ranks (no redundancy).
+  int placePerRank = 0;
+  int balanceMode = 0;  // 0: by rank, 1: by token
+  // Explicit eplb_table rows [count, inst_1..inst_count, padding]; empty = identity mapping
+  // (logical expert e -> instance e).
+  std::vector<std::vector<int>> table;
+  // Pruning threshold per k slot; empty = no pruning.
+  std::vector<float> pruningThreshold;
+  // Number of active tokens per rank (the rest are masked off); -1 = all active.
+  int activeTokens = -1;
+};
+
+struct RingTiling {
+  std::int64_t chunkBytes = 65536;  // one ring chunk
+  int queueChunks = 8;              // ring capacity = queueChunks * chunkBytes
+  int senderCores = 8;
+  int forwarderCores = 8;
+  int receiverCores = 8;
+};
+
+struct Scenario {
+  std::string name = "default";
+  std::uint64_t seed = 1;
+  std::string profileName = "ascend-910b3";
+  HardwareProfile hardware;  // the profile with the scenario's overrides applied
+  ClusterShape cluster;
+  ModelShape model;
+  RoutingConfig routing;
+  EplbConfig eplb;
+  RingTiling rings;
+  PayloadMode payload = PayloadMode::Full;
+  DispatchImpl dispatchImpl = DispatchImpl::Both;
+  // Upper bound on the observation event log (records); older records are dropped.
+  std::int64_t eventLogCapacity = 1 << 20;
+
+  int placePerRank() const {
+    return eplb.placePerRank > 0 ? eplb.placePerRank : model.experts / cluster.ranks();
+  }
+};
+
+}  // namespace moe
