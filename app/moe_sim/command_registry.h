@@ -1,0 +1,23 @@
+#pragma once
+// moe-sim's subcommands register themselves here, one file per subcommand, so adding a
+// command never touches main.cpp. A command's callback sets exitCode (0 ok, 1 verification
+// failed or deadlock); bad input is reported by throwing moe::InputError (exit 2).
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <vector>
+
+namespace moesim {
+
+using CommandSetup = std::function<void(CLI::App& app, int& exitCode)>;
+
+inline std::vector<CommandSetup>& commandRegistry() {
+  static std::vector<CommandSetup> registry;
+  return registry;
+}
+
+struct RegisterCommand {
+  explicit RegisterCommand(CommandSetup setup) { commandRegistry().push_back(std::move(setup)); }
+};
+
+}  // namespace moesim
