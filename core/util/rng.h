@@ -32,7 +32,8 @@ class Rng {
   double uniformOpen() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; }
   // Uniform integer in [0, n), n > 0 (Lemire's multiply-shift; bias < 2^-64 * n).
   std::uint64_t below(std::uint64_t n) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+    __extension__ using u128 = unsigned __int128;  // GCC/Clang builtin; silences -Wpedantic
+    return static_cast<std::uint64_t>((static_cast<u128>(next()) * n) >> 64);
   }
   // Standard normal via Box-Muller (one value per call; deterministic).
   double normal() {

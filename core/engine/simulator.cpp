@@ -1,0 +1,41 @@
+#include "core/engine/simulator.h"
+
+#include <stdexcept>
+
+namespace moe {
+
+void Simulator::at(Time t, Action a) {
+  if (t < now_) throw std::logic_error("event scheduled in the past");
+  queue_.push(t, a);
+}
+
+int Simulator::spawn(Task task, std::string name) {
+  const auto handle = task.handle();
+  programs_.push_back(Program{std::move(task), std::move(name)});
+  resumeAt(now_, handle);
+  return static_cast<int>(programs_.size()) - 1;
+}
+
+std::vector<int> Simulator::unfinishedPrograms() const {
+  std::vector<int> out;
+  for (int i = 0; i < programCount(); ++i)
+    if (!programs_[i].task.done()) out.push_back(i);
+  return out;
+}
+
+bool Simulator::step() {
+  if (queue_.empty()) return false;
+  const Event e = queue_.pop();
+  now_ = e.time;
+  ++eventsRun_;
+  e.action();
+  return true;
+}
+
+void Simulator::runUntil(Time limit) {
+  while (!queue_.empty() && queue_.top().time <= limit) step();
+  // A program that threw stops there; surface the kernel bug instead of a silent stall.
+  for (const auto& p : programs_) p.task.rethrowIfFailed();
+}
+
+}  // namespace moe

@@ -1,0 +1,88 @@
+#pragma once
+// The discrete-event simulator: current time, the event queue, and the top-level programs
+// (one C++20 coroutine per emulated core, plus the host driver that launches stages).
+// Nothing here knows about NPUs; the machine model (core/machine/) sits on top.
+
+#include <coroutine>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/engine/event_queue.h"
+#include "core/engine/task.h"
+
+namespace moe {
+
+class Simulator {
+ public:
+  Time now() const { return now_; }
+  std::uint64_t eventsRun() const { return eventsRun_; }
+  std::size_t pendingEvents() const { return queue_.size(); }
+  // Time of the next event; only valid when pendingEvents() > 0.
+  Time nextEventTime() const { return queue_.top().time; }
+
+  // Schedules an action at an absolute time (never in the past).
+  void at(Time t, Action a);
+  void after(Time dt, Action a) { at(now_ + dt, a); }
+  void resumeAt(Time t, std::coroutine_handle<> h) {
+    at(t, Action{&resumeTrampoline, h.address(), 0});
+  }
+
+  // Starts a top-level program at the current time. The simulator owns it from now on.
+  // Returns its index, which stays valid for the simulator's lifetime.
+  int spawn(Task task, std::string name);
+  bool programDone(int index) const { return programs_[index].task.done(); }
+  const std::string& programName(int index) const { return programs_[index].name; }
+  int programCount() const { return static_cast<int>(programs_.size()); }
+  // Indices of programs that have started but not finished.
+  std::vector<int> unfinishedPrograms() const;
+
+  // Runs one event. Returns false when the queue is empty. Rethrows a kernel's exception.
+  bool step();
+  // Runs events with time <= limit.
+  void runUntil(Time limit);
+  void run() { runUntil(INT64_MAX); }
+
+ private:
+  static void resumeTrampoline(void* address, std::uint64_t) {
+    std::coroutine_handle<>::from_address(address).resume();
+  }
+  struct Program {
+    Task task;
+    std::string name;
+  };
+
+  EventQueue queue_;
+  Time now_ = 0;
+  std::uint64_t eventsRun_ = 0;
+  std::vector<Program> programs_;
+};
+
+// A countdown the host driver awaits: each finished program of a stage counts down once.
+class Latch {
+ public:
+  Latch(Simulator& sim, int count) : sim_(sim), count_(count) {}
+  void countDown() {
+    if (--count_ == 0 && waiter_) sim_.resumeAt(sim_.now(), waiter_);
+  }
+  int remaining() const { return count_; }
+  bool await_ready() const noexcept { return count_ <= 0; }
+  void await_suspend(std::coroutine_handle<> h) noexcept { waiter_ = h; }
+  void await_resume() const noexcept {}
+
+ private:
+  Simulator& sim_;
+  int count_;
+  std::coroutine_handle<> waiter_;
+};
+
+// Suspends the awaiting program for dt of emulated time.
+struct Delay {
+  Simulator& sim;
+  Time dt;
+  bool await_ready() const noexcept { return dt <= 0; }
+  void await_suspend(std::coroutine_handle<> h) const { sim.resumeAt(sim.now() + dt, h); }
+  void await_resume() const noexcept {}
+};
+
+}  // namespace moe

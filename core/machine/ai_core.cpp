@@ -1,0 +1,279 @@
+#include "core/machine/ai_core.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/machine/machine.h"
+
+namespace moe {
+
+namespace {
+Time cyclesToPs(double cycles, int clockMhz) {
+  return static_cast<Time>(std::ceil(cycles * 1e6 / clockMhz));
+}
+}  // namespace
+
+void OpRef::await_suspend(std::coroutine_handle<> h) noexcept {
+  op_->waiter = h;
+  op_->core->setActivity(op_->activity);
+}
+
+std::int64_t OpRef::await_resume() const noexcept { return op_ ? op_->wordValue : 0; }
+
+AiCore::AiCore(Machine& m, int id, int card, int index, CoreKind kind, int mtePort)
+    : m_(m), id_(id), card_(card), index_(index), kind_(kind), mtePort_(mtePort) {
+  name_ = "card" + std::to_string(card) + (kind == CoreKind::Aiv ? ".aiv" : ".aic") +
+          std::to_string(index);
+}
+
+Simulator& AiCore::sim() { return m_.sim(); }
+
+void AiCore::setActivity(Activity a) {
+  if (a == activity_) return;
+  const Time now = m_.sim().now();
+  if (now > since_) {
+    timeIn_[static_cast<int>(activity_)] += now - since_;
+    m_.observer().activity(ActivityInterval{id_, role_, activity_, since_, now});
+  }
+  activity_ = a;
+  since_ = now;
+}
+
+OpRef AiCore::issue(std::shared_ptr<Op> op) {
+  op->core = this;
+  auto& q = pipes_[static_cast<int>(op->pipe)];
+  q.push_back(op);
+  if (q.size() == 1) startOp(op);
+  return OpRef(std::move(op));
+}
+
+void AiCore::startOp(const std::shared_ptr<Op>& op) {
+  Simulator& s = m_.sim();
+  switch (op->kind) {
+    case Op::Kind::Compute:
+    case Op::Kind::WordWrite:
+    case Op::Kind::WordRead:
+      s.after(op->duration, Action{&AiCore::opLanded, op.get(), 0});
+      break;
+    case Op::Kind::Copy:
+      m_.net().start(op->path, op->wireBytes, Action{&AiCore::opCrossed, op.get(), 0});
+      break;
+    case Op::Kind::Rdma:
+      s.after(op->duration, Action{&AiCore::rdmaPosted, op.get(), 0});
+      break;
+  }
+}
+
+// The last byte crossed the path (a DataCopy or an RDMA write): it lands after the fixed
+// hop latency.
+void AiCore::opCrossed(void* p, std::uint64_t) {
+  Op* op = static_cast<Op*>(p);
+  op->core->m_.sim().after(op->latency, Action{&AiCore::opLanded, op, 0});
+}
+
+// An RDMA post has been issued: the scalar pipe is free and the NIC takes over.
+void AiCore::rdmaPosted(void* p, std::uint64_t) {
+  Op* op = static_cast<Op*>(p);
+  AiCore& c = *op->core;
+  Simulator& s = c.m_.sim();
+  c.inFlight_.push_back(c.pipes_[static_cast<int>(op->pipe)].front());
+  c.releasePipe(op);
+  if (op->word == nullptr) {
+    c.m_.net().start(op->path, op->wireBytes, Action{&AiCore::opCrossed, op, 0});
+    return;
+  }
+  // A word write on the same queue pair as `after`: it cannot overtake that data.
+  const Time landAt = s.now() + c.m_.wordLatency(c, *op->word);
+  if (op->after && !op->after->done) {
+    op->after->onLand.push_back([op, landAt, &s] {
+      s.at(std::max(landAt, s.now()), Action{&AiCore::opLanded, op, 0});
+    });
+  } else {
+    s.at(landAt, Action{&AiCore::opLanded, op, 0});
+  }
+}
+
+void AiCore::opLanded(void* p, std::uint64_t) {
+  Op* op = static_cast<Op*>(p);
+  op->core->land(op);
+}
+
+void AiCore::land(Op* op) {
+  Simulator& s = m_.sim();
+  if ((op->kind == Op::Kind::Copy || op->kind == Op::Kind::Rdma) && op->word == nullptr) {
+    std::uint8_t* d = op->dst.ptr();
+    const std::uint8_t* src = op->src.ptr();
+    if (d && src && op->dst.length > 0) std::memmove(d, src, static_cast<std::size_t>(op->dst.length));
+  }
+  if (op->kind == Op::Kind::WordWrite || (op->kind == Op::Kind::Rdma && op->word)) m_.setWord(*op->word, op->wordValue);
+  if (op->kind == Op::Kind::WordRead) op->wordValue = op->word->value;
+  op->done = true;
+  op->landedAt = s.now();
+  auto hooks = std::move(op->onLand);
+  for (auto& h : hooks) h();
+  if (op->waiter) s.resumeAt(s.now(), std::exchange(op->waiter, {}));
+  if (op->kind == Op::Kind::Rdma) {
+    auto it = std::find_if(inFlight_.begin(), inFlight_.end(), [op](const auto& o) { return o.get() == op; });
+    if (it != inFlight_.end()) inFlight_.erase(it);  // last use of op: it may be freed here
+  } else {
+    releasePipe(op);
+  }
+}
+
+void AiCore::releasePipe(Op* op) {
+  auto& q = pipes_[static_cast<int>(op->pipe)];
+  if (q.empty() || q.front().get() != op) throw std::logic_error("pipe order broken on " + name_);
+  auto keep = q.front();  // op must outlive the pop
+  q.pop_front();
+  if (!q.empty()) startOp(q.front());
+}
+
+OpRef AiCore::copy(Region dst, Region src) {
+  if (dst.length != src.length)
+    throw std::logic_error(name_ + ": DataCopy with different source and destination lengths");
+  auto op = std::make_shared<Op>();
+  op->kind = Op::Kind::Copy;
+  op->activity = Activity::Copy;
+  op->dst = dst;
+  op->src = src;
+  const bool toUb = dst.buf->space == MemSpace::Ub;
+  op->pipe = toUb ? Pipe::Mte2 : Pipe::Mte3;
+  const Region& ub = toUb ? dst : src;
+  const Region& gm = toUb ? src : dst;
+  const std::int64_t align = m_.hw().dmaAlignBytes;
+  if (ub.offset % align != 0)
+    throw std::logic_error(name_ + ": UB address " + std::to_string(ub.offset) + " in " +
+                           ub.buf->name + " is not " + std::to_string(align) + "-byte aligned");
+  // Over-read (or pad) to alignment boundaries on the GM side, crop in UB.
+  const std::int64_t a0 = (gm.offset / align) * align;
+  const std::int64_t a1 = ((gm.offset + gm.length + align - 1) / align) * align;
+  op->wireBytes = gm.length == 0 ? 0 : a1 - a0;
+  m_.overreadBytes += op->wireBytes - gm.length;
+  m_.routeCopy(*this, dst, src, op->path, op->latency);
+  op->path.insert(op->path.begin(), mtePort_);
+  return issue(std::move(op));
+}
+
+OpRef AiCore::vector(std::int64_t elements, int bytesPerElement) {
+  auto op = std::make_shared<Op>();
+  op->kind = Op::Kind::Compute;
+  op->pipe = Pipe::Vector;
+  op->activity = Activity::Vector;
+  const double cycles =
+      std::ceil(static_cast<double>(elements) * bytesPerElement / m_.hw().vectorBytesPerCycle);
+  op->duration = cyclesToPs(cycles, m_.hw().clockMhz);
+  return issue(std::move(op));
+}
+
+OpRef AiCore::cube(double flops) {
+  auto op = std::make_shared<Op>();
+  op->kind = Op::Kind::Compute;
+  op->pipe = Pipe::Cube;
+  op->activity = Activity::Cube;
+  op->duration = cyclesToPs(std::ceil(flops / (2.0 * m_.hw().cubeMacsPerCycle)), m_.hw().clockMhz);
+  return issue(std::move(op));
+}
+
+OpRef AiCore::scalarWork(Time t) {
+  auto op = std::make_shared<Op>();
+  op->kind = Op::Kind::Compute;
+  op->pipe = Pipe::Scalar;
+  op->activity = Activity::Copy;
+  op->duration = t;
+  return issue(std::move(op));
+}
+
+OpRef AiCore::rdmaWrite(Region dst, Region src) {
+  if (dst.length != src.length) throw std::logic_error(name_ + ": RDMA write with different lengths");
+  auto op = std::make_shared<Op>();
+  op->kind = Op::Kind::Rdma;
+  op->pipe = Pipe::Scalar;
+  op->activity = Activity::Copy;
+  op->duration = nanoseconds(m_.hw().rdmaPostNs);
+  op->dst = dst;
+  op->src = src;
+  op->wireBytes = dst.length;
+  m_.routeRdma(dst, src, op->path, op->latency);
+  ++m_.rdmaPosts;
+  return issue(std::move(op));
+}
+
+OpRef AiCore::writeWord(Word& w, std::int64_t value) {
+  auto op = std::make_shared<Op>();
+  op->kind = Op::Kind::WordWrite;
+  op->pipe = Pipe::Scalar;
+  op->activity = Activity::Copy;
+  op->word = &w;
+  op->wordValue = value;
+  op->duration = m_.wordLatency(*this, w);
+  return issue(std::move(op));
+}
+
+OpRef AiCore::rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after) {
+  auto op = std::make_shared<Op>();
+  op->kind = Op::Kind::Rdma;
+  op->pipe = Pipe::Scalar;
+  op->activity = Activity::Copy;
+  op->duration = nanoseconds(m_.hw().rdmaPostNs);
+  op->word = &w;
+  op->wordValue = value;
+  op->after = after.op();
+  ++m_.rdmaPosts;
+  return issue(std::move(op));
+}
+
+OpRef AiCore::readWord(Word& w) {
+  auto op = std::make_shared<Op>();
+  op->kind = Op::Kind::WordRead;
+  op->pipe = Pipe::Scalar;
+  op->activity = Activity::Copy;
+  op->word = &w;
+  op->duration = m_.wordLatency(*this, w);
+  return issue(std::move(op));
+}
+
+OpRef AiCore::fence(Pipe pipe) {
+  auto op = std::make_shared<Op>();
+  op->kind = Op::Kind::Compute;
+  op->pipe = pipe;
+  op->activity = pipe == Pipe::Vector ? Activity::Vector : Activity::Copy;
+  op->duration = 0;
+  return issue(std::move(op));
+}
+
+AiCore::WordChange AiCore::changeOf(Word& w, std::int64_t seen, Activity activity,
+                                    std::function<std::string()> describe) {
+  waitWhat_ = std::move(describe);
+  return WordChange{this, &w, activity, seen};
+}
+
+void AiCore::WordChange::await_suspend(std::coroutine_handle<> h) {
+  word->waiters.emplace_back(core, h);
+  core->setActivity(activity);
+}
+
+void AiCore::WordChange::await_resume() noexcept { core->waitWhat_ = nullptr; }
+
+bool AiCore::SyncAwait::await_suspend(std::coroutine_handle<> h) {
+  core->setActivity(Activity::WaitSync);
+  SyncBarrier* b = barrier;
+  core->waitWhat_ = [b] {
+    return "SyncAll " + b->name() + ": " + std::to_string(b->arrived()) + " of " +
+           std::to_string(b->participants()) + " cores arrived";
+  };
+  b->waiting_.emplace_back(core, h);
+  if (++b->arrived_ == b->participants_) {
+    Simulator& s = core->sim();
+    const Time release = s.now() + nanoseconds(core->m_.hw().syncAllNs);
+    for (auto& [c, handle] : b->waiting_) s.resumeAt(release, handle);
+    b->waiting_.clear();
+    b->arrived_ = 0;
+  }
+  return true;
+}
+
+void AiCore::SyncAwait::await_resume() noexcept { core->waitWhat_ = nullptr; }
+
+}  // namespace moe

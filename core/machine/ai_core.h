@@ -1,0 +1,188 @@
+#pragma once
+// One emulated AI core (AIV or AIC) and the operations its program awaits (SPEC §1.2).
+// Each core has pipes (MTE2 GM->UB, MTE3 UB->GM, vector, scalar, cube). Operations on one
+// pipe run in order; different pipes overlap. An operation is issued by calling e.g.
+// copy(); awaiting the returned OpRef suspends the program until it completes, so double
+// buffering is "issue now, co_await later".
+
+#include <array>
+#include <coroutine>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/engine/simulator.h"
+#include "core/machine/memory.h"
+#include "core/observe/states.h"
+
+namespace moe {
+
+class Machine;
+class AiCore;
+
+enum class Pipe : std::uint8_t { Mte2, Mte3, Vector, Scalar, Cube, Count };
+enum class CoreKind : std::uint8_t { Aiv, Aic };
+
+// A 64-bit word in GM that programs poll: ring head/tail, flags, counters. Waiters are
+// suspended, never spinning the host; a change wakes them after the poll latency.
+struct Word {
+  std::string name;
+  int card = 0;
+  std::int64_t value = 0;
+  std::vector<std::pair<AiCore*, std::coroutine_handle<>>> waiters;
+};
+
+struct Op {
+  enum class Kind : std::uint8_t { Copy, Compute, Rdma, WordWrite, WordRead };
+  Kind kind = Kind::Compute;
+  Pipe pipe = Pipe::Scalar;
+  Activity activity = Activity::Copy;  // what the core is doing while it awaits this op
+  AiCore* core = nullptr;
+  Time duration = 0;  // Compute: pipe time; Rdma: post (issue) time
+  Region dst, src;
+  std::int64_t wireBytes = 0;
+  std::vector<int> path;
+  Time latency = 0;
+  Word* word = nullptr;
+  std::int64_t wordValue = 0;
+  std::shared_ptr<Op> after;  // Rdma word write: lands only after this op has landed
+  std::vector<std::function<void()>> onLand;  // hooks run when the op lands (ring checks)
+  bool done = false;
+  Time landedAt = -1;
+  std::coroutine_handle<> waiter;
+};
+
+// A handle to an issued operation; co_await it to wait for completion.
+class OpRef {
+ public:
+  OpRef() = default;
+  explicit OpRef(std::shared_ptr<Op> op) : op_(std::move(op)) {}
+  bool done() const { return !op_ || op_->done; }
+  const std::shared_ptr<Op>& op() const { return op_; }
+
+  bool await_ready() const noexcept { return done(); }
+  void await_suspend(std::coroutine_handle<> h) noexcept;
+  // For word reads: the value read.
+  std::int64_t await_resume() const noexcept;
+
+ private:
+  std::shared_ptr<Op> op_;
+};
+
+// A cross-card barrier (SyncAll). The last arrival releases everyone after syncAllNs.
+class SyncBarrier {
+ public:
+  SyncBarrier(std::string name, int participants) : name_(std::move(name)), participants_(participants) {}
+  const std::string& name() const { return name_; }
+  int arrived() const { return arrived_; }
+  int participants() const { return participants_; }
+
+ private:
+  friend class AiCore;
+  std::string name_;
+  int participants_;
+  int arrived_ = 0;
+  std::vector<std::pair<AiCore*, std::coroutine_handle<>>> waiting_;
+};
+
+class AiCore {
+ public:
+  AiCore(Machine& m, int id, int card, int index, CoreKind kind, int mtePort);
+
+  int id() const { return id_; }
+  int card() const { return card_; }
+  int index() const { return index_; }
+  CoreKind kind() const { return kind_; }
+  const std::string& name() const { return name_; }
+  Role role() const { return role_; }
+  Activity activity() const { return activity_; }
+  Time activitySince() const { return since_; }
+  Machine& machine() { return m_; }
+  Simulator& sim();
+  std::int64_t ubUsed() const { return ubUsed_; }
+  // Time spent in each activity so far (closed intervals only).
+  const std::array<Time, static_cast<int>(Activity::Count)>& activityTime() const { return timeIn_; }
+  // What the core waits on, in words (empty if not waiting): for the inspector and the
+  // deadlock diagnosis.
+  std::string waitDescription() const { return waitWhat_ ? waitWhat_() : std::string(); }
+
+  void setRole(Role r) { role_ = r; }
+  void setActivity(Activity a);
+  void finishProgram() { setActivity(Activity::Done); }
+
+  // --- Operations (issue now; co_await the OpRef to wait) ---
+  // DataCopy between GM (any card of this server) and this core's UB. GM offsets and
+  // lengths need not be aligned: the DMA over-reads to dmaAlign boundaries and crops in
+  // UB (DataCopyPad-style); UB offsets must be aligned.
+  OpRef copy(Region dst, Region src);
+  OpRef vector(std::int64_t elements, int bytesPerElement);  // vector-pipe work
+  OpRef cube(double flops);                                  // cube-pipe work (AIC)
+  OpRef scalarWork(Time t);
+  // RDMA write GM -> GM (another server): pays the post cost on the scalar pipe, then the
+  // NIC moves it asynchronously; the OpRef completes when the data has landed.
+  OpRef rdmaWrite(Region dst, Region src);
+  // Scalar write of a GM word (local or a peer's over HCCS); lands after the latency.
+  OpRef writeWord(Word& w, std::int64_t value);
+  // RDMA write of a word, ordered behind `after` (same queue pair): lands after it.
+  OpRef rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after);
+  // Scalar read of a GM word; co_await gives the value.
+  OpRef readWord(Word& w);
+  // Completes when every op issued so far on `pipe` has completed (SetFlag/WaitFlag).
+  OpRef fence(Pipe pipe);
+
+  // Suspends until the watched word changes, plus the poll latency. The caller loops on
+  // its condition; `describe` explains the wait for the inspector and deadlock watch.
+  struct WordChange {
+    AiCore* core;
+    Word* word;
+    Activity activity;
+    std::int64_t seen;  // the value the caller last saw: a change since then needs no wait
+    bool await_ready() const noexcept { return word->value != seen; }
+    void await_suspend(std::coroutine_handle<> h);
+    void await_resume() noexcept;
+  };
+  WordChange changeOf(Word& w, std::int64_t seen, Activity activity,
+                      std::function<std::string()> describe);
+
+  struct SyncAwait {
+    AiCore* core;
+    SyncBarrier* barrier;
+    bool await_ready() const noexcept { return false; }
+    bool await_suspend(std::coroutine_handle<> h);
+    void await_resume() noexcept;
+  };
+  SyncAwait syncAll(SyncBarrier& b) { return SyncAwait{this, &b}; }
+
+  // Called by the machine.
+  void wake(Word& w);
+  static void opLanded(void* op, std::uint64_t);
+  static void opCrossed(void* op, std::uint64_t);
+  static void rdmaPosted(void* op, std::uint64_t);
+
+ private:
+  friend class OpRef;
+  OpRef issue(std::shared_ptr<Op> op);
+  void startOp(const std::shared_ptr<Op>& op);
+  void land(Op* op);
+  void releasePipe(Op* op);
+
+  Machine& m_;
+  int id_, card_, index_;
+  CoreKind kind_;
+  int mtePort_;
+  std::string name_;
+  Role role_ = Role::Idle;
+  Activity activity_ = Activity::Idle;
+  Time since_ = 0;
+  std::array<Time, static_cast<int>(Activity::Count)> timeIn_{};
+  std::array<std::deque<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> pipes_;
+  std::vector<std::shared_ptr<Op>> inFlight_;  // ops that left their pipe but have not landed
+  std::int64_t ubUsed_ = 0;
+  std::function<std::string()> waitWhat_;
+  friend class Machine;
+};
+
+}  // namespace moe

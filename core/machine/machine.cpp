@@ -1,0 +1,141 @@
+#include "core/machine/machine.h"
+
+#include <stdexcept>
+
+namespace moe {
+
+Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& shape,
+                 PayloadMode payload, Observer& obs)
+    : sim_(sim), net_(sim), obs_(obs), hw_(hw), shape_(shape), payload_(payload) {
+  const int cps = shape.cardsPerServer;
+  for (int s = 0; s < shape.servers; ++s)
+    for (int l = 0; l < cps; ++l) {
+      const int id = s * cps + l;
+      const std::string cn = "card" + std::to_string(id);
+      Card c{id, s, l, net_.addResource(cn + ".hbm", hw.hbmGBps),
+             net_.addResource(cn + ".nic-tx", hw.nicGBps), net_.addResource(cn + ".nic-rx", hw.nicGBps),
+             {}, {}, 0};
+      links_.push_back({LinkInfo::Kind::Hbm, c.hbm, id, id});
+      links_.push_back({LinkInfo::Kind::NicTx, c.nicTx, id, id});
+      links_.push_back({LinkInfo::Kind::NicRx, c.nicRx, id, id});
+      auto addCore = [&](CoreKind kind, int index) {
+        const int coreId = static_cast<int>(cores_.size());
+        const std::string port = cn + (kind == CoreKind::Aiv ? ".aiv" : ".aic") + std::to_string(index) + ".mte";
+        cores_.push_back(std::make_unique<AiCore>(*this, coreId, id, index, kind,
+                                                  net_.addResource(port, hw.mteGBpsPerCore)));
+        return coreId;
+      };
+      for (int i = 0; i < hw.aivCores; ++i) c.aiv.push_back(addCore(CoreKind::Aiv, i));
+      for (int i = 0; i < hw.aicCores; ++i) c.aic.push_back(addCore(CoreKind::Aic, i));
+      cards_.push_back(std::move(c));
+    }
+  // HCCS: one resource per ordered card pair inside a server (full mesh, per direction).
+  hccs_.assign(static_cast<std::size_t>(cardCount()) * cps, -1);
+  for (const Card& a : cards_)
+    for (int l = 0; l < cps; ++l) {
+      const int b = a.server * cps + l;
+      if (b == a.id) continue;
+      const int r = net_.addResource("hccs card" + std::to_string(a.id) + "->card" + std::to_string(b),
+                                     hw.hccsGBpsPerPair);
+      hccs_[static_cast<std::size_t>(a.id) * cps + l] = r;
+      links_.push_back({LinkInfo::Kind::Hccs, r, a.id, b});
+    }
+}
+
+Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool activation) {
+  if (bytes < 0) throw std::logic_error("negative GM allocation " + name);
+  Card& c = cards_[card];
+  if (c.gmAllocated + bytes > hw_.hbmBytes)
+    throw std::runtime_error("HBM of card " + std::to_string(card) + " exhausted allocating " + name);
+  c.gmAllocated += bytes;
+  Buffer& b = buffers_.emplace_back(Buffer{"card" + std::to_string(card) + "." + name, MemSpace::Gm,
+                                           card, -1, bytes, {}});
+  if (!activation || payloadFull()) b.bytes.assign(static_cast<std::size_t>(bytes), 0);
+  return &b;
+}
+
+Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation) {
+  const std::int64_t align = hw_.dmaAlignBytes;
+  const std::int64_t rounded = (bytes + align - 1) / align * align;
+  if (core.ubUsed_ + rounded > hw_.ubBytes)
+    throw std::runtime_error("UB overflow on " + core.name() + ": " + name + " needs " +
+                             std::to_string(rounded) + " B, " +
+                             std::to_string(hw_.ubBytes - core.ubUsed_) + " B left");
+  core.ubUsed_ += rounded;
+  Buffer& b = buffers_.emplace_back(Buffer{core.name() + ".ub." + name, MemSpace::Ub, core.card(),
+                                           core.id(), bytes, {}});
+  if (!activation || payloadFull()) b.bytes.assign(static_cast<std::size_t>(bytes), 0);
+  return &b;
+}
+
+Word* Machine::makeWord(int card, std::string name) {
+  return &words_.emplace_back(Word{"card" + std::to_string(card) + "." + name, card, 0, {}});
+}
+
+Time Machine::wordLatency(const AiCore& from, const Word& w) const {
+  if (w.card == from.card()) return nanoseconds(hw_.gmLatencyNs);
+  if (serverOf(w.card) == serverOf(from.card())) return nanoseconds(hw_.hccsLatencyNs);
+  return nanoseconds(hw_.rdmaLatencyNs);
+}
+
+void Machine::setWord(Word& w, std::int64_t value) {
+  if (w.value == value) return;
+  w.value = value;
+  auto waiters = std::move(w.waiters);
+  w.waiters.clear();
+  const Time wake = sim_.now() + nanoseconds(hw_.pollLatencyNs);
+  for (auto& [core, handle] : waiters) sim_.resumeAt(wake, handle);
+}
+
+int Machine::hccsLink(int srcCard, int dstCard) const {
+  const int r = hccs_[static_cast<std::size_t>(srcCard) * shape_.cardsPerServer + cards_[dstCard].local];
+  if (r < 0 || serverOf(srcCard) != serverOf(dstCard))
+    throw std::logic_error("no HCCS link card" + std::to_string(srcCard) + "->card" + std::to_string(dstCard));
+  return r;
+}
+
+void Machine::routeCopy(const AiCore& core, const Region& dst, const Region& src,
+                        std::vector<int>& path, Time& latency) const {
+  const bool toUb = dst.buf->space == MemSpace::Ub;
+  const Region& ub = toUb ? dst : src;
+  const Region& gm = toUb ? src : dst;
+  if (ub.buf->space != MemSpace::Ub || gm.buf->space != MemSpace::Gm)
+    throw std::logic_error(core.name() + ": DataCopy moves between GM and UB (" + src.buf->name + " -> " +
+                           dst.buf->name + ")");
+  if (ub.buf->core != core.id())
+    throw std::logic_error(core.name() + ": cannot DataCopy with another core's UB " + ub.buf->name);
+  const int gmCard = gm.buf->card;
+  if (serverOf(gmCard) != serverOf(core.card()))
+    throw std::logic_error(core.name() + ": DataCopy cannot reach another server's GM; use RDMA");
+  path.clear();
+  if (gmCard == core.card()) {
+    latency = nanoseconds(hw_.gmLatencyNs);
+  } else {
+    path.push_back(toUb ? hccsLink(gmCard, core.card()) : hccsLink(core.card(), gmCard));
+    latency = nanoseconds(hw_.hccsLatencyNs);
+  }
+  path.push_back(cards_[gmCard].hbm);
+}
+
+void Machine::routeRdma(const Region& dst, const Region& src, std::vector<int>& path, Time& latency) const {
+  if (dst.buf->space != MemSpace::Gm || src.buf->space != MemSpace::Gm)
+    throw std::logic_error("RDMA moves GM to GM (" + src.buf->name + " -> " + dst.buf->name + ")");
+  const int s = src.buf->card, d = dst.buf->card;
+  path.clear();
+  path.push_back(cards_[s].hbm);
+  if (s == d) {
+    latency = nanoseconds(hw_.gmLatencyNs);
+    return;
+  }
+  if (serverOf(s) == serverOf(d)) {
+    path.push_back(hccsLink(s, d));
+    latency = nanoseconds(hw_.hccsLatencyNs);
+  } else {
+    path.push_back(cards_[s].nicTx);
+    path.push_back(cards_[d].nicRx);
+    latency = nanoseconds(hw_.rdmaLatencyNs);
+  }
+  path.push_back(cards_[d].hbm);
+}
+
+}  // namespace moe

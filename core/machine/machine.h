@@ -1,0 +1,103 @@
+#pragma once
+// The emulated cluster: servers x cards, each card with HBM, AIV/AIC cores (each with UB
+// and a DMA port), HCCS pair links inside a server and a NIC for RDMA between servers.
+// It is the one seam between kernels and the hardware model: kernels only call AiCore
+// operations and Machine allocation; paths, bandwidths and latencies are decided here.
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/engine/simulator.h"
+#include "core/machine/ai_core.h"
+#include "core/machine/flow_network.h"
+#include "core/machine/hardware_profile.h"
+#include "core/machine/memory.h"
+#include "core/observe/observer.h"
+#include "core/scenario/scenario.h"
+
+namespace moe {
+
+struct Card {
+  int id;
+  int server;
+  int local;  // index within its server
+  int hbm;    // flow-network resource ids
+  int nicTx;
+  int nicRx;
+  std::vector<int> aiv;  // global core ids
+  std::vector<int> aic;
+  std::int64_t gmAllocated = 0;
+};
+
+struct LinkInfo {
+  enum class Kind : std::uint8_t { Hccs, NicTx, NicRx, Hbm, MtePort };
+  Kind kind;
+  int resource;
+  int srcCard;
+  int dstCard;  // == srcCard for HBM, NIC and ports
+};
+
+class Machine {
+ public:
+  Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& shape, PayloadMode payload,
+          Observer& obs);
+  Machine(const Machine&) = delete;
+  Machine& operator=(const Machine&) = delete;
+
+  Simulator& sim() { return sim_; }
+  FlowNetwork& net() { return net_; }
+  const FlowNetwork& net() const { return net_; }
+  Observer& observer() { return obs_; }
+  const HardwareProfile& hw() const { return hw_; }
+  const ClusterShape& shape() const { return shape_; }
+  bool payloadFull() const { return payload_ == PayloadMode::Full; }
+
+  int cardCount() const { return static_cast<int>(cards_.size()); }
+  const Card& card(int i) const { return cards_[i]; }
+  int serverOf(int card) const { return cards_[card].server; }
+  int coreCount() const { return static_cast<int>(cores_.size()); }
+  AiCore& core(int id) { return *cores_[id]; }
+  const AiCore& core(int id) const { return *cores_[id]; }
+  AiCore& aiv(int card, int i) { return *cores_[cards_[card].aiv[i]]; }
+  AiCore& aic(int card, int i) { return *cores_[cards_[card].aic[i]]; }
+  const std::vector<LinkInfo>& links() const { return links_; }
+
+  // GM on a card. `activation` buffers hold no bytes when payload is "none".
+  Buffer* allocGm(int card, std::int64_t bytes, std::string name, bool activation);
+  // UB of one core; throws if the core's UB would overflow (tiling checks this earlier).
+  Buffer* allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation);
+  Word* makeWord(int card, std::string name);
+  // Scalar access latency from a core to a word's card.
+  Time wordLatency(const AiCore& from, const Word& w) const;
+  // Writes a word now (host-side init or a landed write) and wakes its waiters.
+  void setWord(Word& w, std::int64_t value);
+
+  // Resolves the path of a DataCopy issued by `core`; throws std::logic_error for copies
+  // the hardware cannot do (UB of another core, MTE across servers).
+  void routeCopy(const AiCore& core, const Region& dst, const Region& src, std::vector<int>& path,
+                 Time& latency) const;
+  void routeRdma(const Region& dst, const Region& src, std::vector<int>& path, Time& latency) const;
+  int hccsLink(int srcCard, int dstCard) const;
+
+  // Totals for the summary.
+  std::int64_t overreadBytes = 0;  // extra bytes moved by DMA alignment (over-read + crop)
+  std::int64_t rdmaPosts = 0;
+
+ private:
+  Simulator& sim_;
+  FlowNetwork net_;
+  Observer& obs_;
+  HardwareProfile hw_;
+  ClusterShape shape_;
+  PayloadMode payload_;
+  std::vector<Card> cards_;
+  std::vector<std::unique_ptr<AiCore>> cores_;
+  std::vector<int> hccs_;  // [src * cardsPerServer + dstLocal], per server block
+  std::vector<LinkInfo> links_;
+  std::deque<Buffer> buffers_;
+  std::deque<Word> words_;
+};
+
+}  // namespace moe

@@ -1,0 +1,46 @@
+#pragma once
+// The vocabulary of SPEC §4: core roles and activities. The UI colours by these, so every
+// operator reuses them instead of inventing its own.
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace moe {
+
+enum class Role : std::uint8_t {
+  Idle,
+  Sender,
+  Forwarder,
+  Receiver,
+  Mapper,
+  LayoutExpert,
+  LayoutRank,
+  Gemm,
+  A2A,
+  ReduceScatter,
+  Count
+};
+
+enum class Activity : std::uint8_t {
+  Idle,  // no program on the core (yet)
+  Copy,  // waiting for a DMA (MTE2/MTE3), an RDMA post or a scalar GM access
+  Vector,
+  Cube,
+  WaitSpace,  // producer waiting for ring space
+  WaitData,   // consumer waiting for ring data or a flag
+  WaitSync,   // waiting in a SyncAll barrier
+  Done,
+  Count
+};
+
+constexpr std::array<std::string_view, static_cast<int>(Role::Count)> kRoleNames = {
+    "idle",   "sender", "forwarder",    "receiver", "mapper",
+    "layout-expert", "layout-rank", "gemm", "a2a", "reduce-scatter"};
+constexpr std::array<std::string_view, static_cast<int>(Activity::Count)> kActivityNames = {
+    "idle", "copy", "vector", "cube", "wait-space", "wait-data", "wait-sync", "done"};
+
+constexpr std::string_view roleName(Role r) { return kRoleNames[static_cast<int>(r)]; }
+constexpr std::string_view activityName(Activity a) { return kActivityNames[static_cast<int>(a)]; }
+
+}  // namespace moe

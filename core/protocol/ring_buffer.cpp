@@ -1,0 +1,180 @@
+#include "core/protocol/ring_buffer.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace moe {
+
+RingBuffer::RingBuffer(Machine& m, int id, std::string name, RingKind kind, int consumerCard,
+                       int producerCard, std::int64_t chunkBytes, int queueChunks, bool activation)
+    : m_(m),
+      id_(id),
+      name_(std::move(name)),
+      kind_(kind),
+      consumerCard_(consumerCard),
+      producerCard_(producerCard),
+      chunkBytes_(chunkBytes),
+      capacity_(chunkBytes * queueChunks) {
+  data_ = m.allocGm(consumerCard, capacity_, name_ + ".data", activation);
+  // Control block: head and tail each on their own 128-B line (no false sharing).
+  control_ = m.allocGm(consumerCard, 2 * kControlLineBytes, name_ + ".ctrl", false);
+  head_ = m.makeWord(consumerCard, name_ + ".head");
+  tail_ = m.makeWord(consumerCard, name_ + ".tail");
+}
+
+void RingBuffer::violation(const std::string& what) {
+  violations_.push_back(name_ + ": " + what + " (at " + std::to_string(m_.sim().now()) + " ps)");
+}
+
+void RingBuffer::sample() { m_.observer().ringPointers(id_, m_.sim().now(), head_->value, tail_->value); }
+
+Task RingBuffer::waitSpace(AiCore& c, std::int64_t bytes) {
+  if (bytes > capacity_)
+    throw std::logic_error(name_ + ": a write of " + std::to_string(bytes) + " B can never fit");
+  // Fast path: the cached head says there is room, so no GM access at all.
+  if (capacity_ - (localTail_ - headCache_) >= bytes) co_return;
+  for (;;) {
+    ++stats_.headRereads;
+    headCache_ = co_await c.readWord(*head_);
+    if (capacity_ - (localTail_ - headCache_) >= bytes) co_return;
+    ++stats_.spaceWaits;
+    co_await c.changeOf(*head_, headCache_, Activity::WaitSpace, [this, bytes] {
+      return "waiting for " + std::to_string(bytes) + " B of space in " + describe();
+    });
+  }
+}
+
+template <typename CopyFn>
+OpRef RingBuffer::writeSplit(std::int64_t n, const std::vector<RecordMeta>& metas,
+                             std::int64_t recordBytes, CopyFn copy) {
+  if (n <= 0 || n > capacity_) throw std::logic_error(name_ + ": bad write size " + std::to_string(n));
+  const std::int64_t begin = localTail_, end = localTail_ + n;
+  if (end - head_->value > capacity_)
+    violation("write of [" + std::to_string(begin) + ", " + std::to_string(end) +
+              ") would overwrite unconsumed bytes (head " + std::to_string(head_->value) + ")");
+  const std::int64_t pos = begin % capacity_;
+  const std::int64_t first = std::min(n, capacity_ - pos);
+  auto onLanded = [this](std::int64_t b, std::int64_t e) {
+    return [this, b, e] {
+      if (e - head_->value > capacity_)
+        violation("data [" + std::to_string(b) + ", " + std::to_string(e) +
+                  ") landed over unconsumed bytes (head " + std::to_string(head_->value) + ")");
+      landedPending_.emplace_back(b, e);
+      std::sort(landedPending_.begin(), landedPending_.end());
+      while (!landedPending_.empty() && landedPending_.front().first == landedEnd_) {
+        landedEnd_ = landedPending_.front().second;
+        landedPending_.erase(landedPending_.begin());
+      }
+    };
+  };
+  OpRef last = copy(Region{data_, pos, first}, 0, first);
+  last.op()->onLand.push_back(onLanded(begin, begin + first));
+  if (first < n) {  // wrap-around: the rest goes to the start of the data area
+    ++stats_.wraps;
+    last = copy(Region{data_, 0, n - first}, first, n - first);
+    last.op()->onLand.push_back(onLanded(begin + first, end));
+  }
+  for (std::size_t i = 0; i < metas.size(); ++i)
+    records_.emplace_back(begin + static_cast<std::int64_t>(i) * recordBytes, metas[i]);
+  localTail_ = end;
+  stats_.bytesWritten += n;
+  stats_.recordsWritten += static_cast<std::int64_t>(metas.size());
+  stats_.peakOccupancy = std::max(stats_.peakOccupancy, localTail_ - head_->value);
+  return last;
+}
+
+OpRef RingBuffer::writeFromUb(AiCore& c, Region ubSrc, const std::vector<RecordMeta>& metas,
+                              std::int64_t recordBytes) {
+  return writeSplit(ubSrc.length, metas, recordBytes, [&](Region dst, std::int64_t off, std::int64_t len) {
+    return c.copy(dst, ubSrc.sub(off, len));
+  });
+}
+
+OpRef RingBuffer::writeByRdma(AiCore& c, Region gmSrc, const std::vector<RecordMeta>& metas,
+                              std::int64_t recordBytes) {
+  return writeSplit(gmSrc.length, metas, recordBytes, [&](Region dst, std::int64_t off, std::int64_t len) {
+    return c.rdmaWrite(dst, gmSrc.sub(off, len));
+  });
+}
+
+OpRef RingBuffer::publishTail(AiCore& c, const OpRef& lastData) {
+  const std::int64_t value = localTail_;
+  OpRef op = kind_ == RingKind::Rdma ? c.rdmaWriteWord(*tail_, value, lastData) : c.writeWord(*tail_, value);
+  op.op()->onLand.push_back([this, value] {
+    if (value > landedEnd_)
+      violation("tail " + std::to_string(value) + " published before its data landed (landed up to " +
+                std::to_string(landedEnd_) + ")");
+    if (value - head_->value > capacity_ || value < head_->value)
+      violation("tail - head out of [0, capacity]: head " + std::to_string(head_->value) + ", tail " +
+                std::to_string(value));
+    sample();
+  });
+  return op;
+}
+
+Task RingBuffer::waitData(AiCore& c, std::int64_t bytes) {
+  if (tailCache_ - readCursor_ >= bytes) co_return;
+  for (;;) {
+    tailCache_ = co_await c.readWord(*tail_);
+    if (tailCache_ - readCursor_ >= bytes) co_return;
+    ++stats_.dataWaits;
+    co_await c.changeOf(*tail_, tailCache_, Activity::WaitData, [this, bytes] {
+      return "waiting for " + std::to_string(bytes) + " B of data in " + describe();
+    });
+  }
+}
+
+OpRef RingBuffer::read(AiCore& c, Region ubDst, std::int64_t n) {
+  if (readCursor_ + n > tail_->value)
+    violation("read of [" + std::to_string(readCursor_) + ", " + std::to_string(readCursor_ + n) +
+              ") past the published tail " + std::to_string(tail_->value));
+  const std::int64_t pos = readCursor_ % capacity_;
+  const std::int64_t first = std::min(n, capacity_ - pos);
+  OpRef last = c.copy(ubDst.sub(0, first), Region{data_, pos, first});
+  if (first < n) last = c.copy(ubDst.sub(first, n - first), Region{data_, 0, n - first});
+  readCursor_ += n;
+  return last;
+}
+
+void RingBuffer::skip(std::int64_t n) {
+  if (readCursor_ + n > tail_->value)
+    violation("skip past the published tail " + std::to_string(tail_->value));
+  readCursor_ += n;
+}
+
+RecordMeta RingBuffer::takeRecord() {
+  if (records_.empty()) {
+    violation("record taken from an empty ring");
+    return {};
+  }
+  auto [offset, meta] = records_.front();
+  records_.pop_front();
+  if (offset != readCursor_)
+    violation("record at " + std::to_string(offset) + " taken at cursor " + std::to_string(readCursor_));
+  if (offset >= tail_->value)
+    violation("record at " + std::to_string(offset) + " taken before the tail (" +
+              std::to_string(tail_->value) + ") covered it");
+  ++stats_.recordsRead;
+  return meta;
+}
+
+OpRef RingBuffer::advanceHead(AiCore& c) {
+  const std::int64_t value = readCursor_;
+  OpRef op = c.writeWord(*head_, value);
+  op.op()->onLand.push_back([this, value] {
+    if (value > tail_->value)
+      violation("head " + std::to_string(value) + " advanced past tail " + std::to_string(tail_->value));
+    sample();
+  });
+  return op;
+}
+
+std::string RingBuffer::describe() const {
+  return std::string(kind_ == RingKind::Ipc ? "IPC" : "RDMA") + " ring " + name_ + " (capacity " +
+         std::to_string(capacity_) + "): head " + std::to_string(head_->value) + ", tail " +
+         std::to_string(tail_->value) + ", producer tail " + std::to_string(localTail_) +
+         ", cached head " + std::to_string(headCache_) + ", consumer cursor " +
+         std::to_string(readCursor_);
+}
+
+}  // namespace moe
