@@ -16,13 +16,7 @@
 #include "core/util/bf16.h"
 #include "core/util/error.h"
 #include "core/util/npy.h"
-// rng.h's below() uses unsigned __int128, which -Wpedantic flags in every includer. The type
-// is a deliberate GCC/Clang extension there; silence only that header until it marks the
-// use with __extension__ itself.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
 #include "core/util/rng.h"
-#pragma GCC diagnostic pop
 
 namespace moe {
 namespace {
