@@ -58,10 +58,12 @@ class Simulator {
   std::vector<Program> programs_;
 };
 
-// A countdown the host driver awaits: each finished program of a stage counts down once.
+// A countdown the host driver awaits: each program of a stage is added before it starts
+// and counts down once when it ends.
 class Latch {
  public:
-  Latch(Simulator& sim, int count) : sim_(sim), count_(count) {}
+  explicit Latch(Simulator& sim) : sim_(sim) {}
+  void add(int n) { count_ += n; }
   void countDown() {
     if (--count_ == 0 && waiter_) sim_.resumeAt(sim_.now(), waiter_);
   }
@@ -72,7 +74,7 @@ class Latch {
 
  private:
   Simulator& sim_;
-  int count_;
+  int count_ = 0;
   std::coroutine_handle<> waiter_;
 };
 

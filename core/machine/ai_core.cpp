@@ -30,6 +30,14 @@ AiCore::AiCore(Machine& m, int id, int card, int index, CoreKind kind, int mtePo
 
 Simulator& AiCore::sim() { return m_.sim(); }
 
+void AiCore::resetUb() {
+  for (int p = 0; p < static_cast<int>(Pipe::Count); ++p)
+    if (!pipes_[p].empty() || !inFlight_[p].empty())
+      throw std::logic_error(name_ + ": kernel ended with operations still outstanding");
+  ubBuffers_.clear();
+  ubUsed_ = 0;
+}
+
 void AiCore::setActivity(Activity a) {
   if (a == activity_) return;
   const Time now = m_.sim().now();
@@ -63,14 +71,36 @@ void AiCore::startOp(const std::shared_ptr<Op>& op) {
     case Op::Kind::Rdma:
       s.after(op->duration, Action{&AiCore::rdmaPosted, op.get(), 0});
       break;
+    case Op::Kind::Fence: {
+      auto& flying = inFlight_[static_cast<int>(op->pipe)];
+      op->fenceWaitingOn = static_cast<int>(flying.size());
+      if (op->fenceWaitingOn == 0) {
+        s.after(0, Action{&AiCore::opLanded, op.get(), 0});
+        break;
+      }
+      Op* fence = op.get();
+      for (auto& f : flying)
+        f->onLand.push_back([fence, &s] {
+          if (--fence->fenceWaitingOn == 0) s.after(0, Action{&AiCore::opLanded, fence, 0});
+        });
+      break;
+    }
   }
 }
 
-// The last byte crossed the path (a DataCopy or an RDMA write): it lands after the fixed
-// hop latency.
+void AiCore::leavePipe(Op* op) {
+  auto& q = pipes_[static_cast<int>(op->pipe)];
+  inFlight_[static_cast<int>(op->pipe)].push_back(q.front());
+  releasePipe(op);
+}
+
+// The last byte of a DataCopy or an RDMA write crossed its path: the pipe can take the
+// next op (posted writes), and the data lands after the fixed hop latency.
 void AiCore::opCrossed(void* p, std::uint64_t) {
   Op* op = static_cast<Op*>(p);
-  op->core->m_.sim().after(op->latency, Action{&AiCore::opLanded, op, 0});
+  AiCore& c = *op->core;
+  if (op->kind == Op::Kind::Copy) c.leavePipe(op);
+  c.m_.sim().after(op->latency, Action{&AiCore::opLanded, op, 0});
 }
 
 // An RDMA post has been issued: the scalar pipe is free and the NIC takes over.
@@ -78,8 +108,7 @@ void AiCore::rdmaPosted(void* p, std::uint64_t) {
   Op* op = static_cast<Op*>(p);
   AiCore& c = *op->core;
   Simulator& s = c.m_.sim();
-  c.inFlight_.push_back(c.pipes_[static_cast<int>(op->pipe)].front());
-  c.releasePipe(op);
+  c.leavePipe(op);
   if (op->word == nullptr) {
     c.m_.net().start(op->path, op->wireBytes, Action{&AiCore::opCrossed, op, 0});
     return;
@@ -107,16 +136,19 @@ void AiCore::land(Op* op) {
     const std::uint8_t* src = op->src.ptr();
     if (d && src && op->dst.length > 0) std::memmove(d, src, static_cast<std::size_t>(op->dst.length));
   }
-  if (op->kind == Op::Kind::WordWrite || (op->kind == Op::Kind::Rdma && op->word)) m_.setWord(*op->word, op->wordValue);
+  if (op->kind == Op::Kind::WordWrite || (op->kind == Op::Kind::Rdma && op->word))
+    m_.setWord(*op->word, op->wordValue);
   if (op->kind == Op::Kind::WordRead) op->wordValue = op->word->value;
   op->done = true;
   op->landedAt = s.now();
   auto hooks = std::move(op->onLand);
+  op->onLand.clear();
   for (auto& h : hooks) h();
   if (op->waiter) s.resumeAt(s.now(), std::exchange(op->waiter, {}));
-  if (op->kind == Op::Kind::Rdma) {
-    auto it = std::find_if(inFlight_.begin(), inFlight_.end(), [op](const auto& o) { return o.get() == op; });
-    if (it != inFlight_.end()) inFlight_.erase(it);  // last use of op: it may be freed here
+  if (op->pipeReleased) {
+    auto& flying = inFlight_[static_cast<int>(op->pipe)];
+    auto it = std::find_if(flying.begin(), flying.end(), [op](const auto& o) { return o.get() == op; });
+    if (it != flying.end()) flying.erase(it);  // last use of op: it may be freed here
   } else {
     releasePipe(op);
   }
@@ -125,6 +157,7 @@ void AiCore::land(Op* op) {
 void AiCore::releasePipe(Op* op) {
   auto& q = pipes_[static_cast<int>(op->pipe)];
   if (q.empty() || q.front().get() != op) throw std::logic_error("pipe order broken on " + name_);
+  op->pipeReleased = true;
   auto keep = q.front();  // op must outlive the pop
   q.pop_front();
   if (!q.empty()) startOp(q.front());
@@ -236,7 +269,7 @@ OpRef AiCore::readWord(Word& w) {
 
 OpRef AiCore::fence(Pipe pipe) {
   auto op = std::make_shared<Op>();
-  op->kind = Op::Kind::Compute;
+  op->kind = Op::Kind::Fence;
   op->pipe = pipe;
   op->activity = pipe == Pipe::Vector ? Activity::Vector : Activity::Copy;
   op->duration = 0;
@@ -251,7 +284,34 @@ AiCore::WordChange AiCore::changeOf(Word& w, std::int64_t seen, Activity activit
 
 void AiCore::WordChange::await_suspend(std::coroutine_handle<> h) {
   word->waiters.emplace_back(core, h);
+  core->waitingOn_ = {word};
   core->setActivity(activity);
+}
+
+AiCore::AnyWordChange AiCore::changeOfAny(std::vector<Word*> words, std::vector<std::int64_t> seen,
+                                          Activity activity, std::function<std::string()> describe) {
+  waitWhat_ = std::move(describe);
+  return AnyWordChange{this, std::move(words), std::move(seen), activity};
+}
+
+bool AiCore::AnyWordChange::await_ready() const noexcept {
+  for (std::size_t i = 0; i < words.size(); ++i)
+    if (words[i]->value != seen[i]) return true;
+  return words.empty();
+}
+
+void AiCore::AnyWordChange::await_suspend(std::coroutine_handle<> h) {
+  for (Word* w : words) w->waiters.emplace_back(core, h);
+  core->waitingOn_ = words;
+  core->setActivity(activity);
+}
+
+void AiCore::AnyWordChange::await_resume() noexcept { core->waitWhat_ = nullptr; }
+
+void AiCore::stopWaiting() {
+  for (Word* w : waitingOn_)
+    std::erase_if(w->waiters, [this](const auto& entry) { return entry.first == this; });
+  waitingOn_.clear();
 }
 
 void AiCore::WordChange::await_resume() noexcept { core->waitWhat_ = nullptr; }

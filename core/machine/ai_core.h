@@ -36,7 +36,7 @@ struct Word {
 };
 
 struct Op {
-  enum class Kind : std::uint8_t { Copy, Compute, Rdma, WordWrite, WordRead };
+  enum class Kind : std::uint8_t { Copy, Compute, Rdma, WordWrite, WordRead, Fence };
   Kind kind = Kind::Compute;
   Pipe pipe = Pipe::Scalar;
   Activity activity = Activity::Copy;  // what the core is doing while it awaits this op
@@ -51,6 +51,8 @@ struct Op {
   std::shared_ptr<Op> after;  // Rdma word write: lands only after this op has landed
   std::vector<std::function<void()>> onLand;  // hooks run when the op lands (ring checks)
   bool done = false;
+  bool pipeReleased = false;
+  int fenceWaitingOn = 0;  // Fence: in-flight ops still to land
   Time landedAt = -1;
   std::coroutine_handle<> waiter;
 };
@@ -110,6 +112,8 @@ class AiCore {
   std::string waitDescription() const { return waitWhat_ ? waitWhat_() : std::string(); }
 
   void setRole(Role r) { role_ = r; }
+  // A new kernel launch starts with an empty UB. Throws if an op is still outstanding.
+  void resetUb();
   void setActivity(Activity a);
   void finishProgram() { setActivity(Activity::Done); }
 
@@ -130,7 +134,8 @@ class AiCore {
   OpRef rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after);
   // Scalar read of a GM word; co_await gives the value.
   OpRef readWord(Word& w);
-  // Completes when every op issued so far on `pipe` has completed (SetFlag/WaitFlag).
+  // SetFlag/WaitFlag on `pipe`: completes when every op issued before it on that pipe has
+  // landed (not just left the pipe); later ops on the pipe wait behind it.
   OpRef fence(Pipe pipe);
 
   // Suspends until the watched word changes, plus the poll latency. The caller loops on
@@ -146,6 +151,23 @@ class AiCore {
   };
   WordChange changeOf(Word& w, std::int64_t seen, Activity activity,
                       std::function<std::string()> describe);
+
+  // Suspends until any of `words` differs from the matching `seen` value (then after the
+  // poll latency). A consumer serving several rings waits on all their tails at once, so it
+  // never blocks on one ring while another has data.
+  struct AnyWordChange {
+    AiCore* core;
+    std::vector<Word*> words;
+    std::vector<std::int64_t> seen;
+    Activity activity;
+    bool await_ready() const noexcept;
+    void await_suspend(std::coroutine_handle<> h);
+    void await_resume() noexcept;
+  };
+  AnyWordChange changeOfAny(std::vector<Word*> words, std::vector<std::int64_t> seen,
+                            Activity activity, std::function<std::string()> describe);
+  // Called by Machine::setWord for each waiter: unhooks the core from every word it waits on.
+  void stopWaiting();
 
   struct SyncAwait {
     AiCore* core;
@@ -168,6 +190,7 @@ class AiCore {
   void startOp(const std::shared_ptr<Op>& op);
   void land(Op* op);
   void releasePipe(Op* op);
+  void leavePipe(Op* op);  // release the pipe but keep the op in flight until it lands
 
   Machine& m_;
   int id_, card_, index_;
@@ -179,9 +202,12 @@ class AiCore {
   Time since_ = 0;
   std::array<Time, static_cast<int>(Activity::Count)> timeIn_{};
   std::array<std::deque<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> pipes_;
-  std::vector<std::shared_ptr<Op>> inFlight_;  // ops that left their pipe but have not landed
+  // Ops that left their pipe (their last byte crossed) but have not landed yet, per pipe.
+  std::array<std::vector<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> inFlight_;
   std::int64_t ubUsed_ = 0;
+  std::vector<std::unique_ptr<Buffer>> ubBuffers_;
   std::function<std::string()> waitWhat_;
+  std::vector<Word*> waitingOn_;
   friend class Machine;
 };
 

@@ -62,10 +62,10 @@ Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, boo
                              std::to_string(rounded) + " B, " +
                              std::to_string(hw_.ubBytes - core.ubUsed_) + " B left");
   core.ubUsed_ += rounded;
-  Buffer& b = buffers_.emplace_back(Buffer{core.name() + ".ub." + name, MemSpace::Ub, core.card(),
+  auto b = std::make_unique<Buffer>(Buffer{core.name() + ".ub." + name, MemSpace::Ub, core.card(),
                                            core.id(), bytes, {}});
-  if (!activation || payloadFull()) b.bytes.assign(static_cast<std::size_t>(bytes), 0);
-  return &b;
+  if (!activation || payloadFull()) b->bytes.assign(static_cast<std::size_t>(bytes), 0);
+  return core.ubBuffers_.emplace_back(std::move(b)).get();
 }
 
 Word* Machine::makeWord(int card, std::string name) {
@@ -84,7 +84,10 @@ void Machine::setWord(Word& w, std::int64_t value) {
   auto waiters = std::move(w.waiters);
   w.waiters.clear();
   const Time wake = sim_.now() + nanoseconds(hw_.pollLatencyNs);
-  for (auto& [core, handle] : waiters) sim_.resumeAt(wake, handle);
+  for (auto& [core, handle] : waiters) {
+    core->stopWaiting();  // it may also wait on other words: wake it exactly once
+    sim_.resumeAt(wake, handle);
+  }
 }
 
 int Machine::hccsLink(int srcCard, int dstCard) const {

@@ -27,6 +27,7 @@ SyncBarrier& Emulation::addBarrier(std::string name, int participants) {
 }
 
 void Emulation::launch(AiCore& core, Role role, Task body, Latch* latch) {
+  core.resetUb();
   core.setRole(role);
   sim_.spawn(runProgram(core, std::move(body), latch), core.name());
 }

@@ -1,0 +1,54 @@
+#pragma once
+// Golden reference for dispatch (SPEC §3.3) and the experts (SPEC §3.4): plain loops over
+// host arrays, obviously correct, never called by the emulated kernels.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/util/bf16.h"
+
+namespace moe {
+
+// What one source rank holds going into dispatch.
+struct DispatchSource {
+  std::vector<bf16> x;             // [BS*H], empty when payload is "none"
+  std::vector<std::int32_t> ids;   // [BS*K] physical instance ids after UpdateExpert
+  std::vector<float> weights;      // [BS*K]
+  std::vector<std::uint8_t> mask;  // [BS*K], 1 = keep (all ones without pruning)
+};
+
+struct DispatchShape {
+  int ranks = 0;
+  int tokens = 0;  // BS per rank
+  int hidden = 0;
+  int topk = 0;
+  int localExperts = 0;  // physical instances per rank (placePerRank)
+};
+
+// One destination rank's received data, expert-major then source-rank-minor.
+struct DispatchOutput {
+  std::vector<bf16> expandX;                 // [A*H] (empty with payload "none")
+  std::vector<float> expandScales;           // [A]
+  std::vector<std::int32_t> expertTokenNums; // [localExperts]
+  std::vector<std::int32_t> offsets;         // [localExperts*R] row in expandX
+  std::vector<std::int32_t> lengths;         // [localExperts*R]
+  std::vector<std::int32_t> expandIdx;       // [A*3]: source rank, source token, k slot
+  std::int64_t rows() const { return static_cast<std::int64_t>(expandScales.size()); }
+  bool operator==(const DispatchOutput&) const = default;
+};
+
+std::vector<DispatchOutput> dispatchReference(const DispatchShape& shape,
+                                              const std::vector<DispatchSource>& sources);
+
+// Expert e's function: y = a_e * x + b_e in fp32, rounded once to bf16 (SPEC §2).
+struct ExpertCoefficients {
+  float a;
+  float b;
+};
+ExpertCoefficients expertCoefficients(int globalInstance);
+
+// Applies each row's expert to one rank's expandX: [A*H] -> [A*H].
+std::vector<bf16> expertsReference(const DispatchOutput& received, int rank, int localExperts,
+                                   int hidden);
+
+}  // namespace moe
