@@ -1,0 +1,246 @@
+// `moe-sim op` run as a user would: real binary, case files on disk, exit codes, stdout JSON
+// and stderr messages.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct RunResult {
+  int exitCode = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
+
+class OpCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("moe_op_cli_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Writes a case file in the temp dir and returns its path.
+  std::string writeCase(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+  // Runs moe-sim with the given (already quoted) arguments, capturing both streams.
+  RunResult run(const std::string& args) {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string cmd = quoted(MOE_SIM_PATH) + " " + args + " >" + quoted(out.string()) +
+                            " 2>" + quoted(err.string());
+    const int status = std::system(cmd.c_str());
+    RunResult r;
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  RunResult runOp(const std::string& op, const std::string& caseText) {
+    return run("op " + op + " --input " + quoted(writeCase("case.json", caseText)));
+  }
+
+  // Expects exit 2 with "error: PATH: ..." naming `path` and containing `fragment`.
+  void expectBadInput(const RunResult& r, const std::string& path, const std::string& fragment) {
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_TRUE(r.out.empty()) << "nothing on stdout on failure, got: " << r.out;
+    EXPECT_NE(r.err.find("error: " + path + ": "), std::string::npos)
+        << "stderr lacks the path " << path << ": " << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos)
+        << "stderr lacks " << fragment << ": " << r.err;
+  }
+
+  fs::path dir_;
+};
+
+const char* kUpdateExpertCase = R"({
+  "expert_ids": [[0, 1], [2, 0]],
+  "eplb_table": [[2, 0, 1], [1, 2, -1], [1, 3, -1]],
+  "local_rank_id": 3,
+  "world_size": 4,
+  "balance_mode": 0
+})";
+
+// kUpdateExpertCase with `key` replaced by `value` (JSON text).
+std::string updateExpertWith(const std::string& key, const std::string& value) {
+  json j = json::parse(kUpdateExpertCase);
+  j[key] = json::parse(value);
+  return j.dump();
+}
+
+const char* kLayoutCase = R"({
+  "topk_idx": [[0, 3], [-1, 1]],
+  "num_ranks": 2,
+  "num_experts": 4,
+  "ranks_per_server": 8
+})";
+
+}  // namespace
+
+TEST_F(OpCli, ExampleUpdateExpertCaseRuns) {
+  const auto r =
+      run("op update-expert --input " + quoted(MOE_SOURCE_DIR "/examples/op/update-expert.json"));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out.size(), 3u) << out.dump();
+  EXPECT_EQ(out.at("balanced_expert_ids"), json::parse("[[0, 1], [2, 4], [3, 0], [2, 0]]"));
+  EXPECT_EQ(out.at("balanced_active_mask"),
+            json::parse("[[true, true], [true, true], [true, false], [false, false]]"));
+  EXPECT_EQ(out.at("place_per_rank"), 1);
+}
+
+TEST_F(OpCli, ExampleLayoutCaseRuns) {
+  const auto r = run("op layout --input " + quoted(MOE_SOURCE_DIR "/examples/op/layout.json"));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out.size(), 4u) << out.dump();
+  EXPECT_EQ(out.at("num_tokens_per_rank"), json::parse("[2, 2, 1, 2]"));
+  EXPECT_EQ(out.at("num_tokens_per_rdma_rank"), json::parse("[2, 3]"));
+  EXPECT_EQ(out.at("num_tokens_per_expert"), json::parse("[1, 1, 1, 1, 1, 1, 2, 1]"));
+  EXPECT_EQ(out.at("is_token_in_rank"),
+            json::parse("[[true, true, false, false], [true, true, false, false],"
+                        " [false, false, false, true], [false, false, true, false],"
+                        " [false, false, false, true]]"));
+}
+
+TEST_F(OpCli, UpdateExpertWithoutPruningPrintsNoMask) {
+  const auto r = runOp("update-expert", kUpdateExpertCase);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_FALSE(out.contains("balanced_active_mask"));
+  // Rank 3 of 4, expert 0 with 2 instances: ceil(4/2) = 2, place 3/2+1 = 2 -> instance 1.
+  EXPECT_EQ(out.at("balanced_expert_ids"), json::parse("[[1, 2], [3, 1]]"));
+  EXPECT_EQ(out.at("place_per_rank"), 1);
+}
+
+TEST_F(OpCli, OutputIsPrettyPrintedWithTwoSpaceIndent) {
+  const auto r = runOp("layout", kLayoutCase);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\n  \"", 0), 0u) << r.out;
+  // Token 0 reaches both ranks (experts 0 and 3), token 1 only rank 0 (-1 is skipped).
+  EXPECT_EQ(json::parse(r.out).at("num_tokens_per_rank"), json::parse("[2, 1]"));
+}
+
+TEST_F(OpCli, MissingFileIsBadInputNamingTheOption) {
+  expectBadInput(run("op layout --input " + quoted((dir_ / "nope.json").string())), "--input",
+                 "no such file");
+}
+
+TEST_F(OpCli, DirectoryAsInputIsBadInput) {
+  expectBadInput(run("op layout --input " + quoted(dir_.string())), "--input",
+                 "not a regular file");
+}
+
+TEST_F(OpCli, MissingInputOptionIsBadInput) {
+  const auto r = run("op layout");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--input"), std::string::npos) << r.err;
+}
+
+TEST_F(OpCli, MalformedJsonIsBadInputWithItsPosition) {
+  expectBadInput(runOp("layout", "{\"num_ranks\": 2,\n \"num_experts\": }"), "--input", "line 2");
+}
+
+TEST_F(OpCli, NumberTooLargeForJsonIsBadInput) {
+  expectBadInput(runOp("layout", R"({"num_ranks": 1e999})"), "--input", "malformed JSON");
+}
+
+TEST_F(OpCli, DeeplyNestedJsonIsRefusedWithoutCrashing) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const auto r = runOp("layout", "{\"topk_idx\": " + deep + "}");
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("topk_idx"), std::string::npos) << r.err;
+}
+
+TEST_F(OpCli, TopLevelMustBeAnObject) {
+  expectBadInput(runOp("layout", "[1, 2]"), "(top level)", "JSON object");
+}
+
+TEST_F(OpCli, UnknownOperatorIsBadInputListingKnownOnes) {
+  expectBadInput(runOp("combine-magic", kLayoutCase), "op", "update-expert, layout");
+}
+
+TEST_F(OpCli, UnknownKeyIsRejectedWithItsPath) {
+  expectBadInput(runOp("update-expert", updateExpertWith("world_sise", "4")), "world_sise",
+                 "unknown key");
+  expectBadInput(runOp("layout", R"({"topk_idx": [[0]], "num_ranks": 1, "num_experts": 1,
+                                      "ranks_per_server": 8, "extra": true})"),
+                 "extra", "unknown key");
+}
+
+TEST_F(OpCli, MissingRequiredKeyIsRejectedWithItsPath) {
+  json j = json::parse(kUpdateExpertCase);
+  j.erase("local_rank_id");
+  expectBadInput(runOp("update-expert", j.dump()), "local_rank_id", "is required");
+}
+
+TEST_F(OpCli, WrongTypesAreRejectedWithTheirPaths) {
+  expectBadInput(runOp("update-expert", updateExpertWith("world_size", "\"4\"")), "world_size",
+                 "must be an integer");
+  expectBadInput(runOp("update-expert", updateExpertWith("expert_ids", "[[0, 1], [\"2\", 0]]")),
+                 "expert_ids[1][0]", "must be an integer");
+  expectBadInput(runOp("update-expert", updateExpertWith("eplb_table", "{}")), "eplb_table",
+                 "must be an array");
+  json j = json::parse(kUpdateExpertCase);
+  j["expert_scales"] = json::parse("[[0.5, 0.5], [0.5, \"x\"]]");
+  j["pruning_threshold"] = json::parse("[0.1, 0.1]");
+  expectBadInput(runOp("update-expert", j.dump()), "expert_scales[1][1]", "must be a number");
+  j["expert_scales"] = json::parse("[[0.5, 0.5], [0.5, 0.5]]");
+  j["active_mask"] = json::parse("[true, 1]");
+  expectBadInput(runOp("update-expert", j.dump()), "active_mask[1]", "true or false");
+}
+
+TEST_F(OpCli, RaggedOrMisshapedMatricesAreRejected) {
+  expectBadInput(runOp("update-expert", updateExpertWith("expert_ids", "[[0, 1], [2]]")),
+                 "expert_ids[1]", "as many elements as row 0");
+  json j = json::parse(kUpdateExpertCase);
+  j["expert_scales"] = json::parse("[[0.5, 0.5], [0.5]]");
+  j["pruning_threshold"] = json::parse("[0.1, 0.1]");
+  expectBadInput(runOp("update-expert", j.dump()), "expert_scales[1]", "expert_ids row (2)");
+}
+
+TEST_F(OpCli, BadValuesAreRejectedWithTheirPaths) {
+  expectBadInput(runOp("update-expert", updateExpertWith("world_size", "1")), "world_size",
+                 "2 <= world_size <= 768");
+  expectBadInput(
+      runOp("update-expert", updateExpertWith("eplb_table", "[[2, 0, 1], [1, 2, -1], [1, 1, -1]]")),
+      "eplb_table[2][1]", "unique");
+  expectBadInput(runOp("update-expert", updateExpertWith("balance_mode", "3")), "balance_mode",
+                 "0 (by rank) or 1 (by token)");
+  expectBadInput(runOp("update-expert", updateExpertWith("pruning_threshold", "[0.5, 0.5]")),
+                 "expert_scales", "given together");
+  expectBadInput(runOp("layout", R"({"topk_idx": [[0, 4]], "num_ranks": 2, "num_experts": 4,
+                                      "ranks_per_server": 8})"),
+                 "topk_idx[0][1]", "< num_experts");
+  expectBadInput(runOp("layout", R"({"topk_idx": [[0]], "num_ranks": 3, "num_experts": 4,
+                                      "ranks_per_server": 8})"),
+                 "num_experts", "multiple of num_ranks");
+}
