@@ -3,6 +3,7 @@
 // rule it broke (throws InputError). Used by scenario files and `moe-sim op` inputs.
 // Paths look like "routing.alpha" or "expert_ids[3][1]".
 
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -40,13 +41,22 @@ inline void rejectUnknownKeys(const json& obj, const std::string& path,
 
 inline std::int64_t integer(const json& j, const std::string& path, std::int64_t lo,
                             std::int64_t hi) {
-  require(j.is_number_integer() || (j.is_number_float() && j.get<double>() == static_cast<double>(
-                                                                 static_cast<std::int64_t>(j.get<double>()))),
-          path, "must be an integer");
-  const std::int64_t v = j.is_number_unsigned() && j.get<std::uint64_t>() > INT64_MAX
-                             ? INT64_MAX
-                             : (j.is_number_float() ? static_cast<std::int64_t>(j.get<double>())
-                                                    : j.get<std::int64_t>());
+  std::int64_t v = 0;
+  if (j.is_number_unsigned()) {
+    const std::uint64_t u = j.get<std::uint64_t>();
+    v = u > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(u);
+  } else if (j.is_number_integer()) {
+    v = j.get<std::int64_t>();
+  } else if (j.is_number_float()) {
+    // 3.0 is accepted as 3; the range check comes before the cast, which would be UB.
+    const double d = j.get<double>();
+    require(std::isfinite(d) && d == std::floor(d), path, "must be an integer");
+    require(std::fabs(d) < 9.2e18, path,
+            "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    v = static_cast<std::int64_t>(d);
+  } else {
+    throw InputError(path, "must be an integer");
+  }
   require(v >= lo && v <= hi, path,
           "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
               std::to_string(v));

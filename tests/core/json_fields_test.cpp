@@ -35,3 +35,9 @@ TEST(JsonFields, WrongTypeIsRejected) {
   EXPECT_THROW(jf::number(nlohmann::json(true), "alpha", 0, 10), InputError);
   EXPECT_THROW(jf::integer(nlohmann::json(1.5), "seed", 0, 10), InputError);
 }
+
+TEST(JsonFields, HugeFloatForAnIntegerIsRefusedNotCast) {
+  EXPECT_THROW(jf::integer(nlohmann::json(1e30), "world_size", 2, 768), InputError);
+  EXPECT_THROW(jf::integer(nlohmann::json(-1e300), "world_size", 2, 768), InputError);
+  EXPECT_EQ(jf::integer(nlohmann::json(3.0), "k", 0, 10), 3);
+}
