@@ -15,7 +15,7 @@ Time cyclesToPs(double cycles, int clockMhz) {
 }
 }  // namespace
 
-void OpRef::await_suspend(std::coroutine_handle<> h) noexcept {
+void OpRef::await_suspend(std::coroutine_handle<> h) const noexcept {
   op_->waiter = h;
   op_->core->setActivity(op_->activity);
 }

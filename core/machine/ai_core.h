@@ -66,7 +66,7 @@ class OpRef {
   const std::shared_ptr<Op>& op() const { return op_; }
 
   bool await_ready() const noexcept { return done(); }
-  void await_suspend(std::coroutine_handle<> h) noexcept;
+  void await_suspend(std::coroutine_handle<> h) const noexcept;
   // For word reads: the value read.
   std::int64_t await_resume() const noexcept;
 

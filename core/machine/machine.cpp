@@ -57,10 +57,12 @@ Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool ac
 Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation) {
   const std::int64_t align = hw_.dmaAlignBytes;
   const std::int64_t rounded = (bytes + align - 1) / align * align;
-  if (core.ubUsed_ + rounded > hw_.ubBytes)
+  // An AIC core has no UB; its local buffer is L1.
+  const std::int64_t capacity = core.kind() == CoreKind::Aiv ? hw_.ubBytes : hw_.l1Bytes;
+  if (core.ubUsed_ + rounded > capacity)
     throw std::runtime_error("UB overflow on " + core.name() + ": " + name + " needs " +
                              std::to_string(rounded) + " B, " +
-                             std::to_string(hw_.ubBytes - core.ubUsed_) + " B left");
+                             std::to_string(capacity - core.ubUsed_) + " B left");
   core.ubUsed_ += rounded;
   auto b = std::make_unique<Buffer>(Buffer{core.name() + ".ub." + name, MemSpace::Ub, core.card(),
                                            core.id(), bytes, {}});

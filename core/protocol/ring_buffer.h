@@ -68,6 +68,7 @@ class RingBuffer {
   std::int64_t chunkBytes() const { return chunkBytes_; }
   std::int64_t head() const { return head_->value; }  // published words
   std::int64_t tail() const { return tail_->value; }
+  Word* tailWord() { return tail_; }
   std::int64_t producerTail() const { return localTail_; }  // written, maybe unpublished
   std::int64_t cachedHead() const { return headCache_; }
   std::int64_t consumerCursor() const { return readCursor_; }
