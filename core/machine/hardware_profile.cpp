@@ -10,8 +10,8 @@
 #include "core/machine/hardware_profile_json.h"
 #include "core/util/embedded_resources.h"
 #include "core/util/error.h"
+#include "core/util/json_bounded.h"
 #include "core/util/json_fields.h"
-#include "core/util/json_integer.h"
 
 namespace moe {
 namespace {
@@ -33,8 +33,8 @@ struct Field {
 
 constexpr std::int64_t kMaxCores = 128;
 constexpr std::int64_t kMaxOnChipBytes = std::int64_t{1} << 30;  // 1 GiB: far above any UB/L1
-constexpr std::int64_t kMaxHbmBytes = std::int64_t{1} << 44;    // 16 TiB
-constexpr std::int64_t kMaxLatencyNs = 1000000000;              // 1 s
+constexpr std::int64_t kMaxHbmBytes = std::int64_t{1} << 44;     // 16 TiB
+constexpr std::int64_t kMaxLatencyNs = 1000000000;               // 1 s
 constexpr double kMaxGBps = 100000.0;
 
 using HP = HardwareProfile;
@@ -114,7 +114,9 @@ const std::vector<std::string>& HardwareProfile::fieldNames() {
   return names;
 }
 
-std::vector<std::string> builtinProfileNames() { return kBuiltinNames; }
+std::vector<std::string> builtinProfileNames() {
+  return kBuiltinNames;
+}
 
 HardwareProfile builtinProfile(const std::string& name) {
   const json& doc = profileDocument(name);
@@ -145,7 +147,7 @@ void applyProfileField(HardwareProfile& profile, const std::string& key, const j
         if constexpr (std::is_same_v<T, std::string>) {
           profile.*member = jsonf::oneOf(value, path, {"hccs-mesh", "supernode"});
         } else if constexpr (std::is_same_v<T, double>) {
-          const double v = jsonf::number(value, path, 0.0, kMaxGBps);
+          const double v = jsonf::boundedNumber(value, path, 0.0, kMaxGBps);
           require(v > 0.0, path, "must be > 0 GB/s");
           profile.*member = v;
         } else {

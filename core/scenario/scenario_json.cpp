@@ -13,8 +13,8 @@
 #include "core/machine/hardware_profile_json.h"
 #include "core/util/embedded_resources.h"
 #include "core/util/error.h"
+#include "core/util/json_bounded.h"
 #include "core/util/json_fields.h"
-#include "core/util/json_integer.h"
 
 namespace moe {
 namespace {
@@ -78,7 +78,8 @@ void readInt(const json& obj, const std::string& objPath, std::string_view key, 
 
 void readNumber(const json& obj, const std::string& objPath, std::string_view key, double& out,
                 double lo, double hi) {
-  if (const json* m = jf::member(obj, key)) out = jf::number(*m, jf::child(objPath, key), lo, hi);
+  if (const json* m = jf::member(obj, key))
+    out = jf::boundedNumber(*m, jf::child(objPath, key), lo, hi);
 }
 
 // Any uint64: a seed copied from a log must be accepted whatever its top bit.
@@ -122,15 +123,21 @@ void readHardware(const json& h, Scenario& s) {
 
 }  // namespace
 
-std::string toString(RoutingKind k) { return enumName(kRoutingNames, k); }
-std::string toString(PayloadMode m) { return enumName(kPayloadNames, m); }
-std::string toString(DispatchImpl d) { return enumName(kImplNames, d); }
+std::string toString(RoutingKind k) {
+  return enumName(kRoutingNames, k);
+}
+std::string toString(PayloadMode m) {
+  return enumName(kPayloadNames, m);
+}
+std::string toString(DispatchImpl d) {
+  return enumName(kImplNames, d);
+}
 
 Scenario scenarioFromJson(const json& j) {
   jf::object(j, "");
   jf::rejectUnknownKeys(j, "",
-                        {"name", "seed", "hardware", "cluster", "model", "routing", "eplb",
-                         "rings", "payload", "dispatch_impl", "event_log_capacity"});
+                        {"name", "seed", "hardware", "cluster", "model", "routing", "eplb", "rings",
+                         "payload", "dispatch_impl", "event_log_capacity"});
   Scenario s;
   if (const json* m = jf::member(j, "name")) s.name = jf::string(*m, "name", 256);
   if (const json* m = jf::member(j, "seed")) s.seed = readSeed(*m, "seed");
@@ -150,7 +157,8 @@ Scenario scenarioFromJson(const json& j) {
 
   if (jf::member(j, "model")) {
     const json& m = objectMember(j, "model", "model");
-    jf::rejectUnknownKeys(m, "model", {"tokens_per_rank", "hidden", "experts", "topk", "intermediate"});
+    jf::rejectUnknownKeys(m, "model",
+                          {"tokens_per_rank", "hidden", "experts", "topk", "intermediate"});
     readInt(m, "model", "tokens_per_rank", s.model.tokensPerRank, 1, 512);
     readInt(m, "model", "hidden", s.model.hidden, 1, 16384);
     readInt(m, "model", "experts", s.model.experts, 1, 1024);
@@ -162,8 +170,8 @@ Scenario scenarioFromJson(const json& j) {
     const std::string p = "routing";
     const json& r = objectMember(j, "routing", p);
     jf::rejectUnknownKeys(r, p,
-                          {"distribution", "alpha", "hotspot_fraction", "hotspot_experts",
-                           "groups", "topk_groups", "trace_file"});
+                          {"distribution", "alpha", "hotspot_fraction", "hotspot_experts", "groups",
+                           "topk_groups", "trace_file"});
     readEnum(r, p, "distribution", kRoutingNames, s.routing.kind);
     readNumber(r, p, "alpha", s.routing.alpha, 0.0, 10.0);
     readNumber(r, p, "hotspot_fraction", s.routing.hotspotFraction, 0.0, 1.0);
@@ -177,9 +185,8 @@ Scenario scenarioFromJson(const json& j) {
   if (jf::member(j, "eplb")) {
     const std::string p = "eplb";
     const json& e = objectMember(j, "eplb", p);
-    jf::rejectUnknownKeys(e, p,
-                          {"place_per_rank", "balance_mode", "table", "pruning_threshold",
-                           "active_tokens"});
+    jf::rejectUnknownKeys(
+        e, p, {"place_per_rank", "balance_mode", "table", "pruning_threshold", "active_tokens"});
     readInt(e, p, "place_per_rank", s.eplb.placePerRank, 0, kMaxPhysicalExperts);
     readInt(e, p, "balance_mode", s.eplb.balanceMode, 0, 1);
     if (const json* t = jf::member(e, "table")) {
@@ -195,8 +202,8 @@ Scenario scenarioFromJson(const json& j) {
       const json& a = jf::array(*t, "eplb.pruning_threshold", 16);
       s.eplb.pruningThreshold.clear();
       for (std::size_t i = 0; i < a.size(); ++i)
-        s.eplb.pruningThreshold.push_back(
-            static_cast<float>(jf::number(a[i], jf::index("eplb.pruning_threshold", i), 0.0, 1.0)));
+        s.eplb.pruningThreshold.push_back(static_cast<float>(
+            jf::boundedNumber(a[i], jf::index("eplb.pruning_threshold", i), 0.0, 1.0)));
     }
     readInt(e, p, "active_tokens", s.eplb.activeTokens, -1, 512);
   }
@@ -204,9 +211,8 @@ Scenario scenarioFromJson(const json& j) {
   if (jf::member(j, "rings")) {
     const std::string p = "rings";
     const json& r = objectMember(j, "rings", p);
-    jf::rejectUnknownKeys(r, p,
-                          {"chunk_bytes", "queue_chunks", "sender_cores", "forwarder_cores",
-                           "receiver_cores"});
+    jf::rejectUnknownKeys(
+        r, p, {"chunk_bytes", "queue_chunks", "sender_cores", "forwarder_cores", "receiver_cores"});
     readInt(r, p, "chunk_bytes", s.rings.chunkBytes, 32, kMaxChunkBytes);
     readInt(r, p, "queue_chunks", s.rings.queueChunks, 1, 4096);
     readInt(r, p, "sender_cores", s.rings.senderCores, 1, 128);
@@ -252,10 +258,9 @@ void validateScenario(const Scenario& s) {
 
   // Size guard: refuse, rather than try to allocate, token data that cannot fit.
   if (s.payload == PayloadMode::Full) {
-    const std::uint64_t bytes = static_cast<std::uint64_t>(ranks) *
-                                static_cast<std::uint64_t>(m.tokensPerRank) *
-                                static_cast<std::uint64_t>(m.hidden) * 2u *
-                                static_cast<std::uint64_t>(1 + m.topk);
+    const std::uint64_t bytes =
+        static_cast<std::uint64_t>(ranks) * static_cast<std::uint64_t>(m.tokensPerRank) *
+        static_cast<std::uint64_t>(m.hidden) * 2u * static_cast<std::uint64_t>(1 + m.topk);
     require(bytes <= kMaxPayloadBytes, "model",
             "payload \"full\" needs ranks x tokens_per_rank x hidden x 2 B x (1 + topk) = " +
                 str(bytes) + " bytes of token data, more than the 8 GiB limit; shrink the model " +
@@ -309,9 +314,9 @@ void validateScenario(const Scenario& s) {
           "must be in [0, 1]");
   switch (r.kind) {
     case RoutingKind::Hotspot:
-      require(r.hotspotExperts >= 1 && r.hotspotExperts <= m.experts, "routing.hotspot_experts",
-              "must be in [1, model.experts = " + str(m.experts) + "], got " +
-                  str(r.hotspotExperts));
+      require(
+          r.hotspotExperts >= 1 && r.hotspotExperts <= m.experts, "routing.hotspot_experts",
+          "must be in [1, model.experts = " + str(m.experts) + "], got " + str(r.hotspotExperts));
       break;
     case RoutingKind::GroupLimited:
       require(r.groups >= 1 && m.experts % r.groups == 0, "routing.groups",
@@ -414,10 +419,11 @@ Scenario loadScenarioFile(const std::string& path) {
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     // Drop nlohmann's "[json.exception.parse_error.101] " tag: it means nothing to a user.
-    if (const auto pos = what.find("] "); what.rfind("[json.exception", 0) == 0 && pos != std::string::npos)
+    if (const auto pos = what.find("] ");
+        what.rfind("[json.exception", 0) == 0 && pos != std::string::npos)
       what = what.substr(pos + 2);
-    throw InputError("(file)", path + " is not valid JSON: byte " + std::to_string(e.byte) + ": " +
-                                   what);
+    throw InputError("(file)",
+                     path + " is not valid JSON: byte " + std::to_string(e.byte) + ": " + what);
   }
   return scenarioFromJson(j);
 }

@@ -8,8 +8,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -138,8 +138,8 @@ std::vector<Case> buildCases() {
       wrong = {"x", 3, json{{"a", 1}}, json::array({true})};
     }
     for (const auto& w : wrong)
-      cases.push_back({"type " + leaf.path + "=" + w.dump(), with(base, leaf.pointer, w).dump(2),
-                       leaf.path});
+      cases.push_back(
+          {"type " + leaf.path + "=" + w.dump(), with(base, leaf.pointer, w).dump(2), leaf.path});
   }
 
   // 2. Absurd sizes and signs at every numeric leaf: 2^31 and 2^32 catch int truncation.
@@ -154,16 +154,16 @@ std::vector<Case> buildCases() {
     if (!leaf.value.is_number()) continue;
     for (const auto& v : absurd) {
       if (validAnyway(leaf.path, v)) continue;
-      cases.push_back({"absurd " + leaf.path + "=" + v.dump(), with(base, leaf.pointer, v).dump(),
-                       leaf.path});
+      cases.push_back(
+          {"absurd " + leaf.path + "=" + v.dump(), with(base, leaf.pointer, v).dump(), leaf.path});
     }
   }
 
   // 3. Bad elements inside the arrays.
   cases.push_back({"table element", with(base, "/eplb/table", json::parse("[[1, \"x\"]]")).dump(),
                    "eplb.table[0][1]"});
-  cases.push_back({"table row", with(base, "/eplb/table", json::parse("[[1, 0], 5]")).dump(),
-                   "eplb.table[1]"});
+  cases.push_back(
+      {"table row", with(base, "/eplb/table", json::parse("[[1, 0], 5]")).dump(), "eplb.table[1]"});
   cases.push_back({"threshold element",
                    with(base, "/eplb/pruning_threshold", json::parse("[0.1, \"x\"]")).dump(),
                    "eplb.pruning_threshold[1]"});
@@ -173,13 +173,17 @@ std::vector<Case> buildCases() {
 
   // 4. Unknown keys at every level.
   const std::vector<std::pair<std::string, std::string>> levels = {
-      {"", ""},           {"/hardware", "hardware"}, {"/hardware/overrides", "hardware.overrides"},
-      {"/cluster", "cluster"}, {"/model", "model"},  {"/routing", "routing"},
-      {"/eplb", "eplb"},  {"/rings", "rings"}};
+      {"", ""},
+      {"/hardware", "hardware"},
+      {"/hardware/overrides", "hardware.overrides"},
+      {"/cluster", "cluster"},
+      {"/model", "model"},
+      {"/routing", "routing"},
+      {"/eplb", "eplb"},
+      {"/rings", "rings"}};
   for (const auto& [ptr, path] : levels)
     for (const std::string key : {"alfa", "Servers", "x y", "\xc3\xa9t\xc3\xa9", ""})
-      cases.push_back({"unknown key " + dotted(path, key),
-                       with(base, ptr + "/" + key, 1).dump(),
+      cases.push_back({"unknown key " + dotted(path, key), with(base, ptr + "/" + key, 1).dump(),
                        key.empty() && path.empty() ? "unknown key" : dotted(path, key)});
 
   // 5. Wrong enum strings.
@@ -253,8 +257,8 @@ std::vector<Case> buildCases() {
   cases.push_back({"invalid utf-8", "{\"name\": \"\xff\xfe\"}", "(file)"});
   cases.push_back({"bom + garbage", "\xef\xbb\xbf{{", "(file)"});
   cases.push_back({"deep unclosed", std::string(100000, '['), "(file)"});
-  cases.push_back({"deep closed", std::string(100000, '[') + std::string(100000, ']'),
-                   "(top level)"});
+  cases.push_back(
+      {"deep closed", std::string(100000, '[') + std::string(100000, ']'), "(top level)"});
   for (int i = 0; i < 30; ++i) {
     std::string bytes(1 + below(512), '\0');
     for (auto& b : bytes) b = static_cast<char>(below(256));

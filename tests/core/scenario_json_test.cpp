@@ -21,7 +21,9 @@ json readJsonFile(const std::string& relPath) {
   return json::parse(in);
 }
 
-json defaultJson() { return moe::scenarioToJson(Scenario{}); }
+json defaultJson() {
+  return moe::scenarioToJson(Scenario{});
+}
 
 // base with the value at JSON pointer ptr replaced (or added).
 json with(json base, const std::string& ptr, json value) {
@@ -52,8 +54,9 @@ TEST(ScenarioJson, EmbeddedDefaultEqualsDefaultConstructedScenario) {
 TEST(ScenarioJson, EmptyObjectGivesAllDefaults) {
   EXPECT_EQ(moe::scenarioFromJson(json::object()), Scenario{});
   // null means "absent" anywhere in the schema.
-  EXPECT_EQ(moe::scenarioFromJson(json::parse(R"({"model": null, "rings": {"queue_chunks": null}})")),
-            Scenario{});
+  EXPECT_EQ(
+      moe::scenarioFromJson(json::parse(R"({"model": null, "rings": {"queue_chunks": null}})")),
+      Scenario{});
 }
 
 TEST(ScenarioJson, DefaultStructHardwareIsThe910B3Profile) {
@@ -207,8 +210,7 @@ TEST(ScenarioJson, ModelAndEplbRules) {
             "(accepted)");
 
   EXPECT_EQ(rejectedPath(with(d, "/eplb/table", json::parse("[[1, 0]]"))), "eplb.table");
-  json rows18 = json::array(), rows1 = json::array(), ragged = json::array(),
-       good = json::array();
+  json rows18 = json::array(), rows1 = json::array(), ragged = json::array(), good = json::array();
   for (int e = 0; e < 64; ++e) {
     rows18.push_back(std::vector<int>(18, 0));
     rows1.push_back({1});
@@ -287,7 +289,8 @@ TEST(ScenarioJson, RingRules) {
 
 TEST(ScenarioJson, OverridesApplyOnTopOfTheNamedProfile) {
   json j = with(defaultJson(), "/hardware/profile", "ascend-910b2");
-  j = with(j, "/hardware/overrides", {{"nic_gbps", 50.0}, {"aiv_cores", 64}, {"fabric", "supernode"}});
+  j = with(j, "/hardware/overrides",
+           {{"nic_gbps", 50.0}, {"aiv_cores", 64}, {"fabric", "supernode"}});
   const Scenario s = moe::scenarioFromJson(j);
   moe::HardwareProfile expected = moe::builtinProfile("ascend-910b2");
   expected.nicGBps = 50.0;
@@ -386,7 +389,8 @@ TEST(HardwareProfiles, ApplyProfileFieldRoundTripsThroughProfileToJson) {
 
 TEST(ScenarioFile, ReadErrorsNameTheFile) {
   const auto dir = std::filesystem::temp_directory_path() /
-                   ("moe_scenario_json_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+                   ("moe_scenario_json_test_" +
+                    std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   std::filesystem::create_directories(dir);
   const std::string missing = (dir / "missing.json").string();
   try {
