@@ -159,6 +159,17 @@ std::vector<Case> buildCases() {
     }
   }
 
+  // Whole sections of the wrong type.
+  for (const std::string section :
+       {"hardware", "hardware/overrides", "cluster", "model", "routing", "eplb", "rings"}) {
+    std::string path = section;
+    for (auto& c : path)
+      if (c == '/') c = '.';
+    for (const json& w : {json(5), json("x"), json::array({json::object()})})
+      cases.push_back(
+          {"section " + path + "=" + w.dump(), with(base, "/" + section, w).dump(), path});
+  }
+
   // 3. Bad elements inside the arrays.
   cases.push_back({"table element", with(base, "/eplb/table", json::parse("[[1, \"x\"]]")).dump(),
                    "eplb.table[0][1]"});
