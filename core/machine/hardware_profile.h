@@ -40,6 +40,8 @@ struct HardwareProfile {
   // Field names in JSON (snake_case) in declaration order, for validation messages,
   // the editor and docs. Defined in hardware_profile.cpp.
   static const std::vector<std::string>& fieldNames();
+
+  bool operator==(const HardwareProfile&) const = default;
 };
 
 // The built-in profile names: ascend-910b3 (default), ascend-910b2, atlas-a3-die.

@@ -19,6 +19,7 @@ struct ClusterShape {
   int servers = 2;
   int cardsPerServer = 8;  // must equal the profile's cardsPerServer
   int ranks() const { return servers * cardsPerServer; }
+  bool operator==(const ClusterShape&) const = default;
 };
 
 struct ModelShape {
@@ -27,6 +28,7 @@ struct ModelShape {
   int experts = 64;         // logical experts E
   int topk = 8;             // K
   int intermediate = 2048;  // SwiGLU intermediate size I, for expert timing only
+  bool operator==(const ModelShape&) const = default;
 };
 
 struct RoutingConfig {
@@ -37,6 +39,7 @@ struct RoutingConfig {
   int groups = 8;                 // group-limited: expert groups
   int topkGroups = 4;             // group-limited: groups a token may use
   std::string traceFile;          // trace: CSV or .npy of expert ids
+  bool operator==(const RoutingConfig&) const = default;
 };
 
 struct EplbConfig {
@@ -50,6 +53,7 @@ struct EplbConfig {
   std::vector<float> pruningThreshold;
   // Number of active tokens per rank (the rest are masked off); -1 = all active.
   int activeTokens = -1;
+  bool operator==(const EplbConfig&) const = default;
 };
 
 struct RingTiling {
@@ -58,6 +62,7 @@ struct RingTiling {
   int senderCores = 8;
   int forwarderCores = 8;
   int receiverCores = 8;
+  bool operator==(const RingTiling&) const = default;
 };
 
 struct Scenario {
@@ -74,6 +79,9 @@ struct Scenario {
   DispatchImpl dispatchImpl = DispatchImpl::Both;
   // Upper bound on the observation event log (records); older records are dropped.
   std::int64_t eventLogCapacity = 1 << 20;
+
+  // Field by field, so a saved and reloaded scenario can be checked for exact equality.
+  bool operator==(const Scenario&) const = default;
 
   int placePerRank() const {
     return eplb.placePerRank > 0 ? eplb.placePerRank : model.experts / cluster.ranks();

@@ -1,0 +1,437 @@
+// Scenario JSON reading, cross-field validation and writing. See docs/SCENARIO.md.
+
+#include "core/scenario/scenario_json.h"
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <utility>
+
+#include "core/machine/hardware_profile_json.h"
+#include "core/util/embedded_resources.h"
+#include "core/util/error.h"
+#include "core/util/json_bounded.h"
+#include "core/util/json_fields.h"
+
+namespace moe {
+namespace {
+
+using nlohmann::json;
+namespace jf = moe::jsonf;
+
+constexpr int kMaxRanks = 768;
+constexpr int kMaxPhysicalExperts = 1024;
+constexpr std::int64_t kMaxChunkBytes = std::int64_t{64} << 20;
+constexpr std::uint64_t kMaxPayloadBytes = std::uint64_t{8} << 30;
+constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{64} << 20;
+
+template <typename E>
+struct EnumName {
+  E value;
+  const char* name;
+};
+constexpr EnumName<RoutingKind> kRoutingNames[] = {{RoutingKind::Uniform, "uniform"},
+                                                   {RoutingKind::PowerLaw, "power-law"},
+                                                   {RoutingKind::Hotspot, "hotspot"},
+                                                   {RoutingKind::GroupLimited, "group-limited"},
+                                                   {RoutingKind::Trace, "trace"}};
+constexpr EnumName<PayloadMode> kPayloadNames[] = {{PayloadMode::Full, "full"},
+                                                   {PayloadMode::None, "none"}};
+constexpr EnumName<DispatchImpl> kImplNames[] = {{DispatchImpl::Phased, "phased"},
+                                                 {DispatchImpl::Streaming, "streaming"},
+                                                 {DispatchImpl::Both, "both"}};
+
+template <typename E, std::size_t N>
+std::string enumName(const EnumName<E> (&names)[N], E v) {
+  for (const auto& n : names)
+    if (n.value == v) return n.name;
+  return "?";
+}
+
+template <typename E, std::size_t N>
+void readEnum(const json& obj, const std::string& objPath, std::string_view key,
+              const EnumName<E> (&names)[N], E& out) {
+  const json* m = jf::member(obj, key);
+  if (!m) return;
+  const std::string path = jf::child(objPath, key);
+  const std::string s = jf::string(*m, path);
+  std::string list;
+  for (const auto& n : names) {
+    if (s == n.name) {
+      out = n.value;
+      return;
+    }
+    list += (list.empty() ? "" : ", ") + std::string(n.name);
+  }
+  throw InputError(path, "must be one of: " + list + " (got \"" + s + "\")");
+}
+
+template <typename T>
+void readInt(const json& obj, const std::string& objPath, std::string_view key, T& out,
+             std::int64_t lo, std::int64_t hi) {
+  if (const json* m = jf::member(obj, key))
+    out = static_cast<T>(jf::boundedInteger(*m, jf::child(objPath, key), lo, hi));
+}
+
+void readNumber(const json& obj, const std::string& objPath, std::string_view key, double& out,
+                double lo, double hi) {
+  if (const json* m = jf::member(obj, key))
+    out = jf::boundedNumber(*m, jf::child(objPath, key), lo, hi);
+}
+
+// Any uint64: a seed copied from a log must be accepted whatever its top bit.
+std::uint64_t readSeed(const json& j, const std::string& path) {
+  require(j.is_number_unsigned() || (j.is_number_integer() && j.get<std::int64_t>() >= 0), path,
+          "must be an integer in [0, 18446744073709551615]");
+  return j.get<std::uint64_t>();
+}
+
+// A float written as the shortest decimal that reads back as the same float, so a threshold
+// typed as 0.1 is saved as 0.1, not 0.10000000149011612. from_chars/to_chars ignore the
+// C locale (the Qt app sets one).
+double floatForJson(float f) {
+  char buf[64];
+  const auto end = std::to_chars(buf, buf + sizeof buf, f).ptr;
+  double d = 0.0;
+  std::from_chars(buf, end, d);
+  return d;
+}
+
+const json& objectMember(const json& obj, std::string_view key, const std::string& path) {
+  return jf::object(obj.at(std::string(key)), path);
+}
+
+void readHardware(const json& h, Scenario& s) {
+  const std::string base = "hardware";
+  jf::object(h, base);
+  jf::rejectUnknownKeys(h, base, {"profile", "overrides"});
+  if (const json* m = jf::member(h, "profile"))
+    s.profileName = jf::string(*m, "hardware.profile", 256);
+  s.hardware = builtinProfile(s.profileName);
+  if (const json* o = jf::member(h, "overrides")) {
+    const std::string opath = "hardware.overrides";
+    jf::object(*o, opath);
+    for (auto it = o->begin(); it != o->end(); ++it) {
+      if (it->is_null()) continue;  // null means absent, as everywhere in the schema
+      applyProfileField(s.hardware, it.key(), *it, jf::child(opath, it.key()));
+    }
+  }
+}
+
+}  // namespace
+
+std::string toString(RoutingKind k) {
+  return enumName(kRoutingNames, k);
+}
+std::string toString(PayloadMode m) {
+  return enumName(kPayloadNames, m);
+}
+std::string toString(DispatchImpl d) {
+  return enumName(kImplNames, d);
+}
+
+Scenario scenarioFromJson(const json& j) {
+  jf::object(j, "");
+  jf::rejectUnknownKeys(j, "",
+                        {"name", "seed", "hardware", "cluster", "model", "routing", "eplb", "rings",
+                         "payload", "dispatch_impl", "event_log_capacity"});
+  Scenario s;
+  if (const json* m = jf::member(j, "name")) s.name = jf::string(*m, "name", 256);
+  if (const json* m = jf::member(j, "seed")) s.seed = readSeed(*m, "seed");
+
+  // The profile comes first: cross-field rules compare against it whatever the key order.
+  if (const json* h = jf::member(j, "hardware"))
+    readHardware(*h, s);
+  else
+    s.hardware = builtinProfile(s.profileName);
+
+  if (jf::member(j, "cluster")) {
+    const json& c = objectMember(j, "cluster", "cluster");
+    jf::rejectUnknownKeys(c, "cluster", {"servers", "cards_per_server"});
+    readInt(c, "cluster", "servers", s.cluster.servers, 1, 96);
+    readInt(c, "cluster", "cards_per_server", s.cluster.cardsPerServer, 1, 64);
+  }
+
+  if (jf::member(j, "model")) {
+    const json& m = objectMember(j, "model", "model");
+    jf::rejectUnknownKeys(m, "model",
+                          {"tokens_per_rank", "hidden", "experts", "topk", "intermediate"});
+    readInt(m, "model", "tokens_per_rank", s.model.tokensPerRank, 1, 512);
+    readInt(m, "model", "hidden", s.model.hidden, 1, 16384);
+    readInt(m, "model", "experts", s.model.experts, 1, 1024);
+    readInt(m, "model", "topk", s.model.topk, 1, 16);
+    readInt(m, "model", "intermediate", s.model.intermediate, 1, 65536);
+  }
+
+  if (jf::member(j, "routing")) {
+    const std::string p = "routing";
+    const json& r = objectMember(j, "routing", p);
+    jf::rejectUnknownKeys(r, p,
+                          {"distribution", "alpha", "hotspot_fraction", "hotspot_experts", "groups",
+                           "topk_groups", "trace_file"});
+    readEnum(r, p, "distribution", kRoutingNames, s.routing.kind);
+    readNumber(r, p, "alpha", s.routing.alpha, 0.0, 10.0);
+    readNumber(r, p, "hotspot_fraction", s.routing.hotspotFraction, 0.0, 1.0);
+    readInt(r, p, "hotspot_experts", s.routing.hotspotExperts, 1, 1024);
+    readInt(r, p, "groups", s.routing.groups, 1, 1024);
+    readInt(r, p, "topk_groups", s.routing.topkGroups, 1, 1024);
+    if (const json* t = jf::member(r, "trace_file"))
+      s.routing.traceFile = jf::string(*t, "routing.trace_file");
+  }
+
+  if (jf::member(j, "eplb")) {
+    const std::string p = "eplb";
+    const json& e = objectMember(j, "eplb", p);
+    jf::rejectUnknownKeys(
+        e, p, {"place_per_rank", "balance_mode", "table", "pruning_threshold", "active_tokens"});
+    readInt(e, p, "place_per_rank", s.eplb.placePerRank, 0, kMaxPhysicalExperts);
+    readInt(e, p, "balance_mode", s.eplb.balanceMode, 0, 1);
+    if (const json* t = jf::member(e, "table")) {
+      // Only shape and int32 range here; the instance ids' meaning is checked by the
+      // MoeUpdateExpert validator, which names the same rules as the real kernel.
+      const auto rows = jf::intMatrix(*t, "eplb.table", 1024, kMaxRanks + 1,
+                                      std::numeric_limits<std::int32_t>::min(),
+                                      std::numeric_limits<std::int32_t>::max());
+      s.eplb.table.clear();
+      for (const auto& row : rows) s.eplb.table.emplace_back(row.begin(), row.end());
+    }
+    if (const json* t = jf::member(e, "pruning_threshold")) {
+      const json& a = jf::array(*t, "eplb.pruning_threshold", 16);
+      s.eplb.pruningThreshold.clear();
+      for (std::size_t i = 0; i < a.size(); ++i)
+        s.eplb.pruningThreshold.push_back(static_cast<float>(
+            jf::boundedNumber(a[i], jf::index("eplb.pruning_threshold", i), 0.0, 1.0)));
+    }
+    readInt(e, p, "active_tokens", s.eplb.activeTokens, -1, 512);
+  }
+
+  if (jf::member(j, "rings")) {
+    const std::string p = "rings";
+    const json& r = objectMember(j, "rings", p);
+    jf::rejectUnknownKeys(
+        r, p, {"chunk_bytes", "queue_chunks", "sender_cores", "forwarder_cores", "receiver_cores"});
+    readInt(r, p, "chunk_bytes", s.rings.chunkBytes, 32, kMaxChunkBytes);
+    readInt(r, p, "queue_chunks", s.rings.queueChunks, 1, 4096);
+    readInt(r, p, "sender_cores", s.rings.senderCores, 1, 128);
+    readInt(r, p, "forwarder_cores", s.rings.forwarderCores, 1, 128);
+    readInt(r, p, "receiver_cores", s.rings.receiverCores, 1, 128);
+  }
+
+  readEnum(j, "", "payload", kPayloadNames, s.payload);
+  readEnum(j, "", "dispatch_impl", kImplNames, s.dispatchImpl);
+  readInt(j, "", "event_log_capacity", s.eventLogCapacity, 1024, std::int64_t{1} << 26);
+
+  validateScenario(s);
+  return s;
+}
+
+void validateScenario(const Scenario& s) {
+  const auto str = [](auto v) { return std::to_string(v); };
+  const HardwareProfile& hw = s.hardware;
+
+  // Cluster.
+  require(s.cluster.cardsPerServer == hw.cardsPerServer, "cluster.cards_per_server",
+          "must equal the hardware profile's cards_per_server (" + str(hw.cardsPerServer) +
+              "), got " + str(s.cluster.cardsPerServer));
+  require(s.cluster.servers >= 1 && s.cluster.servers <= 96, "cluster.servers",
+          "must be in [1, 96], got " + str(s.cluster.servers));
+  const int ranks = s.cluster.ranks();
+  require(ranks >= 2 && ranks <= kMaxRanks, "cluster.servers",
+          "servers x cards_per_server = " + str(ranks) + " ranks must be in [2, 768]");
+
+  // Model (the per-field ranges again, so a Scenario built in code is held to them too).
+  const ModelShape& m = s.model;
+  require(m.tokensPerRank >= 1 && m.tokensPerRank <= 512, "model.tokens_per_rank",
+          "must be in [1, 512], got " + str(m.tokensPerRank));
+  require(m.hidden >= 1 && m.hidden <= 16384, "model.hidden",
+          "must be in [1, 16384], got " + str(m.hidden));
+  require(m.experts >= 1 && m.experts <= 1024, "model.experts",
+          "must be in [1, 1024], got " + str(m.experts));
+  require(m.intermediate >= 1 && m.intermediate <= 65536, "model.intermediate",
+          "must be in [1, 65536], got " + str(m.intermediate));
+  require(m.topk >= 1 && m.topk <= 16, "model.topk", "must be in [1, 16], got " + str(m.topk));
+  require(m.topk <= m.experts, "model.topk",
+          "must be <= model.experts (" + str(m.experts) + "), got " + str(m.topk));
+
+  // Size guard: refuse, rather than try to allocate, token data that cannot fit.
+  if (s.payload == PayloadMode::Full) {
+    const std::uint64_t bytes =
+        static_cast<std::uint64_t>(ranks) * static_cast<std::uint64_t>(m.tokensPerRank) *
+        static_cast<std::uint64_t>(m.hidden) * 2u * static_cast<std::uint64_t>(1 + m.topk);
+    require(bytes <= kMaxPayloadBytes, "model",
+            "payload \"full\" needs ranks x tokens_per_rank x hidden x 2 B x (1 + topk) = " +
+                str(bytes) + " bytes of token data, more than the 8 GiB limit; shrink the model " +
+                "or use payload \"none\"");
+  }
+
+  // EPLB.
+  const EplbConfig& e = s.eplb;
+  require(e.balanceMode == 0 || e.balanceMode == 1, "eplb.balance_mode",
+          "must be 0 (by rank) or 1 (by token), got " + str(e.balanceMode));
+  if (e.placePerRank == 0) {
+    require(m.experts % ranks == 0, "model.experts",
+            "must be divisible by the rank count (" + str(ranks) + ") when eplb.place_per_rank " +
+                "is 0, got " + str(m.experts));
+  } else {
+    require(e.placePerRank > 0, "eplb.place_per_rank", "must be >= 0");
+    const std::int64_t instances = std::int64_t{e.placePerRank} * ranks;
+    require(instances <= kMaxPhysicalExperts, "eplb.place_per_rank",
+            "place_per_rank x ranks = " + str(instances) + " must be <= 1024");
+    require(instances >= m.experts, "eplb.place_per_rank",
+            "place_per_rank x ranks = " + str(instances) + " must be >= model.experts (" +
+                str(m.experts) + ")");
+  }
+  if (!e.table.empty()) {
+    require(static_cast<int>(e.table.size()) == m.experts, "eplb.table",
+            "must have model.experts (" + str(m.experts) + ") rows, got " + str(e.table.size()));
+    const std::size_t cols = e.table[0].size();
+    for (std::size_t r = 1; r < e.table.size(); ++r)
+      require(e.table[r].size() == cols, jf::index("eplb.table", r),
+              "must have as many elements as row 0");
+    require(cols >= 2 && cols <= static_cast<std::size_t>(ranks) + 1, "eplb.table[0]",
+            "row length must be in [2, ranks + 1 = " + str(ranks + 1) + "], got " + str(cols));
+  }
+  require(e.pruningThreshold.empty() || static_cast<int>(e.pruningThreshold.size()) == m.topk,
+          "eplb.pruning_threshold",
+          "must be empty or have model.topk (" + str(m.topk) + ") entries, got " +
+              str(e.pruningThreshold.size()));
+  for (std::size_t i = 0; i < e.pruningThreshold.size(); ++i) {
+    const float t = e.pruningThreshold[i];
+    require(t >= 0.0f && t <= 1.0f, jf::index("eplb.pruning_threshold", i), "must be in [0, 1]");
+  }
+  require(e.activeTokens == -1 || (e.activeTokens >= 0 && e.activeTokens <= m.tokensPerRank),
+          "eplb.active_tokens",
+          "must be -1 (all active) or in [0, model.tokens_per_rank = " + str(m.tokensPerRank) +
+              "], got " + str(e.activeTokens));
+
+  // Routing: each distribution's parameters against the model.
+  const RoutingConfig& r = s.routing;
+  require(r.alpha >= 0.0 && r.alpha <= 10.0, "routing.alpha", "must be in [0, 10]");
+  require(r.hotspotFraction >= 0.0 && r.hotspotFraction <= 1.0, "routing.hotspot_fraction",
+          "must be in [0, 1]");
+  switch (r.kind) {
+    case RoutingKind::Hotspot:
+      require(
+          r.hotspotExperts >= 1 && r.hotspotExperts <= m.experts, "routing.hotspot_experts",
+          "must be in [1, model.experts = " + str(m.experts) + "], got " + str(r.hotspotExperts));
+      break;
+    case RoutingKind::GroupLimited:
+      require(r.groups >= 1 && m.experts % r.groups == 0, "routing.groups",
+              "must divide model.experts (" + str(m.experts) + "), got " + str(r.groups));
+      require(r.topkGroups >= 1 && r.topkGroups <= r.groups, "routing.topk_groups",
+              "must be in [1, routing.groups = " + str(r.groups) + "], got " + str(r.topkGroups));
+      require(m.topk <= r.topkGroups * (m.experts / r.groups), "model.topk",
+              "must be <= topk_groups x experts per group = " +
+                  str(r.topkGroups * (m.experts / r.groups)) + " for group-limited routing");
+      break;
+    case RoutingKind::Trace:
+      require(!r.traceFile.empty(), "routing.trace_file",
+              "must name a CSV or .npy file when distribution is \"trace\"");
+      break;
+    case RoutingKind::Uniform:
+    case RoutingKind::PowerLaw:
+      break;
+  }
+
+  // Rings and the core split.
+  const RingTiling& t = s.rings;
+  require(t.chunkBytes >= 32 && t.chunkBytes <= kMaxChunkBytes && t.chunkBytes % 32 == 0,
+          "rings.chunk_bytes",
+          "must be a multiple of 32 in [32, 67108864], got " + str(t.chunkBytes));
+  require(t.queueChunks >= 1 && t.queueChunks <= 4096, "rings.queue_chunks",
+          "must be in [1, 4096], got " + str(t.queueChunks));
+  require(t.senderCores >= 1, "rings.sender_cores", "must be >= 1");
+  require(t.forwarderCores >= 1, "rings.forwarder_cores", "must be >= 1");
+  require(t.receiverCores >= 1, "rings.receiver_cores", "must be >= 1");
+  const int roleCores = t.senderCores + t.forwarderCores + t.receiverCores;
+  require(roleCores <= hw.aivCores, "rings",
+          "sender_cores + forwarder_cores + receiver_cores = " + str(roleCores) +
+              " must be <= the profile's aiv_cores (" + str(hw.aivCores) + ")");
+
+  require(s.eventLogCapacity >= 1024 && s.eventLogCapacity <= (std::int64_t{1} << 26),
+          "event_log_capacity", "must be in [1024, 67108864], got " + str(s.eventLogCapacity));
+}
+
+json scenarioToJson(const Scenario& s) {
+  json overrides = json::object();
+  const json current = profileToJson(s.hardware);
+  const json reference = profileToJson(builtinProfile(s.profileName));
+  for (const auto& key : HardwareProfile::fieldNames())
+    if (current.at(key) != reference.at(key)) overrides[key] = current.at(key);
+
+  json thresholds = json::array();
+  for (float t : s.eplb.pruningThreshold) thresholds.push_back(floatForJson(t));
+
+  json j;
+  j["name"] = s.name;
+  j["seed"] = s.seed;
+  j["hardware"] = {{"profile", s.profileName}, {"overrides", overrides}};
+  j["cluster"] = {{"servers", s.cluster.servers}, {"cards_per_server", s.cluster.cardsPerServer}};
+  j["model"] = {{"tokens_per_rank", s.model.tokensPerRank},
+                {"hidden", s.model.hidden},
+                {"experts", s.model.experts},
+                {"topk", s.model.topk},
+                {"intermediate", s.model.intermediate}};
+  j["routing"] = {{"distribution", toString(s.routing.kind)},
+                  {"alpha", s.routing.alpha},
+                  {"hotspot_fraction", s.routing.hotspotFraction},
+                  {"hotspot_experts", s.routing.hotspotExperts},
+                  {"groups", s.routing.groups},
+                  {"topk_groups", s.routing.topkGroups},
+                  {"trace_file", s.routing.traceFile}};
+  j["eplb"] = {{"place_per_rank", s.eplb.placePerRank},
+               {"balance_mode", s.eplb.balanceMode},
+               {"table", s.eplb.table.empty() ? json::array() : json(s.eplb.table)},
+               {"pruning_threshold", thresholds},
+               {"active_tokens", s.eplb.activeTokens}};
+  j["rings"] = {{"chunk_bytes", s.rings.chunkBytes},
+                {"queue_chunks", s.rings.queueChunks},
+                {"sender_cores", s.rings.senderCores},
+                {"forwarder_cores", s.rings.forwarderCores},
+                {"receiver_cores", s.rings.receiverCores}};
+  j["payload"] = toString(s.payload);
+  j["dispatch_impl"] = toString(s.dispatchImpl);
+  j["event_log_capacity"] = s.eventLogCapacity;
+  return j;
+}
+
+Scenario loadScenarioFile(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  require(!ec && fs::exists(status), path, "cannot be read (no such file)");
+  require(fs::is_regular_file(status), path, "cannot be read (not a regular file)");
+  const auto size = fs::file_size(path, ec);
+  require(!ec, path, "cannot be read");
+  // A scenario is a few KB; refusing huge files keeps a mistaken path from eating memory.
+  require(size <= kMaxFileBytes, path, "is larger than 64 MiB; not a scenario file");
+  std::ifstream in(path, std::ios::binary);
+  require(static_cast<bool>(in), path, "cannot be read");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  require(!in.bad(), path, "cannot be read");
+
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    // Drop nlohmann's "[json.exception.parse_error.101] " tag: it means nothing to a user.
+    if (const auto pos = what.find("] ");
+        what.rfind("[json.exception", 0) == 0 && pos != std::string::npos)
+      what = what.substr(pos + 2);
+    throw InputError("(file)",
+                     path + " is not valid JSON: byte " + std::to_string(e.byte) + ": " + what);
+  }
+  return scenarioFromJson(j);
+}
+
+Scenario defaultScenario() {
+  const auto text = embeddedFile("default.json");
+  require(text.has_value(), "resources/scenarios/default.json", "is not embedded");
+  return scenarioFromJson(json::parse(*text));
+}
+
+}  // namespace moe

@@ -1,0 +1,38 @@
+#pragma once
+// Scenario <-> JSON (schema: docs/SCENARIO.md). Reading rejects unknown keys, wrong types,
+// out-of-range values and inconsistent combinations with InputError(path, rule), so the
+// emulation never sees a scenario it cannot run. Writing then reading is exact.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/scenario/scenario.h"
+
+namespace moe {
+
+// Every key is optional and defaults to the Scenario struct default. Runs
+// validateScenario() on the result.
+Scenario scenarioFromJson(const nlohmann::json& j);
+
+// Every field; hardware overrides are written as the fields that differ from the named
+// built-in profile. scenarioFromJson(scenarioToJson(s)) == s for any valid s.
+nlohmann::json scenarioToJson(const Scenario& s);
+
+// The rules that span fields (cluster vs profile, experts vs ranks, EPLB table shape,
+// routing parameters vs model, core split vs AIV cores, payload size guard).
+// Per-field types and ranges are enforced while reading JSON. Throws InputError.
+void validateScenario(const Scenario& s);
+
+// Reads and validates a scenario file. Unreadable → InputError(path, "cannot be read ...");
+// malformed JSON → InputError("(file)", "<path> is not valid JSON: byte N: ...").
+Scenario loadScenarioFile(const std::string& path);
+
+// The embedded resources/scenarios/default.json, parsed (equal to Scenario{}).
+Scenario defaultScenario();
+
+// Enum spellings used in JSON.
+std::string toString(RoutingKind k);
+std::string toString(PayloadMode m);
+std::string toString(DispatchImpl d);
+
+}  // namespace moe
