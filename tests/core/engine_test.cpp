@@ -102,8 +102,11 @@ TEST(AiCoreDma, UnalignedGmReadOverReadsToAlignmentAndCropsInUb) {
   AiCore& c = emu.machine().aiv(0, 0);
   Buffer* gm = emu.machine().allocGm(0, 256, "gm", true);
   for (int i = 0; i < 256; ++i) gm->data()[i] = static_cast<std::uint8_t>(i);
-  Buffer* ub = emu.machine().allocUb(c, 64, "ub", true);
-  auto prog = [&]() -> Task { co_await c.copy(Region{ub, 0, 40}, Region{gm, 10, 40}); };
+  Buffer* ub = nullptr;
+  auto prog = [&]() -> Task {
+    ub = emu.machine().allocUb(c, 64, "ub", true);  // UB belongs to one kernel launch
+    co_await c.copy(Region{ub, 0, 40}, Region{gm, 10, 40});
+  };
   emu.launch(c, Role::Sender, prog(), nullptr);
   emu.sim().run();
   for (int i = 0; i < 40; ++i) EXPECT_EQ(ub->data()[i], 10 + i);
