@@ -179,7 +179,11 @@ Task pollRings(LayerContext& ctx, AiCore& core, std::vector<PolledRing> rings, B
         what += (what.empty() ? "" : "; ") + p.ring->describe() + ", " + std::to_string(p.remaining) +
                 " records still expected";
       }
-    co_await core.changeOfAny(tails, seen, Activity::WaitData, [what] { return "waiting for data: " + what; });
+    // A named awaiter, not a temporary: GCC 12 destroys non-trivial temporaries of a
+    // co_await full-expression twice.
+    auto anyTail = core.changeOfAny(std::move(tails), std::move(seen), Activity::WaitData,
+                                    [what] { return "waiting for data: " + what; });
+    co_await anyTail;
   }
 }
 
@@ -270,6 +274,8 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
                                                        RingKind::Ipc, d, f, t.chunkBytes, t.queueChunks);
       }
     }
+
+  for (const RingBuffer& r : emu.rings()) ctx.commBufferBytes += r.capacity() + 2 * kControlLineBytes;
 
   for (int c = 0; c < cards; ++c) {
     // Senders: targets round-robin over the sender cores.

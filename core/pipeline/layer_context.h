@@ -39,8 +39,22 @@ struct CardTensors {
   Buffer* expertOut = nullptr;  // [A*H] bf16 (activation)
 };
 
+// How a token travels in rings and windows: a header (source rank, token, card mask, K ids
+// and weights), then the bf16 row, each part 32-B aligned.
+struct RecordLayout {
+  std::int64_t rowBytes;
+  std::int64_t metaBytes;
+  std::int64_t recordBytes;
+};
+inline std::int64_t alignUp(std::int64_t v, std::int64_t a) { return (v + a - 1) / a * a; }
+inline RecordLayout recordLayout(const Scenario& sc) {
+  const std::int64_t row = 2LL * sc.model.hidden;
+  const std::int64_t meta = alignUp(32 + 8LL * sc.model.topk, 32);
+  return RecordLayout{row, meta, meta + alignUp(row, 32)};
+}
+
 struct LayerContext {
-  explicit LayerContext(Emulation& e);
+  LayerContext(Emulation& e, int placePerRank, int tableCols);
 
   Emulation& emu;
   const Scenario& sc;
@@ -51,6 +65,7 @@ struct LayerContext {
   std::int64_t metaBytes;    // one record header on the wire, 32-B aligned
   std::int64_t recordBytes;  // metaBytes + rowBytes rounded to 32
   std::vector<CardTensors> cards;
+  std::int64_t commBufferBytes = 0;  // dispatch's rings or windows, for the footprint report
 
   int serverOf(int rank) const { return rank / cps; }
   int localOf(int rank) const { return rank % cps; }
@@ -62,7 +77,5 @@ struct LayerContext {
     return b->as<T>()[i];
   }
 };
-
-inline std::int64_t alignUp(std::int64_t v, std::int64_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace moe

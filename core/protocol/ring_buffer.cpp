@@ -38,9 +38,11 @@ Task RingBuffer::waitSpace(AiCore& c, std::int64_t bytes) {
     headCache_ = co_await c.readWord(*head_);
     if (capacity_ - (localTail_ - headCache_) >= bytes) co_return;
     ++stats_.spaceWaits;
-    co_await c.changeOf(*head_, headCache_, Activity::WaitSpace, [this, bytes] {
+    // Named, not a temporary: GCC 12 may destroy co_await temporaries twice.
+    auto headMoved = c.changeOf(*head_, headCache_, Activity::WaitSpace, [this, bytes] {
       return "waiting for " + std::to_string(bytes) + " B of space in " + describe();
     });
+    co_await headMoved;
   }
 }
 
@@ -118,9 +120,10 @@ Task RingBuffer::waitData(AiCore& c, std::int64_t bytes) {
     tailCache_ = co_await c.readWord(*tail_);
     if (tailCache_ - readCursor_ >= bytes) co_return;
     ++stats_.dataWaits;
-    co_await c.changeOf(*tail_, tailCache_, Activity::WaitData, [this, bytes] {
+    auto tailMoved = c.changeOf(*tail_, tailCache_, Activity::WaitData, [this, bytes] {
       return "waiting for " + std::to_string(bytes) + " B of data in " + describe();
     });
+    co_await tailMoved;
   }
 }
 

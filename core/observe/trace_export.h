@@ -1,0 +1,21 @@
+#pragma once
+// Chrome trace-event JSON (SPEC §7), readable by Perfetto and chrome://tracing:
+// "X" events for core activities, "C" counters for ring occupancy, "M" names for
+// processes (one per card) and threads (one per core); ts in microseconds.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace moe {
+
+class Emulation;
+
+struct TraceSource {
+  const Emulation* emulation;
+  std::string label;  // e.g. "streaming", prefixed to process names
+};
+
+void writeChromeTrace(std::ostream& out, const std::vector<TraceSource>& sources);
+
+}  // namespace moe

@@ -1,0 +1,367 @@
+#include "core/pipeline/layer_run.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/ops/dispatch_common.h"
+#include "core/ops/dispatch_tiling.h"
+#include "core/ops/kernels.h"
+#include "core/util/error.h"
+#include "core/util/hash.h"
+
+namespace moe {
+
+std::pair<std::vector<std::int32_t>, int> scenarioTable(const Scenario& sc) {
+  if (sc.eplb.table.empty()) {
+    std::vector<std::int32_t> t;
+    for (int e = 0; e < sc.model.experts; ++e) t.insert(t.end(), {1, e});
+    return {t, 2};
+  }
+  const int F = static_cast<int>(sc.eplb.table.front().size());
+  std::vector<std::int32_t> t;
+  for (const auto& row : sc.eplb.table) t.insert(t.end(), row.begin(), row.end());
+  return {t, F};
+}
+
+ops::UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int rank) {
+  ops::UpdateExpertArgs a;
+  a.bs = sc.model.tokensPerRank;
+  a.k = sc.model.topk;
+  a.expertIds = g.topkIds;
+  a.numExperts = sc.model.experts;
+  std::tie(a.eplbTable, a.tableCols) = scenarioTable(sc);
+  a.localRankId = rank;
+  a.worldSize = sc.cluster.ranks();
+  a.balanceMode = sc.eplb.balanceMode;
+  if (!sc.eplb.pruningThreshold.empty()) {
+    a.expertScales = g.topkWeights;
+    a.pruningThreshold = sc.eplb.pruningThreshold;
+    const int active = sc.eplb.activeTokens < 0 ? a.bs : sc.eplb.activeTokens;
+    std::vector<std::uint8_t> m(a.bs, 0);
+    std::fill(m.begin(), m.begin() + active, 1);
+    a.activeMask = m;
+  }
+  return a;
+}
+
+ReferenceLayer computeReference(const Scenario& sc, const std::vector<RankGating>& gating) {
+  ReferenceLayer ref;
+  const int R = sc.cluster.ranks(), K = sc.model.topk, BS = sc.model.tokensPerRank;
+  std::vector<DispatchSource> sources(R);
+  int P = 0;
+  for (int r = 0; r < R; ++r) {
+    ref.updateExpert.push_back(ops::updateExpertReference(updateExpertArgs(sc, gating[r], r)));
+    const auto& ue = ref.updateExpert.back();
+    P = ue.placePerRank;
+    DispatchSource& s = sources[r];
+    s.x = gating[r].x;
+    s.ids = ue.balancedIds;
+    s.weights = gating[r].topkWeights;
+    s.mask = ue.balancedActiveMask.value_or(std::vector<std::uint8_t>(static_cast<std::size_t>(BS) * K, 1));
+    ops::LayoutArgs la;
+    la.numTokens = BS;
+    la.numTopk = K;
+    la.topkIdx = s.ids;
+    for (std::size_t i = 0; i < la.topkIdx.size(); ++i)
+      if (!s.mask[i]) la.topkIdx[i] = -1;
+    la.numRanks = R;
+    la.numExperts = R * P;
+    la.ranksPerServer = sc.cluster.cardsPerServer;
+    ref.layout.push_back(ops::layoutReference(la));
+  }
+  ref.dispatch = dispatchReference(DispatchShape{R, BS, sc.model.hidden, K, P}, sources);
+  for (int r = 0; r < R; ++r)
+    ref.experts.push_back(sc.payload == PayloadMode::Full
+                              ? expertsReference(ref.dispatch[r], r, P, sc.model.hidden)
+                              : std::vector<bf16>{});
+  return ref;
+}
+
+void checkRunnable(const Scenario& sc) {
+  RankGating zeros;
+  zeros.topkIds.assign(static_cast<std::size_t>(sc.model.tokensPerRank) * sc.model.topk, 0);
+  for (std::size_t i = 0; i < zeros.topkIds.size(); ++i)
+    zeros.topkIds[i] = static_cast<std::int32_t>(i % static_cast<std::size_t>(sc.model.topk));
+  zeros.topkWeights.assign(zeros.topkIds.size(), 1.0f);
+  const ops::UpdateExpertArgs args = updateExpertArgs(sc, zeros, 0);
+  ops::validateUpdateExpert(args, "eplb");
+  const int P = ops::updateExpertPlacePerRank(args);
+  require(sc.eplb.placePerRank == 0 || sc.eplb.placePerRank == P, "eplb.place_per_rank",
+          "must match the table's " + std::to_string(P) + " instances per rank");
+  validateDispatchTiling(sc, P);
+}
+
+namespace {
+template <typename T>
+void hostWrite(Buffer* b, const std::vector<T>& v) {
+  if (!b->bytes.empty() && !v.empty()) std::memcpy(b->data(), v.data(), v.size() * sizeof(T));
+}
+template <typename T>
+std::vector<T> hostRead(const Buffer* b) {
+  if (b == nullptr || b->bytes.empty()) return {};
+  std::vector<T> v(static_cast<std::size_t>(b->size) / sizeof(T));
+  std::memcpy(v.data(), b->data(), v.size() * sizeof(T));
+  return v;
+}
+}  // namespace
+
+LayerRun::LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const std::vector<RankGating>> gating)
+    : sc_(sc), impl_(impl), gating_(std::move(gating)) {
+  if (impl != DispatchImpl::Phased && impl != DispatchImpl::Streaming)
+    throw std::logic_error("LayerRun runs one dispatch design at a time");
+  if (!gating_) gating_ = std::make_shared<const std::vector<RankGating>>(generateGating(sc_));
+  // The table must be valid before any kernel indexes it.
+  const ops::UpdateExpertArgs args0 = updateExpertArgs(sc_, gating_->front(), 0);
+  ops::validateUpdateExpert(args0, "eplb");
+  const int P = ops::updateExpertPlacePerRank(args0);
+  require(sc_.eplb.placePerRank == 0 || sc_.eplb.placePerRank == P, "eplb.place_per_rank",
+          "must match the table's " + std::to_string(P) + " instances per rank");
+
+  emu_ = std::make_unique<Emulation>(sc_);
+  ctx_ = std::make_unique<LayerContext>(*emu_, P, args0.tableCols);
+  LayerContext& c = *ctx_;
+  validateDispatchTiling(sc_, P);  // phased uses the same cores and staging
+
+  Machine& m = emu_->machine();
+  const auto table = scenarioTable(sc_).first;
+  for (int r = 0; r < c.R; ++r) {
+    CardTensors& t = c.cards[r];
+    const RankGating& g = (*gating_)[r];
+    const std::int64_t bk = static_cast<std::int64_t>(c.BS) * c.K;
+    t.x = m.allocGm(r, c.BS * c.rowBytes, "x", true);
+    t.topkIds = m.allocGm(r, bk * 4, "topk_ids", false);
+    t.topkWeights = m.allocGm(r, bk * 4, "topk_weights", false);
+    t.table = m.allocGm(r, static_cast<std::int64_t>(table.size()) * 4, "eplb_table", false);
+    t.active = m.allocGm(r, c.BS, "active_mask", false);
+    t.balancedIds = m.allocGm(r, bk * 4, "balanced_ids", false);
+    t.mask = m.allocGm(r, bk, "keep_mask", false);
+    t.tokensPerRank = m.allocGm(r, c.R * 4LL, "num_tokens_per_rank", false);
+    t.tokensPerRdmaRank = m.allocGm(r, c.S * 4LL, "num_tokens_per_rdma_rank", false);
+    t.tokensPerExpert = m.allocGm(r, c.R * c.P * 4LL, "num_tokens_per_expert", false);
+    t.isTokenInRank = m.allocGm(r, static_cast<std::int64_t>(c.BS) * c.R, "is_token_in_rank", false);
+    t.recvCounts = m.allocGm(r, c.R * (2LL + c.P) * 4, "recv_counts", false);
+    hostWrite(t.x, g.x);
+    hostWrite(t.topkIds, g.topkIds);
+    hostWrite(t.topkWeights, g.topkWeights);
+    hostWrite(t.table, table);
+    const auto args = updateExpertArgs(sc_, g, r);
+    hostWrite(t.active, args.activeMask.value_or(std::vector<std::uint8_t>(c.BS, 1)));
+    std::fill(t.mask->bytes.begin(), t.mask->bytes.end(), 1);  // kept unless pruning says not
+  }
+  driverProgram_ = emu_->sim().spawn(driver(), "host");
+}
+
+LayerRun::~LayerRun() = default;
+
+template <typename Launch>
+Task LayerRun::stage(std::string name, Launch launch) {
+  Simulator& sim = emu_->sim();
+  const Machine& m = emu_->machine();
+  auto linkBytes = [&](StageReport& rep, double sign) {
+    for (const LinkInfo& l : m.links()) {
+      const double b = sign * m.net().resource(l.resource).bytesCarried;
+      if (l.kind == LinkInfo::Kind::Hccs) rep.hccsBytes += b;
+      if (l.kind == LinkInfo::Kind::NicTx) rep.nicBytes += b;
+    }
+  };
+  stage_ = name;
+  StageReport rep;
+  rep.name = name;
+  rep.start = sim.now();
+  linkBytes(rep, -1.0);
+  emu_->observer().stageBegin(name, sim.now());
+  Latch latch(sim);
+  launch(*ctx_, latch);
+  co_await latch;
+  rep.end = sim.now();
+  linkBytes(rep, 1.0);
+  rep.linkBytes = rep.hccsBytes + rep.nicBytes;
+  emu_->observer().stageEnd(sim.now());
+  stages_.push_back(rep);
+}
+
+Task LayerRun::driver() {
+  co_await stage("update-expert", launchUpdateExpert);
+  co_await stage("layout", launchLayout);
+  co_await stage("dispatch-notify", launchDispatchNotify);
+  allocateDispatchOutputs();  // the host learns the receive sizes, as after DeepEP's notify
+  if (impl_ == DispatchImpl::Phased)
+    co_await stage("dispatch-phased", launchDispatchPhased);
+  else
+    co_await stage("dispatch-streaming", launchDispatchStreaming);
+  commBufferBytes_ = ctx_->commBufferBytes;
+  co_await stage("experts", launchExperts);
+  stage_ = "done";
+}
+
+void LayerRun::allocateDispatchOutputs() {
+  LayerContext& c = *ctx_;
+  Machine& m = emu_->machine();
+  for (int d = 0; d < c.R; ++d) {
+    CardTensors& t = c.cards[d];
+    const RecvPlan plan = planFromCounts(t.recvCounts->as<std::int32_t>(), c.R, c.P);
+    t.recvRows = plan.rows;
+    t.expandX = m.allocGm(d, plan.rows * c.rowBytes, "expand_x", true);
+    t.expandScales = m.allocGm(d, plan.rows * 4, "expand_scales", false);
+    t.expandIdx = m.allocGm(d, plan.rows * 12, "expand_idx", false);
+    t.expertTokenNums = m.allocGm(d, c.P * 4LL, "expert_token_nums", false);
+    t.offsets = m.allocGm(d, c.P * c.R * 4LL, "offsets", false);
+    t.lengths = m.allocGm(d, c.P * c.R * 4LL, "lengths", false);
+    t.expertOut = m.allocGm(d, plan.rows * c.rowBytes, "expert_out", true);
+  }
+}
+
+bool LayerRun::step() {
+  if (!emu_->sim().step()) return false;
+  return !finished();
+}
+
+void LayerRun::runToEnd() { emu_->sim().run(); }
+
+bool LayerRun::finished() const { return emu_->sim().programDone(driverProgram_); }
+
+std::vector<DispatchOutput> LayerRun::dispatchOutputs() const {
+  std::vector<DispatchOutput> out;
+  for (const CardTensors& t : ctx_->cards) {
+    DispatchOutput o;
+    o.expandX = hostRead<bf16>(t.expandX);
+    o.expandScales = hostRead<float>(t.expandScales);
+    o.expandIdx = hostRead<std::int32_t>(t.expandIdx);
+    o.expertTokenNums = hostRead<std::int32_t>(t.expertTokenNums);
+    o.offsets = hostRead<std::int32_t>(t.offsets);
+    o.lengths = hostRead<std::int32_t>(t.lengths);
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+std::vector<std::vector<bf16>> LayerRun::expertOutputs() const {
+  std::vector<std::vector<bf16>> out;
+  for (const CardTensors& t : ctx_->cards) out.push_back(hostRead<bf16>(t.expertOut));
+  return out;
+}
+
+std::vector<ops::LayoutResult> LayerRun::layoutOutputs() const {
+  std::vector<ops::LayoutResult> out;
+  for (const CardTensors& t : ctx_->cards) {
+    ops::LayoutResult l;
+    l.numTokensPerRank = hostRead<std::int32_t>(t.tokensPerRank);
+    l.numTokensPerRdmaRank = hostRead<std::int32_t>(t.tokensPerRdmaRank);
+    l.numTokensPerExpert = hostRead<std::int32_t>(t.tokensPerExpert);
+    l.isTokenInRank = hostRead<std::uint8_t>(t.isTokenInRank);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::vector<std::vector<std::int32_t>> LayerRun::balancedIds() const {
+  std::vector<std::vector<std::int32_t>> out;
+  for (const CardTensors& t : ctx_->cards) out.push_back(hostRead<std::int32_t>(t.balancedIds));
+  return out;
+}
+
+std::vector<std::vector<std::uint8_t>> LayerRun::keepMasks() const {
+  std::vector<std::vector<std::uint8_t>> out;
+  for (const CardTensors& t : ctx_->cards) out.push_back(hostRead<std::uint8_t>(t.mask));
+  return out;
+}
+
+std::int64_t LayerRun::peakRingOccupancy() const {
+  std::int64_t peak = 0;
+  for (const auto& r : emu_->rings()) peak = std::max(peak, r.stats().peakOccupancy);
+  return peak;
+}
+
+namespace {
+template <typename T>
+std::string firstMismatch(const std::vector<T>& got, const std::vector<T>& want, const std::string& what) {
+  if (got.size() != want.size())
+    return what + ": " + std::to_string(got.size()) + " elements, reference has " + std::to_string(want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) return what + ": first difference at element " + std::to_string(i);
+  return {};
+}
+}  // namespace
+
+std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const {
+  std::vector<VerificationCheck> checks;
+  auto add = [&](std::string name, std::string mismatch, std::string what) {
+    checks.push_back({std::move(name), mismatch.empty(), mismatch.empty() ? std::move(what) : mismatch});
+  };
+  const int R = ctx_->R;
+  add("run completed", finished() ? "" : "the run did not finish (deadlock)", "all programs finished");
+  {
+    std::string mm;
+    const auto ids = balancedIds();
+    const auto masks = keepMasks();
+    for (int r = 0; r < R && mm.empty(); ++r) {
+      mm = firstMismatch(ids[r], ref.updateExpert[r].balancedIds, "rank " + std::to_string(r) + " balanced_expert_ids");
+      if (mm.empty() && ref.updateExpert[r].balancedActiveMask)
+        mm = firstMismatch(masks[r], *ref.updateExpert[r].balancedActiveMask, "rank " + std::to_string(r) + " balanced_active_mask");
+    }
+    add("update-expert == reference (bit-exact)", mm, std::to_string(R) + " ranks");
+  }
+  {
+    std::string mm;
+    const auto lay = layoutOutputs();
+    for (int r = 0; r < R && mm.empty(); ++r) {
+      const std::string p = "rank " + std::to_string(r) + " ";
+      mm = firstMismatch(lay[r].numTokensPerRank, ref.layout[r].numTokensPerRank, p + "num_tokens_per_rank");
+      if (mm.empty()) mm = firstMismatch(lay[r].numTokensPerRdmaRank, ref.layout[r].numTokensPerRdmaRank, p + "num_tokens_per_rdma_rank");
+      if (mm.empty()) mm = firstMismatch(lay[r].numTokensPerExpert, ref.layout[r].numTokensPerExpert, p + "num_tokens_per_expert");
+      if (mm.empty()) mm = firstMismatch(lay[r].isTokenInRank, ref.layout[r].isTokenInRank, p + "is_token_in_rank");
+    }
+    add("layout == reference (bit-exact)", mm, std::to_string(R) + " ranks");
+  }
+  {
+    std::string mm;
+    const auto out = dispatchOutputs();
+    std::int64_t rows = 0;
+    for (int r = 0; r < R && mm.empty(); ++r) {
+      const std::string p = "rank " + std::to_string(r) + " ";
+      const DispatchOutput& w = ref.dispatch[r];
+      mm = firstMismatch(out[r].expandX, w.expandX, p + "expandX");
+      if (mm.empty()) mm = firstMismatch(out[r].expandScales, w.expandScales, p + "expandScales");
+      if (mm.empty()) mm = firstMismatch(out[r].expandIdx, w.expandIdx, p + "expandIdx");
+      if (mm.empty()) mm = firstMismatch(out[r].expertTokenNums, w.expertTokenNums, p + "expertTokenNums");
+      if (mm.empty()) mm = firstMismatch(out[r].offsets, w.offsets, p + "offsets");
+      if (mm.empty()) mm = firstMismatch(out[r].lengths, w.lengths, p + "lengths");
+      rows += w.rows();
+    }
+    add("dispatch == reference (bit-exact)", mm, std::to_string(rows) + " rows");
+  }
+  if (sc_.payload == PayloadMode::Full) {
+    std::string mm;
+    const auto y = expertOutputs();
+    for (int r = 0; r < R && mm.empty(); ++r) mm = firstMismatch(y[r], ref.experts[r], "rank " + std::to_string(r) + " expert output");
+    add("experts == reference (bit-exact)", mm, "y = a_e x + b_e per row");
+  }
+  {
+    std::string mm;
+    const auto v = emu_->violations();
+    if (!v.empty()) mm = std::to_string(v.size()) + " protocol violations, first: " + v.front();
+    for (const auto& ring : emu_->rings()) {
+      if (!mm.empty()) break;
+      if (ring.stats().recordsRead != ring.stats().recordsWritten || !ring.records().empty() ||
+          ring.head() != ring.tail())
+        mm = ring.name() + ": " + std::to_string(ring.stats().recordsWritten) + " records written, " +
+             std::to_string(ring.stats().recordsRead) + " read (exactly-once delivery broken)";
+    }
+    add("ring invariants and exactly-once delivery", mm, std::to_string(emu_->rings().size()) + " rings");
+  }
+  return checks;
+}
+
+std::uint64_t LayerRun::digest() const {
+  Fnv1a h;
+  h.value(emu_->observer().eventDigest());
+  h.value(emu_->sim().now());
+  for (const CardTensors& t : ctx_->cards)
+    for (const Buffer* b : {t.balancedIds, t.mask, t.tokensPerRank, t.tokensPerRdmaRank, t.tokensPerExpert,
+                            t.isTokenInRank, t.expandX, t.expandScales, t.expandIdx, t.expertTokenNums,
+                            t.offsets, t.lengths, t.expertOut})
+      if (b) h.bytes(b->data(), b->bytes.size());
+  return h.digest();
+}
+
+}  // namespace moe

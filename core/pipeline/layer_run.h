@@ -1,0 +1,110 @@
+#pragma once
+// One MoE layer emulated end to end (SPEC §3): gating -> UpdateExpert -> layout ->
+// dispatch (phased or streaming) -> experts. It is steppable event by event, so the CLI
+// runs it to the end and the workbench can pause, step and observe it.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/ops/dispatch_reference.h"
+#include "core/ops/gating.h"
+#include "core/ops/layout.h"
+#include "core/ops/update_expert.h"
+#include "core/pipeline/emulation.h"
+#include "core/pipeline/layer_context.h"
+
+namespace moe {
+
+struct StageReport {
+  std::string name;
+  Time start = 0;
+  Time end = 0;
+  double linkBytes = 0;  // bytes carried over HCCS and NIC links during the stage
+  double hccsBytes = 0;
+  double nicBytes = 0;
+  Time duration() const { return end - start; }
+};
+
+struct VerificationCheck {
+  std::string name;
+  bool ok = false;
+  std::string detail;  // first mismatch, or what was compared
+};
+
+// The golden chain: the references of every operator applied to the same gating output.
+struct ReferenceLayer {
+  std::vector<ops::UpdateExpertResult> updateExpert;  // per rank
+  std::vector<ops::LayoutResult> layout;              // per rank
+  std::vector<DispatchOutput> dispatch;               // per rank
+  std::vector<std::vector<bf16>> experts;             // per rank [A*H]
+};
+ReferenceLayer computeReference(const Scenario& sc, const std::vector<RankGating>& gating);
+
+// The checks LayerRun's constructor makes, without building anything: the eplb table (as
+// MoeUpdateExpert validates it) and the ring tiling. Throws InputError naming the field.
+void checkRunnable(const Scenario& sc);
+
+class LayerRun {
+ public:
+  // impl must be Phased or Streaming. Throws InputError for a scenario the layer cannot
+  // run (an invalid eplb table, a tiling that cannot work), naming the field.
+  LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const std::vector<RankGating>> gating = {});
+  ~LayerRun();
+
+  DispatchImpl impl() const { return impl_; }
+  Emulation& emulation() { return *emu_; }
+  const Emulation& emulation() const { return *emu_; }
+  const LayerContext& context() const { return *ctx_; }
+  const std::vector<RankGating>& gating() const { return *gating_; }
+
+  // Runs one event. Returns false once nothing is left to run (finished or deadlocked).
+  bool step();
+  void runToEnd();
+  bool finished() const;
+  bool deadlocked() const { return !finished() && emu_->sim().pendingEvents() == 0; }
+  const std::string& currentStage() const { return stage_; }
+
+  const std::vector<StageReport>& stages() const { return stages_; }
+  // The per-rank outputs, read back from the cards' GM.
+  std::vector<DispatchOutput> dispatchOutputs() const;
+  std::vector<std::vector<bf16>> expertOutputs() const;
+  std::vector<ops::LayoutResult> layoutOutputs() const;
+  std::vector<std::vector<std::int32_t>> balancedIds() const;
+  std::vector<std::vector<std::uint8_t>> keepMasks() const;
+
+  // Compares every operator's emulated output with the golden reference, and checks the
+  // protocol invariants. Call after the run finished.
+  std::vector<VerificationCheck> verify(const ReferenceLayer& ref) const;
+
+  // Peak bytes reserved for dispatch communication buffers (rings or full windows).
+  std::int64_t commBufferBytes() const { return commBufferBytes_; }
+  std::int64_t peakRingOccupancy() const;
+  // Hash of the event log and every output byte: same scenario and seed, same digest.
+  std::uint64_t digest() const;
+
+ private:
+  Task driver();
+  template <typename Launch>
+  Task stage(std::string name, Launch launch);
+  void allocateDispatchOutputs();
+
+  Scenario sc_;
+  DispatchImpl impl_;
+  std::shared_ptr<const std::vector<RankGating>> gating_;
+  std::unique_ptr<Emulation> emu_;
+  std::unique_ptr<LayerContext> ctx_;
+  std::vector<StageReport> stages_;
+  std::string stage_ = "not started";
+  std::int64_t commBufferBytes_ = 0;
+  int driverProgram_ = -1;
+};
+
+// The eplb_table a scenario uses: its explicit table, or the identity (expert e on
+// instance e). Returns {rows [E*F], F}.
+std::pair<std::vector<std::int32_t>, int> scenarioTable(const Scenario& sc);
+
+// UpdateExpert arguments for one rank, from the gating output.
+ops::UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int rank);
+
+}  // namespace moe

@@ -1,0 +1,173 @@
+#include "core/pipeline/run_report.h"
+
+#include <cstdio>
+
+#include "core/observe/trace_export.h"
+#include "core/util/hash.h"
+
+namespace moe {
+
+namespace {
+
+const char* implName(DispatchImpl i) { return i == DispatchImpl::Phased ? "phased" : "streaming"; }
+
+const char* routingName(RoutingKind k) {
+  switch (k) {
+    case RoutingKind::Uniform: return "uniform";
+    case RoutingKind::PowerLaw: return "power-law";
+    case RoutingKind::Hotspot: return "hotspot";
+    case RoutingKind::GroupLimited: return "group-limited";
+    case RoutingKind::Trace: return "trace";
+  }
+  return "?";
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double gbps(double bytes, Time t) { return t > 0 ? bytes / static_cast<double>(t) * 1e3 : 0.0; }
+
+}  // namespace
+
+bool RunReport::ok() const {
+  for (const auto& d : deadlocks)
+    if (!d.empty()) return false;
+  for (const auto& run : checks)
+    for (const auto& c : run)
+      if (!c.ok) return false;
+  for (const auto& c : crossChecks)
+    if (!c.ok) return false;
+  return true;
+}
+
+RunReport runScenario(const Scenario& sc, bool verify) {
+  RunReport r;
+  r.scenario = sc;
+  checkRunnable(sc);
+  auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(sc));
+  std::vector<DispatchImpl> impls;
+  if (sc.dispatchImpl == DispatchImpl::Both)
+    impls = {DispatchImpl::Phased, DispatchImpl::Streaming};
+  else
+    impls = {sc.dispatchImpl};
+  Fnv1a digest;
+  for (DispatchImpl impl : impls) {
+    auto run = std::make_unique<LayerRun>(sc, impl, gating);
+    run->runToEnd();
+    r.deadlocks.push_back(run->deadlocked()
+                              ? std::string("deadlock in ") + implName(impl) + " run during stage '" +
+                                    run->currentStage() + "' at " +
+                                    fmt("%.3f", toMicroseconds(run->emulation().sim().now())) +
+                                    " us: no event can fire while these cores wait:\n" +
+                                    run->emulation().deadlockDiagnosis()
+                              : std::string());
+    digest.value(run->digest());
+    r.runs.push_back(std::move(run));
+  }
+  r.digest = digest.digest();
+  if (verify) {
+    r.verified = true;
+    const ReferenceLayer ref = computeReference(sc, *gating);
+    for (const auto& run : r.runs) r.checks.push_back(run->verify(ref));
+    if (r.runs.size() == 2) {
+      const bool same = r.runs[0]->dispatchOutputs() == r.runs[1]->dispatchOutputs() &&
+                        r.runs[0]->expertOutputs() == r.runs[1]->expertOutputs();
+      r.crossChecks.push_back({"phased == streaming (byte-identical outputs)", same,
+                               same ? "dispatch and expert outputs" : "outputs differ"});
+    }
+  }
+  return r;
+}
+
+void printReport(std::ostream& out, const RunReport& r) {
+  const Scenario& sc = r.scenario;
+  out << "moe-sim: scenario \"" << sc.name << "\": " << sc.cluster.servers << " server(s) x "
+      << sc.cluster.cardsPerServer << " cards (" << sc.profileName << "), " << sc.model.tokensPerRank
+      << " tokens/rank, H " << sc.model.hidden << ", top-" << sc.model.topk << " of " << sc.model.experts
+      << " experts, " << routingName(sc.routing.kind) << " routing, payload "
+      << (sc.payload == PayloadMode::Full ? "full" : "none") << ", seed " << sc.seed << "\n\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-20s", "stage");
+  out << line;
+  for (const auto& run : r.runs) {
+    std::snprintf(line, sizeof line, " | %-34s", (std::string(implName(run->impl())) + " dispatch").c_str());
+    out << line;
+  }
+  out << "\n";
+  std::snprintf(line, sizeof line, "%-20s", "");
+  out << line;
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    std::snprintf(line, sizeof line, " | %10s %11s %11s", "time us", "link MB", "GB/s");
+    out << line;
+  }
+  out << "\n";
+  const std::size_t stages = r.runs.front()->stages().size();
+  for (std::size_t s = 0; s < stages; ++s) {
+    std::string name = r.runs.front()->stages()[s].name;
+    if (name.rfind("dispatch-", 0) == 0 && name != "dispatch-notify") name = "dispatch";
+    std::snprintf(line, sizeof line, "%-20s", name.c_str());
+    out << line;
+    for (const auto& run : r.runs) {
+      if (s >= run->stages().size()) continue;
+      const StageReport& st = run->stages()[s];
+      std::snprintf(line, sizeof line, " | %10.3f %11.3f %11.2f", toMicroseconds(st.duration()),
+                    st.linkBytes / 1e6, gbps(st.linkBytes, st.duration()));
+      out << line;
+    }
+    out << "\n";
+  }
+  std::snprintf(line, sizeof line, "%-20s", "total");
+  out << line;
+  for (const auto& run : r.runs) {
+    std::snprintf(line, sizeof line, " | %10.3f %11s %11s", toMicroseconds(run->emulation().sim().now()), "", "");
+    out << line;
+  }
+  out << "\n\n";
+  for (const auto& run : r.runs) {
+    const std::string n = implName(run->impl());
+    out << n << ": dispatch comm buffers " << fmt("%.2f", static_cast<double>(run->commBufferBytes()) / (1 << 20))
+        << " MiB over " << sc.cluster.ranks() << " cards";
+    if (run->impl() == DispatchImpl::Streaming)
+      out << ", peak ring occupancy " << run->peakRingOccupancy() << " of " << sc.rings.chunkBytes * sc.rings.queueChunks
+          << " B (" << run->emulation().rings().size() << " rings)";
+    out << ", " << run->emulation().sim().eventsRun() << " events, " << run->emulation().machine().rdmaPosts
+        << " RDMA posts\n";
+  }
+  for (std::size_t i = 0; i < r.deadlocks.size(); ++i)
+    if (!r.deadlocks[i].empty()) out << "\n" << r.deadlocks[i];
+  if (r.verified) {
+    out << "\nverification:\n";
+    for (std::size_t i = 0; i < r.runs.size(); ++i)
+      for (const auto& c : r.checks[i])
+        out << "  [" << (c.ok ? "ok" : "FAIL") << "] " << implName(r.runs[i]->impl()) << ": " << c.name << " ("
+            << c.detail << ")\n";
+    for (const auto& c : r.crossChecks)
+      out << "  [" << (c.ok ? "ok" : "FAIL") << "] " << c.name << " (" << c.detail << ")\n";
+    out << "verification: " << (r.ok() ? "passed" : "FAILED") << "\n";
+  }
+  std::snprintf(line, sizeof line, "digest: %016llx\n", static_cast<unsigned long long>(r.digest));
+  out << "\n" << line;
+}
+
+void writeReportTrace(std::ostream& out, const RunReport& r) {
+  std::vector<TraceSource> sources;
+  for (const auto& run : r.runs) sources.push_back({&run->emulation(), implName(run->impl())});
+  writeChromeTrace(out, sources);
+}
+
+void writeReportCsv(std::ostream& out, const RunReport& r) {
+  out << "impl,stage,start_us,end_us,duration_us,hccs_bytes,nic_bytes,achieved_gbps\n";
+  for (const auto& run : r.runs)
+    for (const StageReport& st : run->stages()) {
+      char line[256];
+      std::snprintf(line, sizeof line, "%s,%s,%.6f,%.6f,%.6f,%.0f,%.0f,%.3f\n", implName(run->impl()),
+                    st.name.c_str(), toMicroseconds(st.start), toMicroseconds(st.end),
+                    toMicroseconds(st.duration()), st.hccsBytes, st.nicBytes, gbps(st.linkBytes, st.duration()));
+      out << line;
+    }
+}
+
+}  // namespace moe
