@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -12,6 +13,7 @@ int FlowNetwork::addResource(std::string name, double gbps) {
   resources_.push_back(NetResource{std::move(name), gbpsToBytesPerPs(gbps), gbps});
   capLeft_.push_back(0);
   unfrozenCount_.push_back(0);
+  flowsOn_.emplace_back();
   return static_cast<int>(resources_.size()) - 1;
 }
 
@@ -27,6 +29,7 @@ void FlowNetwork::start(const std::vector<int>& path, std::int64_t bytes, Action
   } else {
     slot = static_cast<int>(flows_.size());
     flows_.emplace_back();
+    newRate_.push_back(0);
   }
   Flow& f = flows_[slot];
   f.path = path;
@@ -37,7 +40,10 @@ void FlowNetwork::start(const std::vector<int>& path, std::int64_t bytes, Action
   f.active = true;
   ++f.generation;
   active_.push_back(slot);
-  for (int r : path) ++resources_[r].activeFlows;
+  for (int r : path) {
+    ++resources_[r].activeFlows;
+    flowsOn_[r].push_back(slot);
+  }
   recompute();
 }
 
@@ -57,7 +63,11 @@ void FlowNetwork::finish(int slot) {
   f.remaining = 0;
   f.active = false;
   ++f.generation;
-  for (int r : f.path) --resources_[r].activeFlows;
+  for (int r : f.path) {
+    --resources_[r].activeFlows;
+    auto& on = flowsOn_[r];
+    on.erase(std::find(on.begin(), on.end(), slot));
+  }
   active_.erase(std::find(active_.begin(), active_.end(), slot));
   freeSlots_.push_back(slot);
   const Action done = f.onDone;
@@ -75,9 +85,11 @@ void FlowNetwork::recompute() {
     for (int r : f.path) resources_[r].bytesCarried += moved;
     f.lastUpdate = now;
   }
-  // 2. Progressive filling over the resources the active flows touch.
+  // 2. Progressive filling over the resources the active flows touch: the resource with
+  // the smallest fair share is the bottleneck; its unfrozen flows get that share.
   touched_.clear();
-  for (int s : active_)
+  for (int s : active_) {
+    newRate_[s] = -1.0;
     for (int r : flows_[s].path) {
       if (unfrozenCount_[r] == 0) {
         touched_.push_back(r);
@@ -85,39 +97,56 @@ void FlowNetwork::recompute() {
       }
       ++unfrozenCount_[r];
     }
-  std::vector<double> newRate(active_.size(), -1.0);
+  }
+  // Lazy min-heap of (fair share, resource): a resource's share only changes when one of
+  // its flows freezes, and then it is pushed again; stale entries are skipped on pop.
+  // Ties go to the lower resource id, so the fill order is deterministic.
+  struct Entry {
+    double share;
+    int resource;
+    bool operator>(const Entry& o) const { return share > o.share || (share == o.share && resource > o.resource); }
+  };
+  std::vector<Entry> heap;
+  heap.reserve(touched_.size());
+  for (int r : touched_) heap.push_back({capLeft_[r] / unfrozenCount_[r], r});
+  std::make_heap(heap.begin(), heap.end(), std::greater<>());
   std::size_t unfrozen = active_.size();
-  while (unfrozen > 0) {
-    int bottleneck = -1;
-    double share = std::numeric_limits<double>::infinity();
-    for (int r : touched_) {
-      if (unfrozenCount_[r] == 0) continue;
-      const double s = capLeft_[r] / unfrozenCount_[r];
-      if (s < share) share = s, bottleneck = r;
-    }
-    if (bottleneck < 0) break;
-    for (std::size_t i = 0; i < active_.size(); ++i) {
-      if (newRate[i] >= 0) continue;
-      const Flow& f = flows_[active_[i]];
-      if (std::find(f.path.begin(), f.path.end(), bottleneck) == f.path.end()) continue;
-      newRate[i] = share;
+  while (unfrozen > 0 && !heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    const Entry top = heap.back();
+    heap.pop_back();
+    const int bottleneck = top.resource;
+    if (unfrozenCount_[bottleneck] == 0 || top.share != capLeft_[bottleneck] / unfrozenCount_[bottleneck])
+      continue;  // stale
+    const double share = top.share;
+    for (int s : flowsOn_[bottleneck]) {
+      if (newRate_[s] >= 0) continue;
+      newRate_[s] = share;
       --unfrozen;
-      for (int r : f.path) {
+      for (int r : flows_[s].path) {
         capLeft_[r] = std::max(0.0, capLeft_[r] - share);
         --unfrozenCount_[r];
+        if (r != bottleneck && unfrozenCount_[r] > 0) {
+          heap.push_back({capLeft_[r] / unfrozenCount_[r], r});
+          std::push_heap(heap.begin(), heap.end(), std::greater<>());
+        }
       }
     }
   }
-  for (int r : touched_) unfrozenCount_[r] = 0;
-  for (auto& res : resources_) res.activeRate = 0;
+  for (int r : rated_) resources_[r].activeRate = 0;
+  rated_.clear();
   // 3. Reschedule only the flows whose rate changed; the others' events stay valid.
-  for (std::size_t i = 0; i < active_.size(); ++i) {
-    Flow& f = flows_[active_[i]];
-    for (int r : f.path) resources_[r].activeRate += newRate[i];
-    if (newRate[i] == f.rate) continue;
-    f.rate = newRate[i];
+  for (int s : active_) {
+    Flow& f = flows_[s];
+    for (int r : f.path) resources_[r].activeRate += newRate_[s];
+    if (newRate_[s] == f.rate) continue;
+    f.rate = newRate_[s];
     ++f.generation;
-    scheduleCompletion(active_[i]);
+    scheduleCompletion(s);
+  }
+  for (int r : touched_) {
+    unfrozenCount_[r] = 0;
+    rated_.push_back(r);
   }
 }
 

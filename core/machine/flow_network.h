@@ -55,10 +55,14 @@ class FlowNetwork {
   std::vector<Flow> flows_;
   std::vector<int> freeSlots_;
   std::vector<int> active_;  // slots in start order: keeps the fill order deterministic
+  // Active flow slots crossing each resource, so a bottleneck freezes only its own flows.
+  std::vector<std::vector<int>> flowsOn_;
   // Scratch for recompute().
   std::vector<double> capLeft_;
   std::vector<int> unfrozenCount_;
   std::vector<int> touched_;
+  std::vector<int> rated_;  // resources whose activeRate is non-zero
+  std::vector<double> newRate_;  // by slot
 };
 
 }  // namespace moe

@@ -29,6 +29,10 @@ Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& 
       for (int i = 0; i < hw.aicCores; ++i) c.aic.push_back(addCore(CoreKind::Aic, i));
       cards_.push_back(std::move(c));
     }
+  for (std::size_t i = 0; i < cards_.size(); ++i) {
+    arenas_.emplace_back(true);
+    sparseArenas_.emplace_back(false);
+  }
   // HCCS: one resource per ordered card pair inside a server (full mesh, per direction).
   hccs_.assign(static_cast<std::size_t>(cardCount()) * cps, -1);
   for (const Card& a : cards_)
@@ -42,7 +46,7 @@ Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& 
     }
 }
 
-Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool activation) {
+Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool activation, bool sparse) {
   if (bytes < 0) throw std::logic_error("negative GM allocation " + name);
   Card& c = cards_[card];
   if (c.gmAllocated + bytes > hw_.hbmBytes)
@@ -50,7 +54,9 @@ Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool ac
   c.gmAllocated += bytes;
   Buffer& b = buffers_.emplace_back(Buffer{"card" + std::to_string(card) + "." + name, MemSpace::Gm,
                                            card, -1, bytes, {}});
-  if (!activation || payloadFull()) b.bytes.assign(static_cast<std::size_t>(bytes), 0);
+  if (!activation || payloadFull())
+    b.bytes = ByteStore::view((sparse ? sparseArenas_ : arenas_)[card].allocate(static_cast<std::size_t>(bytes)),
+                              static_cast<std::size_t>(bytes));
   return &b;
 }
 
@@ -66,8 +72,14 @@ Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, boo
   core.ubUsed_ += rounded;
   auto b = std::make_unique<Buffer>(Buffer{core.name() + ".ub." + name, MemSpace::Ub, core.card(),
                                            core.id(), bytes, {}});
-  if (!activation || payloadFull()) b->bytes.assign(static_cast<std::size_t>(bytes), 0);
+  if (!activation || payloadFull()) b->bytes = ByteStore(static_cast<std::size_t>(bytes));
   return core.ubBuffers_.emplace_back(std::move(b)).get();
+}
+
+void Machine::releaseGmStorage() {
+  for (Buffer& b : buffers_) b.bytes = ByteStore();
+  for (GmArena& a : arenas_) a.release();
+  for (GmArena& a : sparseArenas_) a.release();
 }
 
 Word* Machine::makeWord(int card, std::string name) {

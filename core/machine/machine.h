@@ -64,11 +64,15 @@ class Machine {
   AiCore& aic(int card, int i) { return *cores_[cards_[card].aic[i]]; }
   const std::vector<LinkInfo>& links() const { return links_; }
 
-  // GM on a card. `activation` buffers hold no bytes when payload is "none".
-  Buffer* allocGm(int card, std::int64_t bytes, std::string name, bool activation);
+  // GM on a card. `activation` buffers hold no bytes when payload is "none". `sparse`
+  // buffers (worst-case windows, mostly unwritten) avoid huge pages so the untouched
+  // part costs no memory.
+  Buffer* allocGm(int card, std::int64_t bytes, std::string name, bool activation, bool sparse = false);
   // UB of one core; throws if the core's UB would overflow (tiling checks this earlier).
   Buffer* allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation);
   Word* makeWord(int card, std::string name);
+  // Frees the bytes of every GM buffer (sizes stay): for dropping a finished run's tensors.
+  void releaseGmStorage();
   // Scalar access latency from a core to a word's card.
   Time wordLatency(const AiCore& from, const Word& w) const;
   // Writes a word now (host-side init or a landed write) and wakes its waiters.
@@ -97,6 +101,8 @@ class Machine {
   std::vector<int> hccs_;  // [src * cardsPerServer + dstLocal], per server block
   std::vector<LinkInfo> links_;
   std::deque<Buffer> buffers_;
+  std::vector<GmArena> arenas_;        // one per card, huge pages
+  std::vector<GmArena> sparseArenas_;  // one per card, 4 KiB pages
   std::deque<Word> words_;
 };
 

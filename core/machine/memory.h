@@ -4,7 +4,10 @@
 // clusters still run the protocol and timing (SPEC §2).
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,13 +16,79 @@ namespace moe {
 
 enum class MemSpace : std::uint8_t { Gm, Ub };
 
+// Zero-filled bytes from calloc: large blocks arrive as untouched zero pages, so a 512 KiB
+// ring that only ever carries a few records costs only the pages it touches.
+class ByteStore {
+ public:
+  ByteStore() = default;
+  explicit ByteStore(std::size_t n) : p_(static_cast<std::uint8_t*>(std::calloc(n ? n : 1, 1))), n_(n), owned_(true) {
+    if (!p_) throw std::bad_alloc();
+  }
+  // A view of zeroed bytes owned elsewhere (a card's GM arena).
+  static ByteStore view(std::uint8_t* p, std::size_t n) {
+    ByteStore b;
+    b.p_ = p;
+    b.n_ = n;
+    return b;
+  }
+  ByteStore(ByteStore&& o) noexcept : p_(o.p_), n_(o.n_), owned_(o.owned_) { o.p_ = nullptr, o.n_ = 0, o.owned_ = false; }
+  ByteStore& operator=(ByteStore&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    std::swap(owned_, o.owned_);
+    return *this;
+  }
+  ByteStore(const ByteStore&) = delete;
+  ByteStore& operator=(const ByteStore&) = delete;
+  ~ByteStore() {
+    if (owned_) std::free(p_);
+  }
+
+  bool empty() const { return n_ == 0; }
+  std::size_t size() const { return n_; }
+  std::uint8_t* data() { return p_; }
+  const std::uint8_t* data() const { return p_; }
+  std::uint8_t* begin() { return p_; }
+  std::uint8_t* end() { return p_ + n_; }
+
+ private:
+  std::uint8_t* p_ = nullptr;
+  std::size_t n_ = 0;
+  bool owned_ = false;
+};
+
+// Bump allocator for one card's GM: large anonymous mappings advised for transparent huge
+// pages. Emulated GM is touched densely (rings, outputs), and 4 KiB first-touch faults
+// were a third of a default run's wall time. Freed all at once.
+class GmArena {
+ public:
+  explicit GmArena(bool hugePages = true) : hugePages_(hugePages) {}
+  GmArena(const GmArena&) = delete;
+  GmArena& operator=(const GmArena&) = delete;
+  GmArena(GmArena&& o) noexcept : chunks_(std::move(o.chunks_)), used_(o.used_), hugePages_(o.hugePages_) {
+    o.chunks_.clear();
+  }
+  ~GmArena() { release(); }
+  std::uint8_t* allocate(std::size_t n);  // zeroed, 64-B aligned
+  void release();
+
+ private:
+  struct Chunk {
+    std::uint8_t* base;
+    std::size_t size;
+  };
+  std::vector<Chunk> chunks_;
+  std::size_t used_ = 0;  // in the last chunk
+  bool hugePages_ = true;
+};
+
 struct Buffer {
   std::string name;
   MemSpace space;
   int card;
   int core;  // owning core for UB, -1 for GM
   std::int64_t size;
-  std::vector<std::uint8_t> bytes;  // empty when the buffer is virtual (payload none)
+  ByteStore bytes;  // empty when the buffer is virtual (payload none)
 
   bool hasBytes() const { return !bytes.empty() || size == 0; }
   std::uint8_t* data() { return bytes.data(); }

@@ -3,7 +3,7 @@
 namespace moe {
 
 std::vector<DispatchOutput> dispatchReference(const DispatchShape& sh,
-                                              const std::vector<DispatchSource>& src) {
+                                              const std::vector<DispatchSource>& src, bool materializeRows) {
   const int P = sh.localExperts, K = sh.topk, H = sh.hidden;
   std::vector<DispatchOutput> out(sh.ranks);
   for (int d = 0; d < sh.ranks; ++d) {
@@ -19,7 +19,7 @@ std::vector<DispatchOutput> dispatchReference(const DispatchShape& sh,
           for (int k = 0; k < K; ++k) {
             const std::size_t i = static_cast<std::size_t>(t) * K + k;
             if (!src[s].mask[i] || src[s].ids[i] != instance) continue;
-            if (!src[s].x.empty())
+            if (materializeRows && !src[s].x.empty())
               o.expandX.insert(o.expandX.end(), src[s].x.begin() + static_cast<std::ptrdiff_t>(t) * H,
                                src[s].x.begin() + static_cast<std::ptrdiff_t>(t + 1) * H);
             o.expandScales.push_back(src[s].weights[i]);
@@ -39,6 +39,10 @@ ExpertCoefficients expertCoefficients(int g) {
                             static_cast<float>(g % 5) * 0.0625f - 0.125f};
 }
 
+void expertRow(const ExpertCoefficients& c, const bf16* x, bf16* y, int hidden) {
+  for (int h = 0; h < hidden; ++h) y[h] = floatToBf16(c.a * bf16ToFloat(x[h]) + c.b);
+}
+
 std::vector<bf16> expertsReference(const DispatchOutput& r, int rank, int P, int H) {
   std::vector<bf16> y(r.expandX.size());
   for (int le = 0; le < P; ++le) {
@@ -46,10 +50,7 @@ std::vector<bf16> expertsReference(const DispatchOutput& r, int rank, int P, int
     const std::int64_t begin = r.offsets[le * (r.offsets.size() / P)];
     const std::int64_t end = begin + r.expertTokenNums[le];
     for (std::int64_t row = begin; row < end; ++row)
-      for (int h = 0; h < H; ++h) {
-        const std::size_t i = static_cast<std::size_t>(row) * H + h;
-        y[i] = floatToBf16(c.a * bf16ToFloat(r.expandX[i]) + c.b);
-      }
+      expertRow(c, &r.expandX[static_cast<std::size_t>(row) * H], &y[static_cast<std::size_t>(row) * H], H);
   }
   return y;
 }

@@ -37,8 +37,12 @@ struct DispatchOutput {
   bool operator==(const DispatchOutput&) const = default;
 };
 
+// With materializeRows false, expandX is left empty: every row r is, by definition, the
+// source row named by expandIdx[r], so large runs can check rows in place without holding
+// a second copy of every received token.
 std::vector<DispatchOutput> dispatchReference(const DispatchShape& shape,
-                                              const std::vector<DispatchSource>& sources);
+                                              const std::vector<DispatchSource>& sources,
+                                              bool materializeRows = true);
 
 // Expert e's function: y = a_e * x + b_e in fp32, rounded once to bf16 (SPEC §2).
 struct ExpertCoefficients {
@@ -46,6 +50,9 @@ struct ExpertCoefficients {
   float b;
 };
 ExpertCoefficients expertCoefficients(int globalInstance);
+
+// The expert output of one row: y[h] = bf16(a * x[h] + b).
+void expertRow(const ExpertCoefficients& c, const bf16* x, bf16* y, int hidden);
 
 // Applies each row's expert to one rank's expandX: [A*H] -> [A*H].
 std::vector<bf16> expertsReference(const DispatchOutput& received, int rank, int localExperts,

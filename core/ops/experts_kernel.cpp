@@ -30,7 +30,7 @@ Task expertCore(LayerContext& ctx, int d, AiCore& core, std::vector<ExpertShare>
     const Region rows{tile, 0, n * ctx.rowBytes};
     co_await core.copy(rows, Region{g.expandX, r0 * ctx.rowBytes, n * ctx.rowBytes});
     co_await core.cube(6.0 * static_cast<double>(n) * ctx.H * ctx.sc.model.intermediate);
-    if (tile->hasBytes() && !tile->bytes.empty()) {
+    if (!tile->bytes.empty()) {
       auto* v = tile->as<bf16>();
       for (std::int64_t i = 0; i < n * ctx.H; ++i) v[i] = floatToBf16(c.a * bf16ToFloat(v[i]) + c.b);
     }

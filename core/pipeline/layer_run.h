@@ -33,13 +33,15 @@ struct VerificationCheck {
 };
 
 // The golden chain: the references of every operator applied to the same gating output.
+// Dispatch rows are not materialized (see dispatchReference): verification checks each
+// received row, and each expert output row, against the source row its expandIdx names.
 struct ReferenceLayer {
+  std::shared_ptr<const std::vector<RankGating>> gating;
   std::vector<ops::UpdateExpertResult> updateExpert;  // per rank
   std::vector<ops::LayoutResult> layout;              // per rank
-  std::vector<DispatchOutput> dispatch;               // per rank
-  std::vector<std::vector<bf16>> experts;             // per rank [A*H]
+  std::vector<DispatchOutput> dispatch;               // per rank, expandX empty
 };
-ReferenceLayer computeReference(const Scenario& sc, const std::vector<RankGating>& gating);
+ReferenceLayer computeReference(const Scenario& sc, std::shared_ptr<const std::vector<RankGating>> gating);
 
 // The checks LayerRun's constructor makes, without building anything: the eplb table (as
 // MoeUpdateExpert validates it) and the ring tiling. Throws InputError naming the field.
@@ -82,6 +84,11 @@ class LayerRun {
   std::int64_t peakRingOccupancy() const;
   // Hash of the event log and every output byte: same scenario and seed, same digest.
   std::uint64_t digest() const;
+  // Hash of the operator outputs only (no timing): equal across dispatch designs.
+  std::uint64_t outputHash() const;
+  // Frees the cards' tensor bytes (keeps stages, rings and the event log). A CLI run does
+  // this between designs to keep peak memory to one run; outputs read back empty after.
+  void releaseTensors();
 
  private:
   Task driver();
@@ -98,6 +105,9 @@ class LayerRun {
   std::string stage_ = "not started";
   std::int64_t commBufferBytes_ = 0;
   int driverProgram_ = -1;
+  std::uint64_t outputHash_ = 0;
+  std::uint64_t tensorsHash_ = 0;
+  bool released_ = false;
 };
 
 // The eplb_table a scenario uses: its explicit table, or the identity (expert e on
