@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
+#include "core/pipeline/layer_run.h"
 #include "core/scenario/scenario_json.h"
 
 namespace {
@@ -29,7 +30,8 @@ const moesim::RegisterCommand kValidate([](CLI::App& app, int& exitCode) {
   auto file = std::make_shared<std::string>();
   sub->add_option("file", *file, "Scenario JSON file")->required();
   sub->callback([file, &exitCode] {
-    moe::loadScenarioFile(*file);
+    // The same checks `run` makes before it starts: the eplb table and the ring tiling.
+    moe::checkRunnable(moe::loadScenarioFile(*file));
     std::cout << "ok: " << *file << "\n";
     exitCode = 0;
   });

@@ -66,7 +66,13 @@ void AiCore::startOp(const std::shared_ptr<Op>& op) {
       s.after(op->duration, Action{&AiCore::opLanded, op.get(), 0});
       break;
     case Op::Kind::Copy:
-      m_.net().start(op->path, op->wireBytes, Action{&AiCore::opCrossed, op.get(), 0});
+      // Tiny DMAs (a scale, an index triple) are latency-bound: they take their port time
+      // directly instead of entering the shared-bandwidth model, which would cost a rate
+      // recompute for a few bytes.
+      if (op->wireBytes < kTinyCopyBytes)
+        s.after(transferTime(op->wireBytes, m_.hw().mteGBpsPerCore), Action{&AiCore::opCrossed, op.get(), 0});
+      else
+        m_.net().start(op->path, op->wireBytes, Action{&AiCore::opCrossed, op.get(), 0});
       break;
     case Op::Kind::Rdma:
       s.after(op->duration, Action{&AiCore::rdmaPosted, op.get(), 0});

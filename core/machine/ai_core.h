@@ -24,6 +24,9 @@ class Machine;
 class AiCore;
 
 enum class Pipe : std::uint8_t { Mte2, Mte3, Vector, Scalar, Cube, Count };
+
+// DMAs below this size bypass the flow model (see AiCore::startOp).
+constexpr std::int64_t kTinyCopyBytes = 1024;
 enum class CoreKind : std::uint8_t { Aiv, Aic };
 
 // A 64-bit word in GM that programs poll: ring head/tail, flags, counters. Waiters are

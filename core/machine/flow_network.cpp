@@ -44,7 +44,19 @@ void FlowNetwork::start(const std::vector<int>& path, std::int64_t bytes, Action
     ++resources_[r].activeFlows;
     flowsOn_[r].push_back(slot);
   }
-  recompute();
+  requestRecompute();
+}
+
+void FlowNetwork::requestRecompute() {
+  if (recomputePending_) return;
+  recomputePending_ = true;
+  sim_.at(sim_.now(), Action{&FlowNetwork::recomputeEvent, this, 0});
+}
+
+void FlowNetwork::recomputeEvent(void* self, std::uint64_t) {
+  auto* net = static_cast<FlowNetwork*>(self);
+  net->recomputePending_ = false;
+  net->recompute();
 }
 
 void FlowNetwork::flowEvent(void* self, std::uint64_t arg) {
@@ -71,12 +83,14 @@ void FlowNetwork::finish(int slot) {
   active_.erase(std::find(active_.begin(), active_.end(), slot));
   freeSlots_.push_back(slot);
   const Action done = f.onDone;
-  recompute();
+  requestRecompute();
   done();
 }
 
 void FlowNetwork::recompute() {
   const Time now = sim_.now();
+  ++recomputes_;
+  flowsRecomputed_ += active_.size();
   // 1. Progress every active flow to now at its old rate.
   for (int s : active_) {
     Flow& f = flows_[s];

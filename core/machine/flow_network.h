@@ -30,6 +30,9 @@ class FlowNetwork {
   const NetResource& resource(int id) const { return resources_[id]; }
   int resourceCount() const { return static_cast<int>(resources_.size()); }
   int activeFlowCount() const { return static_cast<int>(active_.size()); }
+  // Engine statistics: how often rates were recomputed and over how many flows in total.
+  std::uint64_t recomputes() const { return recomputes_; }
+  std::uint64_t flowsRecomputed() const { return flowsRecomputed_; }
 
   // Starts moving `bytes` over `path` now; `onDone` runs when the last byte has crossed.
   // Per-hop latency is the caller's business (it is fixed, not shared).
@@ -46,6 +49,10 @@ class FlowNetwork {
     bool active = false;
   };
   static void flowEvent(void* self, std::uint64_t arg);
+  static void recomputeEvent(void* self, std::uint64_t);
+  // Flows starting or ending at the same instant share one recompute: it runs as an event
+  // at the current time, after the events already queued for it.
+  void requestRecompute();
   void finish(int slot);
   void recompute();
   void scheduleCompletion(int slot);
@@ -63,6 +70,9 @@ class FlowNetwork {
   std::vector<int> touched_;
   std::vector<int> rated_;  // resources whose activeRate is non-zero
   std::vector<double> newRate_;  // by slot
+  bool recomputePending_ = false;
+  std::uint64_t recomputes_ = 0;
+  std::uint64_t flowsRecomputed_ = 0;
 };
 
 }  // namespace moe

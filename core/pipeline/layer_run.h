@@ -68,8 +68,9 @@ class LayerRun {
   const std::string& currentStage() const { return stage_; }
 
   const std::vector<StageReport>& stages() const { return stages_; }
-  // The per-rank outputs, read back from the cards' GM.
-  std::vector<DispatchOutput> dispatchOutputs() const;
+  // The per-rank outputs, read back from the cards' GM. Without rows, expandX stays empty
+  // (the metadata alone is small; the rows are hundreds of MB on the default scenario).
+  std::vector<DispatchOutput> dispatchOutputs(bool withRows = true) const;
   std::vector<std::vector<bf16>> expertOutputs() const;
   std::vector<ops::LayoutResult> layoutOutputs() const;
   std::vector<std::vector<std::int32_t>> balancedIds() const;

@@ -1,0 +1,142 @@
+// `moe-sim run` as a user runs it: exit codes, the summary, the digest, trace and CSV files.
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int exitCode;
+  std::string out;
+  std::string err;
+};
+
+Result runSim(const std::string& args) {
+  const fs::path dir = fs::temp_directory_path() / "moe_run_cli_test";
+  fs::create_directories(dir);
+  const fs::path err = dir / "stderr.txt";
+  const std::string cmd = std::string(MOE_SIM_PATH) + " " + args + " 2>" + err.string();
+  Result r{-1, "", ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err);
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  return r;
+}
+
+std::string digestLine(const std::string& out) {
+  const auto at = out.find("digest: ");
+  return at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
+}
+
+// A small scenario (one server of 4 cards) so file-output tests stay fast.
+fs::path smallScenarioFile(const std::string& name, const std::function<void(nlohmann::json&)>& edit = {}) {
+  std::ifstream in(std::string(MOE_SOURCE_DIR) + "/resources/scenarios/default.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  j["cluster"]["servers"] = 2;
+  j["cluster"]["cards_per_server"] = 4;
+  j["hardware"]["overrides"]["cards_per_server"] = 4;
+  j["model"]["tokens_per_rank"] = 16;
+  j["model"]["hidden"] = 256;
+  j["model"]["experts"] = 16;
+  j["model"]["topk"] = 4;
+  j["rings"]["chunk_bytes"] = 4096;
+  if (edit) edit(j);
+  const fs::path p = fs::temp_directory_path() / "moe_run_cli_test" / name;
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << j.dump(2);
+  return p;
+}
+
+}  // namespace
+
+TEST(MoeSimRun, DefaultScenarioVerifiesAndPrintsTheSameDigestTwice) {
+  const Result a = runSim("run --verify");
+  ASSERT_EQ(a.exitCode, 0) << a.out << a.err;
+  EXPECT_NE(a.out.find("verification: passed"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("phased == streaming"), std::string::npos);
+  EXPECT_NE(a.out.find("dispatch"), std::string::npos);
+  const Result b = runSim("run --verify");
+  ASSERT_FALSE(digestLine(a.out).empty());
+  EXPECT_EQ(digestLine(a.out), digestLine(b.out));
+}
+
+TEST(MoeSimRun, TraceIsChromeTraceEventJsonWithActivitiesCountersAndNames) {
+  const fs::path trace = fs::temp_directory_path() / "moe_run_cli_test" / "trace.json";
+  const Result r = runSim("run " + smallScenarioFile("small.json").string() + " --impl streaming --trace " + trace.string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::ifstream in(trace);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  int x = 0, c = 0, m = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    const std::string ph = e.at("ph");
+    x += ph == "X";
+    c += ph == "C";
+    m += ph == "M";
+    if (ph == "X") {
+      EXPECT_GE(e.at("dur").get<double>(), 0.0);
+    }
+  }
+  EXPECT_GT(x, 100);
+  EXPECT_GT(c, 10);  // ring occupancy counters
+  EXPECT_GT(m, 8);   // process and thread names
+}
+
+TEST(MoeSimRun, CsvHasOneRowPerStagePerDesign) {
+  const fs::path csv = fs::temp_directory_path() / "moe_run_cli_test" / "metrics.csv";
+  const Result r = runSim("run " + smallScenarioFile("small.json").string() + " --impl both --csv " + csv.string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "impl,stage,start_us,end_us,duration_us,hccs_bytes,nic_bytes,achieved_gbps");
+  int rows = 0;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 10);  // 5 stages x 2 designs
+}
+
+TEST(MoeSimRun, UnknownImplIsBadInput) {
+  const Result r = runSim("run --impl fastest");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--impl"), std::string::npos) << r.err;
+}
+
+TEST(MoeSimRun, UnwritableTraceIsBadInputBeforeRunning) {
+  const Result r = runSim("run --trace /nonexistent-dir/trace.json");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--trace"), std::string::npos) << r.err;
+}
+
+TEST(MoeSimRun, ImpossibleTilingIsBadInputNamingTheField) {
+  const auto file = smallScenarioFile("tiny-chunk.json", [](nlohmann::json& j) { j["rings"]["chunk_bytes"] = 64; });
+  const Result r = runSim("run " + file.string());
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("rings.chunk_bytes"), std::string::npos) << r.err;
+  const Result v = runSim("validate " + file.string());
+  EXPECT_EQ(v.exitCode, 2) << "validate must refuse what run refuses";
+}
+
+TEST(MoeSimRun, InvalidEplbTableIsBadInputNamingTheField) {
+  const auto file = smallScenarioFile("bad-table.json", [](nlohmann::json& j) {
+    nlohmann::json table = nlohmann::json::array();
+    for (int e = 0; e < 16; ++e) table.push_back({1, 0});  // every expert on instance 0
+    j["eplb"]["table"] = table;
+  });
+  const Result r = runSim("run " + file.string());
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("eplb"), std::string::npos) << r.err;
+}
