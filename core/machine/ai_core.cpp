@@ -132,7 +132,21 @@ void AiCore::rdmaPosted(void* p, std::uint64_t) {
 
 void AiCore::opLanded(void* p, std::uint64_t) {
   Op* op = static_cast<Op*>(p);
+  // RDMA on one queue pair is delivered in order: a transfer that crossed early (it was
+  // smaller, or shared less bandwidth) becomes visible only after its predecessor, so a
+  // later tail write can never be overtaken by an earlier one.
+  if (op->qpPrev && !op->qpPrev->done) {
+    op->qpPrev->onLand.push_back([op] { op->core->land(op); });
+    return;
+  }
   op->core->land(op);
+}
+
+void AiCore::chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard) {
+  if (lastOnQp_.empty()) lastOnQp_.resize(static_cast<std::size_t>(m_.cardCount()));
+  auto& last = lastOnQp_[static_cast<std::size_t>(dstCard)];
+  if (last && !last->done) op->qpPrev = last;
+  last = op;
 }
 
 void AiCore::land(Op* op) {
@@ -147,6 +161,7 @@ void AiCore::land(Op* op) {
   if (op->kind == Op::Kind::WordRead) op->wordValue = op->word->value;
   op->done = true;
   op->landedAt = s.now();
+  op->qpPrev.reset();  // no chains of finished ops kept alive
   auto hooks = std::move(op->onLand);
   op->onLand.clear();
   for (auto& h : hooks) h();
@@ -236,6 +251,7 @@ OpRef AiCore::rdmaWrite(Region dst, Region src) {
   op->wireBytes = dst.length;
   m_.routeRdma(dst, src, op->path, op->latency);
   ++m_.rdmaPosts;
+  chainOnQueuePair(op, dst.buf->card);
   return issue(std::move(op));
 }
 
@@ -260,6 +276,7 @@ OpRef AiCore::rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after) {
   op->wordValue = value;
   op->after = after.op();
   ++m_.rdmaPosts;
+  chainOnQueuePair(op, w.card);
   return issue(std::move(op));
 }
 

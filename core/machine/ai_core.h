@@ -51,7 +51,8 @@ struct Op {
   Time latency = 0;
   Word* word = nullptr;
   std::int64_t wordValue = 0;
-  std::shared_ptr<Op> after;  // Rdma word write: lands only after this op has landed
+  std::shared_ptr<Op> after;   // Rdma word write: lands only after this op has landed
+  std::shared_ptr<Op> qpPrev;  // Rdma: the previous op on the same queue pair (lands first)
   std::vector<std::function<void()>> onLand;  // hooks run when the op lands (ring checks)
   bool done = false;
   bool pipeReleased = false;
@@ -211,6 +212,9 @@ class AiCore {
   std::vector<std::unique_ptr<Buffer>> ubBuffers_;
   std::function<std::string()> waitWhat_;
   std::vector<Word*> waitingOn_;
+  // RDMA queue pairs, one per destination card: ops on one QP land in issue order.
+  std::vector<std::shared_ptr<Op>> lastOnQp_;
+  void chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard);
   friend class Machine;
 };
 

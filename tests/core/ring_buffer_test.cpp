@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/pipeline/emulation.h"
@@ -147,4 +148,42 @@ TEST(RingBuffer, RdmaRingPublishesTailOnlyBehindItsData) {
   EXPECT_EQ(seen.size(), 20u);
   EXPECT_EQ(corrupt, 0);
   EXPECT_EQ(m.rdmaPosts, 10);
+}
+
+TEST(RingBuffer, SmallRdmaBatchPostedBehindABigOneNeverMovesTheTailBackwards) {
+  // A big batch then a small one, posted back to back on the same queue pair. Sharing the
+  // NIC, the small one finishes crossing first; it must still land (and its tail become
+  // visible) after the big one, or the big batch's older tail would overwrite the newer.
+  Emulation emu(tinyScenario());
+  auto& m = emu.machine();
+  constexpr std::int64_t kBig = 14432;
+  constexpr std::int64_t kBatch = 40;  // ~23 us on the NIC: the small post lands inside it
+  RingBuffer& ring = emu.addRing("rdma.card8<-card0", RingKind::Rdma, 8, 0, (kBatch + 1) * kBig, 2);
+  Buffer* stage = m.allocGm(0, (kBatch + 1) * kBig, "stage", true);
+  std::vector<std::int64_t> tails;
+  auto prod = [&](AiCore& c) -> Task {
+    co_await ring.waitSpace(c, (kBatch + 1) * kBig);
+    std::vector<RecordMeta> many(kBatch), one(1);
+    OpRef big = ring.writeByRdma(c, Region{stage, 0, kBatch * kBig}, many, kBig);
+    ring.publishTail(c, big);
+    OpRef small = ring.writeByRdma(c, Region{stage, kBatch * kBig, kBig}, one, kBig);
+    ring.publishTail(c, small);
+    co_await c.fence(Pipe::Scalar);
+  };
+  auto watch = [&](AiCore& c) -> Task {
+    std::int64_t seen = 0;
+    while (seen < (kBatch + 1) * kBig) {
+      auto change = c.changeOf(*ring.tailWord(), seen, Activity::WaitData, [] { return std::string("test"); });
+      co_await change;
+      seen = ring.tail();
+      tails.push_back(seen);
+    }
+  };
+  emu.launch(m.aiv(0, 0), Role::Forwarder, prod(m.aiv(0, 0)), nullptr);
+  emu.launch(m.aiv(8, 0), Role::Receiver, watch(m.aiv(8, 0)), nullptr);
+  emu.sim().run();
+  EXPECT_TRUE(emu.violations().empty()) << emu.violations().front();
+  ASSERT_FALSE(tails.empty());
+  EXPECT_TRUE(std::is_sorted(tails.begin(), tails.end()));
+  EXPECT_EQ(ring.tail(), (kBatch + 1) * kBig);
 }
