@@ -76,6 +76,7 @@ class GmArena {
   struct Chunk {
     std::uint8_t* base;
     std::size_t size;
+    bool recycled;  // taken from the pool: holds old bytes
   };
   std::vector<Chunk> chunks_;
   std::size_t used_ = 0;  // in the last chunk

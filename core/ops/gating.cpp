@@ -365,7 +365,12 @@ std::vector<RankGating> generateGating(const Scenario& scenario) {
     }
     if (scenario.payload == PayloadMode::Full) {
       g.x.resize(bs * static_cast<std::size_t>(sh.hidden));
-      for (std::uint16_t& v : g.x) v = floatToBf16(static_cast<float>(rng.normal()));
+      for (std::size_t i = 0; i < g.x.size(); i += 2) {
+        double a, b;
+        rng.normalPair(a, b);
+        g.x[i] = floatToBf16(static_cast<float>(a));
+        if (i + 1 < g.x.size()) g.x[i + 1] = floatToBf16(static_cast<float>(b));
+      }
     }
   }
   return out;

@@ -40,6 +40,14 @@ class Rng {
     const double u1 = uniformOpen(), u2 = uniform();
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
   }
+  // Two independent standard normals from one Box-Muller draw (both branches): half the
+  // transcendental work of calling normal() twice, for bulk activations.
+  void normalPair(double& a, double& b) {
+    const double u1 = uniformOpen(), u2 = uniform();
+    const double r = std::sqrt(-2.0 * std::log(u1)), t = 6.283185307179586 * u2;
+    a = r * std::cos(t);
+    b = r * std::sin(t);
+  }
   // Standard Gumbel(0,1): adding it to log-weights and taking the top k samples k items
   // without replacement in proportion to the weights.
   double gumbel() { return -std::log(-std::log(uniformOpen())); }
