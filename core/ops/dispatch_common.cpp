@@ -1,5 +1,7 @@
 #include "core/ops/dispatch_common.h"
 
+#include <algorithm>
+
 namespace moe {
 
 RecvPlan planFromCounts(const std::int32_t* counts, int R, int P) {
@@ -24,6 +26,31 @@ RecvPlan planFromCounts(const std::int32_t* counts, int R, int P) {
     }
   p.rows = row;
   return p;
+}
+
+void publishRecvTables(LayerContext& ctx, AiCore& core, int d, const RecvPlan& plan) {
+  CardTensors& g = ctx.cards[d];
+  const std::int64_t tableBytes = ctx.P * ctx.R * 4LL;
+  const std::int64_t lenAt = alignUp(tableBytes, 32), numsAt = 2 * lenAt;  // aligned UB blocks
+  Buffer* tables = ctx.m.allocUb(core, numsAt + alignUp(ctx.P * 4LL, 32), "tables", false);
+  std::copy(plan.offsets.begin(), plan.offsets.end(), tables->as<std::int32_t>());
+  std::copy(plan.lengths.begin(), plan.lengths.end(), tables->as<std::int32_t>() + lenAt / 4);
+  std::copy(plan.expertTokenNums.begin(), plan.expertTokenNums.end(), tables->as<std::int32_t>() + numsAt / 4);
+  core.copy(whole(g.offsets), Region{tables, 0, tableBytes});
+  core.copy(whole(g.lengths), Region{tables, lenAt, tableBytes});
+  core.copy(whole(g.expertTokenNums), Region{tables, numsAt, ctx.P * 4LL});
+}
+
+Task loadRouting(LayerContext& ctx, AiCore& core, int s, RoutingInUb& out) {
+  CardTensors& g = ctx.cards[s];
+  const std::int64_t n = static_cast<std::int64_t>(ctx.BS) * ctx.K;
+  Buffer* ids = ctx.m.allocUb(core, n * 4, "ids", false);
+  Buffer* keep = ctx.m.allocUb(core, n, "mask", false);
+  Buffer* weights = ctx.m.allocUb(core, n * 4, "weights", false);
+  core.copy(whole(ids), whole(g.balancedIds));
+  core.copy(whole(keep), whole(g.mask));
+  co_await core.copy(whole(weights), whole(g.topkWeights));  // MTE2 in order: all landed
+  out = RoutingInUb{ids->as<std::int32_t>(), keep->data(), weights->as<float>()};
 }
 
 int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Region row,

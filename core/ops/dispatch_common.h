@@ -48,6 +48,17 @@ RecordMeta tokenMeta(const LayerContext& ctx, int s, int t, const std::int32_t* 
 int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Region row,
              const RecvPlan& plan, std::vector<std::int32_t>& next, Buffer* side, int sideSlot);
 
+// One receiver per card writes the Offset/Length tables and expertTokenNums to GM.
+void publishRecvTables(LayerContext& ctx, AiCore& core, int d, const RecvPlan& plan);
+
+// A source rank's routing (after UpdateExpert) staged in one core's UB.
+struct RoutingInUb {
+  const std::int32_t* ids;
+  const std::uint8_t* keep;
+  const float* weights;
+};
+Task loadRouting(LayerContext& ctx, AiCore& core, int s, RoutingInUb& out);
+
 // UB bytes placeRow needs per record for its side scratch.
 inline std::int64_t placeSideBytes(int K) { return static_cast<std::int64_t>(K) * 2 * 32; }
 

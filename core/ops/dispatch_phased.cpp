@@ -43,12 +43,8 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
   CardTensors& g = ctx.cards[s];
   const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.chunkBytes;
   const std::int64_t perBatch = std::max<std::int64_t>(1, chunk / rb);
-  Buffer* ids = m.allocUb(core, ctx.BS * ctx.K * 4LL, "ids", false);
-  Buffer* mask = m.allocUb(core, static_cast<std::int64_t>(ctx.BS) * ctx.K, "mask", false);
-  Buffer* weights = m.allocUb(core, ctx.BS * ctx.K * 4LL, "weights", false);
-  core.copy(whole(ids), whole(g.balancedIds));
-  core.copy(whole(mask), whole(g.mask));
-  co_await core.copy(whole(weights), whole(g.topkWeights));
+  RoutingInUb routing{};
+  co_await loadRouting(ctx, core, s, routing);
   Buffer* staging = m.allocUb(core, perBatch * rb, "staging", true);
   Buffer* gmStage = nullptr;
   // Targets: same-server cards, then remote servers; round-robin over the sender cores.
@@ -79,7 +75,7 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
       inBatch = 0;
     };
     for (int t = 0; t < ctx.BS; ++t) {
-      const RecordMeta meta = tokenMeta(ctx, s, t, ids->as<std::int32_t>(), mask->data(), weights->as<float>(), wanted);
+      const RecordMeta meta = tokenMeta(ctx, s, t, routing.ids, routing.keep, routing.weights, wanted);
       if (meta.cardMask == 0) continue;
       core.copy(Region{staging, inBatch * rb + ctx.metaBytes, ctx.rowBytes}, Region{g.x, t * ctx.rowBytes, ctx.rowBytes});
       win.headers[static_cast<std::size_t>(slot)] = meta;
@@ -126,19 +122,9 @@ Task phaseB(LayerContext& ctx, int f, AiCore& core, PhasedWindows& w, const std:
 
 Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const RecvPlan& plan, int receiverIndex) {
   Machine& m = ctx.m;
-  CardTensors& g = ctx.cards[d];
   const std::int64_t rb = ctx.recordBytes;
   const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb);
-  if (receiverIndex == 0) {  // one receiver per card publishes the Offset/Length tables
-    const std::int64_t lenAt = alignUp(ctx.P * ctx.R * 4LL, 32), numsAt = 2 * lenAt;
-    Buffer* tables = m.allocUb(core, numsAt + alignUp(ctx.P * 4LL, 32), "tables", false);
-    std::copy(plan.offsets.begin(), plan.offsets.end(), tables->as<std::int32_t>());
-    std::copy(plan.lengths.begin(), plan.lengths.end(), tables->as<std::int32_t>() + lenAt / 4);
-    std::copy(plan.expertTokenNums.begin(), plan.expertTokenNums.end(), tables->as<std::int32_t>() + numsAt / 4);
-    core.copy(whole(g.offsets), Region{tables, 0, ctx.P * ctx.R * 4LL});
-    core.copy(whole(g.lengths), Region{tables, lenAt, ctx.P * ctx.R * 4LL});
-    core.copy(whole(g.expertTokenNums), Region{tables, numsAt, ctx.P * 4LL});
-  }
+  if (receiverIndex == 0) publishRecvTables(ctx, core, d, plan);  // one receiver per card
   Buffer* rx = m.allocUb(core, perBatch * rb, "rx", true);
   Buffer* side = m.allocUb(core, perBatch * placeSideBytes(ctx.K), "side", false);
   std::vector<std::int32_t> next(static_cast<std::size_t>(ctx.P) * ctx.R, 0);

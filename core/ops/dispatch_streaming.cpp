@@ -64,15 +64,11 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[s];
   const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.chunkBytes;
-  Buffer* ids = m.allocUb(core, ctx.BS * ctx.K * 4LL, "ids", false);
-  Buffer* mask = m.allocUb(core, static_cast<std::int64_t>(ctx.BS) * ctx.K, "mask", false);
-  Buffer* weights = m.allocUb(core, ctx.BS * ctx.K * 4LL, "weights", false);
-  core.copy(whole(ids), whole(g.balancedIds));
-  core.copy(whole(mask), whole(g.mask));
-  co_await core.copy(whole(weights), whole(g.topkWeights));
-  const auto* id = ids->as<std::int32_t>();
-  const auto* keep = mask->data();
-  const auto* w = weights->as<float>();
+  RoutingInUb routing{};
+  co_await loadRouting(ctx, core, s, routing);
+  const auto* id = routing.ids;
+  const auto* keep = routing.keep;
+  const auto* w = routing.weights;
   Buffer* staging[2] = {m.allocUb(core, chunk, "staging0", true), m.allocUb(core, chunk, "staging1", true)};
   Buffer* gmStage[2] = {nullptr, nullptr};
   OpRef rdmaInFlight[2];
@@ -217,21 +213,10 @@ Task streamingForwarder(LayerContext& ctx, int f, AiCore& core, std::vector<Poll
 Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<PolledRing> inputs,
                        bool writesPlan) {
   Machine& m = ctx.m;
-  CardTensors& g = ctx.cards[d];
   const std::int64_t rb = ctx.recordBytes;
   RecvPlan plan;
   co_await expectFromCounts(ctx, d, core, inputs, 0, &plan);
-  if (writesPlan) {  // one receiver per card publishes the Offset/Length tables
-    Buffer* tables = m.allocUb(core, alignUp(ctx.P * ctx.R * 4LL, 32) * 2 + alignUp(ctx.P * 4LL, 32),
-                               "tables", false);
-    const std::int64_t lenAt = alignUp(ctx.P * ctx.R * 4LL, 32), numsAt = 2 * lenAt;
-    std::copy(plan.offsets.begin(), plan.offsets.end(), tables->as<std::int32_t>());
-    std::copy(plan.lengths.begin(), plan.lengths.end(), tables->as<std::int32_t>() + lenAt / 4);
-    std::copy(plan.expertTokenNums.begin(), plan.expertTokenNums.end(), tables->as<std::int32_t>() + numsAt / 4);
-    core.copy(whole(g.offsets), Region{tables, 0, ctx.P * ctx.R * 4LL});
-    core.copy(whole(g.lengths), Region{tables, lenAt, ctx.P * ctx.R * 4LL});
-    core.copy(whole(g.expertTokenNums), Region{tables, numsAt, ctx.P * 4LL});
-  }
+  if (writesPlan) publishRecvTables(ctx, core, d, plan);  // one receiver per card
   const int batch = static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb));
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
   Buffer* side = m.allocUb(core, batch * placeSideBytes(ctx.K), "side", false);
