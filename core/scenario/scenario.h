@@ -65,6 +65,13 @@ struct RingTiling {
   bool operator==(const RingTiling&) const = default;
 };
 
+struct CombineConfig {
+  bool sharedExpert = false;  // add a shared expert's output to every token (SPEC §3.5)
+  bool addRmsNorm = false;    // CombineAddRmsNorm: residual add + RMSNorm fused (SPEC §3.5c)
+  double rmsEps = 1e-6;
+  bool operator==(const CombineConfig&) const = default;
+};
+
 struct Scenario {
   std::string name = "default";
   std::uint64_t seed = 1;
@@ -75,6 +82,7 @@ struct Scenario {
   RoutingConfig routing;
   EplbConfig eplb;
   RingTiling rings;
+  CombineConfig combine;
   PayloadMode payload = PayloadMode::Full;
   DispatchImpl dispatchImpl = DispatchImpl::Both;
   // Upper bound on the observation event log (records); older records are dropped.

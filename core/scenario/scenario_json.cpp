@@ -137,7 +137,7 @@ Scenario scenarioFromJson(const json& j) {
   jf::object(j, "");
   jf::rejectUnknownKeys(j, "",
                         {"name", "seed", "hardware", "cluster", "model", "routing", "eplb", "rings",
-                         "payload", "dispatch_impl", "event_log_capacity"});
+                         "combine", "payload", "dispatch_impl", "event_log_capacity"});
   Scenario s;
   if (const json* m = jf::member(j, "name")) s.name = jf::string(*m, "name", 256);
   if (const json* m = jf::member(j, "seed")) s.seed = readSeed(*m, "seed");
@@ -218,6 +218,15 @@ Scenario scenarioFromJson(const json& j) {
     readInt(r, p, "sender_cores", s.rings.senderCores, 1, 128);
     readInt(r, p, "forwarder_cores", s.rings.forwarderCores, 1, 128);
     readInt(r, p, "receiver_cores", s.rings.receiverCores, 1, 128);
+  }
+
+  if (jf::member(j, "combine")) {
+    const std::string p = "combine";
+    const json& c = objectMember(j, "combine", p);
+    jf::rejectUnknownKeys(c, p, {"shared_expert", "add_rms_norm", "rms_eps"});
+    if (const json* m = jf::member(c, "shared_expert")) s.combine.sharedExpert = jf::boolean(*m, jf::child(p, "shared_expert"));
+    if (const json* m = jf::member(c, "add_rms_norm")) s.combine.addRmsNorm = jf::boolean(*m, jf::child(p, "add_rms_norm"));
+    readNumber(c, p, "rms_eps", s.combine.rmsEps, 1e-12, 1.0);
   }
 
   readEnum(j, "", "payload", kPayloadNames, s.payload);
@@ -392,6 +401,9 @@ json scenarioToJson(const Scenario& s) {
                 {"sender_cores", s.rings.senderCores},
                 {"forwarder_cores", s.rings.forwarderCores},
                 {"receiver_cores", s.rings.receiverCores}};
+  j["combine"] = {{"shared_expert", s.combine.sharedExpert},
+                  {"add_rms_norm", s.combine.addRmsNorm},
+                  {"rms_eps", s.combine.rmsEps}};
   j["payload"] = toString(s.payload);
   j["dispatch_impl"] = toString(s.dispatchImpl);
   j["event_log_capacity"] = s.eventLogCapacity;

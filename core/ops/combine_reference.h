@@ -1,0 +1,56 @@
+#pragma once
+// Golden references for combine (SPEC §3.5) and CombineAddRmsNorm (SPEC §3.5c).
+//
+//   out[t] = bf16( sum over kept k of w[t,k] * y_k(t)  (+ shared(t)) )
+// with y_k(t) = bf16(a_e x_t + b_e) the output of instance e = ids[t,k], the sum in fp32
+// in k order, rounded once. The emulated designs sum in other orders (per server first),
+// so they are compared within combineTolerance().
+
+#include <cstdint>
+#include <vector>
+
+#include "core/util/bf16.h"
+
+namespace moe {
+
+struct CombineSource {  // one source rank
+  const std::vector<bf16>* x;                // [BS*H]
+  const std::vector<std::int32_t>* ids;      // [BS*K] physical instances
+  const std::vector<float>* weights;         // [BS*K]
+  const std::vector<std::uint8_t>* keep;     // [BS*K]
+};
+
+struct CombineShape {
+  int tokens = 0;
+  int hidden = 0;
+  int topk = 0;
+  int localExperts = 0;  // instance e uses expertCoefficients(e)
+  bool sharedExpert = false;
+};
+
+// The shared expert's output for one row: bf16(a_s x + b_s), a fixed "expert" of its own.
+void sharedExpertRow(const bf16* x, bf16* y, int hidden);
+
+// One rank's combine output [BS*H], and per element the bound used by the tolerance check
+// (2^-8 times the sum of the magnitudes of the terms: fp32 reordering plus one bf16 ulp).
+struct CombineReference {
+  std::vector<bf16> out;
+  std::vector<float> bound;
+};
+CombineReference combineReference(const CombineShape& shape, const CombineSource& src);
+
+// CombineAddRmsNorm: x_out = combine + residual; rstd = 1/sqrt(mean(x_out^2) + eps);
+// y = x_out * rstd * gamma. x_out is kept in fp32 for the norm and written as bf16.
+struct AddRmsNormResult {
+  std::vector<bf16> y;      // [BS*H]
+  std::vector<float> rstd;  // [BS]
+  std::vector<bf16> xOut;   // [BS*H]
+};
+float rmsNormGamma(int h);
+AddRmsNormResult addRmsNormReference(const std::vector<float>& combined /*fp32 [BS*H]*/,
+                                     const std::vector<bf16>& residual, int tokens, int hidden, float eps);
+
+// The fp32 combine sum (before rounding) of one rank: what CombineAddRmsNorm consumes.
+std::vector<float> combineSumFp32(const CombineShape& shape, const CombineSource& src);
+
+}  // namespace moe
