@@ -19,6 +19,7 @@
 
 #include "core/ops/dispatch_common.h"
 #include "core/ops/kernels.h"
+#include "core/ops/ring_polling.h"
 
 namespace moe {
 
@@ -115,14 +116,6 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
   co_await core.fence(Pipe::Scalar);  // tail writes and RDMA posts have landed
 }
 
-// Shared polling loop of forwarders and receivers: repeatedly take whatever whole records
-// are available on any ring (up to `batch`), or sleep until some tail moves.
-struct PolledRing {
-  RingBuffer* ring;
-  int source;                  // the rank whose tokens arrive on this ring
-  std::int64_t remaining = 0;  // records still expected (from the notified counts)
-};
-
 // Each consumer reads the notified counts itself and derives what to expect per ring:
 // column 0 = tokens a source sends to this rank, column 1 = to this rank's server.
 Task expectFromCounts(LayerContext& ctx, int card, AiCore& core, std::vector<PolledRing>& rings,
@@ -206,7 +199,7 @@ Task streamingForwarder(LayerContext& ctx, int f, AiCore& core, std::vector<Poll
     co_await core.fence(Pipe::Mte3);
     for (RingBuffer* out : touched) out->publishTail(core);
   };
-  co_await pollRings(ctx, core, std::move(inputs), rx, batch, fanOut);
+  co_await pollRings(core, std::move(inputs), rx, batch, rb, ctx.m.hw().gmLatencyNs, fanOut);
   co_await core.fence(Pipe::Scalar);
 }
 
@@ -227,7 +220,7 @@ Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<Polle
                plan, next, side, static_cast<int>(i));
     co_await core.fence(Pipe::Mte3);  // rx and side are reused by the next batch
   };
-  co_await pollRings(ctx, core, std::move(inputs), rx, batch, place);
+  co_await pollRings(core, std::move(inputs), rx, batch, rb, ctx.m.hw().gmLatencyNs, place);
 }
 
 }  // namespace

@@ -37,6 +37,10 @@ struct CardTensors {
   std::int64_t recvRows = 0;          // A
   // Experts output
   Buffer* expertOut = nullptr;  // [A*H] bf16 (activation)
+  // Combine
+  Buffer* xOut = nullptr;  // [BS*H] bf16: the combined tokens (x_out with AddRmsNorm)
+  Buffer* normY = nullptr;  // [BS*H] bf16: RMSNorm output (AddRmsNorm only)
+  Buffer* rstd = nullptr;   // [BS] f32 (AddRmsNorm only)
 };
 
 // How a token travels in rings and windows: a header (source rank, token, card mask, K ids
@@ -51,6 +55,10 @@ inline RecordLayout recordLayout(const Scenario& sc) {
   const std::int64_t row = 2LL * sc.model.hidden;
   const std::int64_t meta = alignUp(32 + 8LL * sc.model.topk, 32);
   return RecordLayout{row, meta, meta + alignUp(row, 32)};
+}
+// A combine partial sum travels in fp32 (rounded to bf16 only once, at the end).
+inline std::int64_t partialRecordBytes(const Scenario& sc) {
+  return recordLayout(sc).metaBytes + alignUp(4LL * sc.model.hidden, 32);
 }
 
 struct LayerContext {

@@ -1,0 +1,70 @@
+#pragma once
+// The consumer loop shared by every streaming role that drains several rings: take
+// whatever whole records are available on any ring (up to a batch), hand them to
+// `consume`, free them (advance the head), and when no ring has data sleep until any of
+// their tails moves. It never blocks on one ring while another has data, which is what
+// keeps a sender that feeds several consumers from deadlocking.
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/protocol/ring_buffer.h"
+
+namespace moe {
+
+struct PolledRing {
+  RingBuffer* ring;
+  int source;                  // whose data arrives on it (operator-specific)
+  std::int64_t remaining = 0;  // records still expected (from the layout counts)
+};
+
+// consume(ring, metas) -> Task, called with the batch's records already read into `rx`
+// at record offsets 0, recordBytes, ...
+template <typename Consume>
+Task pollRings(AiCore& core, std::vector<PolledRing> rings, Buffer* rx, std::int64_t batch,
+               std::int64_t recordBytes, int pollLatencyNs, Consume consume) {
+  auto left = [&] {
+    std::int64_t n = 0;
+    for (auto& p : rings) n += p.remaining;
+    return n;
+  };
+  while (left() > 0) {
+    co_await core.scalarWork(nanoseconds(pollLatencyNs));  // one sweep of tail reads
+    bool progressed = false;
+    for (auto& p : rings) {
+      const std::int64_t avail = (p.ring->tail() - p.ring->consumerCursor()) / recordBytes;
+      const std::int64_t n = std::min<std::int64_t>({avail, batch, p.remaining});
+      if (n <= 0) continue;
+      std::vector<RecordMeta> metas;
+      OpRef last;
+      for (std::int64_t i = 0; i < n; ++i) {
+        metas.push_back(p.ring->takeRecord());
+        last = p.ring->read(core, Region{rx, i * recordBytes, recordBytes}, recordBytes);
+      }
+      co_await last;
+      co_await consume(*p.ring, metas);
+      co_await p.ring->advanceHead(core);
+      p.remaining -= n;
+      progressed = true;
+    }
+    if (progressed) continue;
+    std::vector<Word*> tails;
+    std::vector<std::int64_t> seen;
+    std::string what;
+    for (auto& p : rings)
+      if (p.remaining > 0) {
+        tails.push_back(p.ring->tailWord());
+        seen.push_back(p.ring->tail());
+        what += (what.empty() ? "" : "; ") + p.ring->describe() + ", " + std::to_string(p.remaining) +
+                " records still expected";
+      }
+    // A named awaiter, not a temporary: GCC 12 destroys non-trivial temporaries of a
+    // co_await full-expression twice.
+    auto anyTail = core.changeOfAny(std::move(tails), std::move(seen), Activity::WaitData,
+                                    [what] { return "waiting for data: " + what; });
+    co_await anyTail;
+  }
+}
+
+}  // namespace moe
