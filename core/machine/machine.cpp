@@ -1,5 +1,8 @@
 #include "core/machine/machine.h"
 
+#include <sys/mman.h>
+
+#include <cstdint>
 #include <stdexcept>
 
 namespace moe {
@@ -80,6 +83,15 @@ void Machine::releaseGmStorage() {
   for (Buffer& b : buffers_) b.bytes = ByteStore();
   for (GmArena& a : arenas_) a.release();
   for (GmArena& a : sparseArenas_) a.release();
+}
+
+void Machine::discard(Buffer* b) {
+  if (b->bytes.empty()) return;
+  const std::uintptr_t page = 4096;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(b->data()) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(b->data()) + b->bytes.size()) / page * page;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  b->bytes = ByteStore();
 }
 
 Word* Machine::makeWord(int card, std::string name) {

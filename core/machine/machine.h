@@ -73,6 +73,9 @@ class Machine {
   Word* makeWord(int card, std::string name);
   // Frees the bytes of every GM buffer (sizes stay): for dropping a finished run's tensors.
   void releaseGmStorage();
+  // Returns a dead buffer's pages to the OS (its bytes read as absent afterwards): a
+  // stage's communication buffers once the stage is over.
+  void discard(Buffer* b);
   // Scalar access latency from a core to a word's card.
   Time wordLatency(const AiCore& from, const Word& w) const;
   // Writes a word now (host-side init or a landed write) and wakes its waiters.

@@ -31,8 +31,9 @@ struct CombineShape {
 // The shared expert's output for one row: bf16(a_s x + b_s), a fixed "expert" of its own.
 void sharedExpertRow(const bf16* x, bf16* y, int hidden);
 
-// One rank's combine output [BS*H], and per element the bound used by the tolerance check
-// (2^-8 times the sum of the magnitudes of the terms: fp32 reordering plus one bf16 ulp).
+// One rank's combine output [BS*H], and per element the bound used by the tolerance check:
+// 2^-7 |sum| (one bf16 ulp: both sides round once) + 2^-16 * sum of the terms' magnitudes
+// (fp32 summation in another order).
 struct CombineReference {
   std::vector<bf16> out;
   std::vector<float> bound;

@@ -185,7 +185,9 @@ void launchDispatchPhased(LayerContext& ctx, Latch& done) {
   const std::int64_t slotBytes = ctx.BS * ctx.recordBytes;  // the worst case: every token
   auto window = [&](int card, const std::string& name) {
     ctx.commBufferBytes += slotBytes;
-    return Window{m.allocGm(card, slotBytes, name, true, /*sparse=*/true), std::vector<RecordMeta>(ctx.BS)};
+    Buffer* b = m.allocGm(card, slotBytes, name, true, /*sparse=*/true);
+    ctx.stageScratch.push_back(b);
+    return Window{b, std::vector<RecordMeta>(ctx.BS)};
   };
   w->direct.resize(ctx.R);
   w->rdma.resize(ctx.R);

@@ -31,6 +31,9 @@ void validateDispatchTiling(const Scenario& sc, int P) {
           "a chunk of " + std::to_string(t.chunkBytes) + " B is smaller than one record (" +
               std::to_string(rec.recordBytes) + " B: " + std::to_string(rec.metaBytes) +
               " B header + " + std::to_string(rec.rowBytes) + " B row)");
+  require(t.chunkBytes >= partialRecordBytes(sc), "rings.chunk_bytes",
+          "a chunk of " + std::to_string(t.chunkBytes) + " B is smaller than one combine partial record (" +
+              std::to_string(partialRecordBytes(sc)) + " B: header + fp32 row)");
   require(t.queueChunks >= 2, "rings.queue_chunks",
           "a ring needs at least 2 chunks so the producer can fill one while the consumer drains "
           "the other (got " + std::to_string(t.queueChunks) + ")");

@@ -20,5 +20,8 @@ void launchDispatchPhased(LayerContext& ctx, Latch& done);
 void launchDispatchStreaming(LayerContext& ctx, Latch& done);
 // The experts (SPEC §3.4): grouped GEMM timing on the AIC cores, y = a_e x + b_e data.
 void launchExperts(LayerContext& ctx, Latch& done);
+// Combine (SPEC §3.5): the expert outputs back to their tokens' ranks, weighted and summed.
+void launchCombineStreaming(LayerContext& ctx, Latch& done);
+void launchCombinePhased(LayerContext& ctx, Latch& done);
 
 }  // namespace moe

@@ -22,6 +22,10 @@ RingBuffer& Emulation::addRing(std::string name, RingKind kind, int consumerCard
                              chunkBytes, queueChunks, true);
 }
 
+void Emulation::discardRingData() {
+  for (RingBuffer& r : rings_) machine_.discard(r.dataBuffer());
+}
+
 SyncBarrier& Emulation::addBarrier(std::string name, int participants) {
   return barriers_.emplace_back(std::move(name), participants);
 }

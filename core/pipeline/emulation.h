@@ -32,6 +32,8 @@ class Emulation {
   RingBuffer& addRing(std::string name, RingKind kind, int consumerCard, int producerCard,
                       std::int64_t chunkBytes, int queueChunks);
   const std::deque<RingBuffer>& rings() const { return rings_; }
+  // Frees the data bytes of every ring so far (their pointers and stats stay observable).
+  void discardRingData();
   SyncBarrier& addBarrier(std::string name, int participants);
 
   // Runs `body` on `core` in `role`; counts `latch` down when it ends.

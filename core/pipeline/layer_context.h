@@ -73,7 +73,10 @@ struct LayerContext {
   std::int64_t metaBytes;    // one record header on the wire, 32-B aligned
   std::int64_t recordBytes;  // metaBytes + rowBytes rounded to 32
   std::vector<CardTensors> cards;
-  std::int64_t commBufferBytes = 0;  // dispatch's rings or windows, for the footprint report
+  std::int64_t commBufferBytes = 0;     // dispatch's rings or windows, for the footprint report
+  std::int64_t combineBufferBytes = 0;  // combine's rings or windows
+  // A stage's communication buffers (windows), released once the stage is over.
+  std::vector<Buffer*> stageScratch;
 
   int serverOf(int rank) const { return rank / cps; }
   int localOf(int rank) const { return rank % cps; }

@@ -1,7 +1,11 @@
 #include "core/pipeline/layer_run.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+
+#include "core/ops/combine_reference.h"
 
 #include "core/ops/dispatch_common.h"
 #include "core/ops/dispatch_tiling.h"
@@ -187,7 +191,16 @@ Task LayerRun::driver() {
   else
     co_await stage("dispatch-streaming", launchDispatchStreaming);
   commBufferBytes_ = ctx_->commBufferBytes;
+  // Dispatch's rings and windows are dead now: keep memory to one stage's worth.
+  emu_->discardRingData();
+  for (Buffer* b : ctx_->stageScratch) emu_->machine().discard(b);
+  ctx_->stageScratch.clear();
   co_await stage("experts", launchExperts);
+  if (impl_ == DispatchImpl::Phased)
+    co_await stage("combine-phased", launchCombinePhased);
+  else
+    co_await stage("combine-streaming", launchCombineStreaming);
+  combineBufferBytes_ = ctx_->combineBufferBytes;
   stage_ = "done";
 }
 
@@ -205,6 +218,14 @@ void LayerRun::allocateDispatchOutputs() {
     t.offsets = m.allocGm(d, c.P * c.R * 4LL, "offsets", false);
     t.lengths = m.allocGm(d, c.P * c.R * 4LL, "lengths", false);
     t.expertOut = m.allocGm(d, plan.rows * c.rowBytes, "expert_out", true);
+  }
+  for (int r = 0; r < c.R; ++r) {
+    CardTensors& t = c.cards[r];
+    t.xOut = m.allocGm(r, c.BS * c.rowBytes, "x_out", true);
+    if (sc_.combine.addRmsNorm) {
+      t.normY = m.allocGm(r, c.BS * c.rowBytes, "rmsnorm_y", true);
+      t.rstd = m.allocGm(r, c.BS * 4LL, "rstd", false);
+    }
   }
 }
 
@@ -351,6 +372,59 @@ std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const
     add("dispatch == reference (bit-exact)", mm.empty() ? rowsMm : mm, std::to_string(rows) + " rows");
     if (sc_.payload == PayloadMode::Full) add("experts == reference (bit-exact)", expertMm, "y = a_e x + b_e per row");
   }
+  if (sc_.payload == PayloadMode::Full) {
+    // Combine: the sum's order differs from the reference's (per server first), so each
+    // element must be within the reference's bound (one bf16 ulp plus fp32 reordering;
+    // see combineReference); every token's row is checked, so coverage is complete.
+    std::string mm;
+    std::int64_t elements = 0;
+    double worst = 0;
+    for (int r = 0; r < R && mm.empty(); ++r) {
+      const RankGating& g = (*ref.gating)[r];
+      std::vector<std::uint8_t> keep = ref.updateExpert[r].balancedActiveMask.value_or(
+          std::vector<std::uint8_t>(static_cast<std::size_t>(ctx_->BS) * ctx_->K, 1));
+      const CombineShape shape{ctx_->BS, ctx_->H, ctx_->K, ctx_->P, sc_.combine.sharedExpert};
+      const CombineSource src{&g.x, &ref.updateExpert[r].balancedIds, &g.topkWeights, &keep};
+      const auto* got = ctx_->cards[r].xOut->as<bf16>();
+      if (!sc_.combine.addRmsNorm) {
+        const CombineReference want = combineReference(shape, src);
+        for (std::size_t i = 0; i < want.out.size() && mm.empty(); ++i) {
+          const double diff = std::fabs(double(bf16ToFloat(got[i])) - bf16ToFloat(want.out[i]));
+          worst = std::max(worst, diff / want.bound[i]);
+          if (!(diff <= want.bound[i]))
+            mm = "rank " + std::to_string(r) + " x_out element " + std::to_string(i) + ": " +
+                 std::to_string(bf16ToFloat(got[i])) + " vs reference " + std::to_string(bf16ToFloat(want.out[i]));
+        }
+        elements += static_cast<std::int64_t>(want.out.size());
+      } else {
+        const CombineReference bound = combineReference(shape, src);
+        const AddRmsNormResult want =
+            addRmsNormReference(combineSumFp32(shape, src), g.x, ctx_->BS, ctx_->H, static_cast<float>(sc_.combine.rmsEps));
+        const auto* y = ctx_->cards[r].normY->as<bf16>();
+        const auto* rstd = ctx_->cards[r].rstd->as<float>();
+        for (int t = 0; t < ctx_->BS && mm.empty(); ++t) {
+          if (std::fabs(rstd[t] - want.rstd[t]) > 0x1p-10f * want.rstd[t])
+            mm = "rank " + std::to_string(r) + " rstd[" + std::to_string(t) + "] differs beyond 2^-10 relative";
+          for (int h = 0; h < ctx_->H && mm.empty(); ++h) {
+            const std::size_t i = static_cast<std::size_t>(t) * ctx_->H + h;
+            const double xb = bound.bound[i] + 0x1p-7 * std::fabs(bf16ToFloat(want.xOut[i]));
+            if (std::fabs(bf16ToFloat(got[i]) - bf16ToFloat(want.xOut[i])) > xb)
+              mm = "rank " + std::to_string(r) + " x_out element " + std::to_string(i) + " differs";
+            const double yb = (xb * want.rstd[t] * rmsNormGamma(h)) + 0x1p-7 * std::fabs(bf16ToFloat(want.y[i]));
+            if (std::fabs(bf16ToFloat(y[i]) - bf16ToFloat(want.y[i])) > yb)
+              mm = "rank " + std::to_string(r) + " y element " + std::to_string(i) + " differs";
+          }
+        }
+        elements += static_cast<std::int64_t>(want.y.size());
+      }
+    }
+    char detail[160];
+    std::snprintf(detail, sizeof detail, "%lld elements, worst error %.3f of the bound",
+                  static_cast<long long>(elements), worst);
+    add(sc_.combine.addRmsNorm ? "combine-add-rms-norm == reference (bf16 tolerance)"
+                               : "combine == reference (bf16 tolerance)",
+        mm, detail);
+  }
   {
     std::string mm;
     const auto v = emu_->violations();
@@ -383,12 +457,23 @@ std::uint64_t LayerRun::digest() const {
   h.value(emu_->observer().eventDigest());
   h.value(emu_->sim().now());
   h.value(outputHash());
+  h.value(combineHash());
+  return h.digest();
+}
+
+std::uint64_t LayerRun::combineHash() const {
+  if (released_) return combineHash_;
+  Fnv1a h;
+  for (const CardTensors& t : ctx_->cards)
+    for (const Buffer* b : {t.xOut, t.normY, t.rstd})
+      if (b) h.bytes(b->data(), b->bytes.size());
   return h.digest();
 }
 
 void LayerRun::releaseTensors() {
   if (released_) return;
   outputHash_ = outputHash();
+  combineHash_ = combineHash();
   released_ = true;
   emu_->machine().releaseGmStorage();
 }

@@ -82,11 +82,14 @@ class LayerRun {
 
   // Peak bytes reserved for dispatch communication buffers (rings or full windows).
   std::int64_t commBufferBytes() const { return commBufferBytes_; }
+  std::int64_t combineBufferBytes() const { return combineBufferBytes_; }
   std::int64_t peakRingOccupancy() const;
   // Hash of the event log and every output byte: same scenario and seed, same digest.
   std::uint64_t digest() const;
-  // Hash of the operator outputs only (no timing): equal across dispatch designs.
+  // Hash of the operator outputs through the experts (no timing): equal across designs.
   std::uint64_t outputHash() const;
+  // Hash of the combine outputs (their fp32 summation order differs between designs).
+  std::uint64_t combineHash() const;
   // Frees the cards' tensor bytes (keeps stages, rings and the event log). A CLI run does
   // this between designs to keep peak memory to one run; outputs read back empty after.
   void releaseTensors();
@@ -105,8 +108,10 @@ class LayerRun {
   std::vector<StageReport> stages_;
   std::string stage_ = "not started";
   std::int64_t commBufferBytes_ = 0;
+  std::int64_t combineBufferBytes_ = 0;
   int driverProgram_ = -1;
   std::uint64_t outputHash_ = 0;
+  std::uint64_t combineHash_ = 0;
   std::uint64_t tensorsHash_ = 0;
   bool released_ = false;
 };

@@ -102,6 +102,9 @@ class RingBuffer {
   // Frees everything read so far for the producer.
   OpRef advanceHead(AiCore& c);
 
+  // The data area's bytes, for releasing them once the ring's stage is over.
+  Buffer* dataBuffer() { return data_; }
+
   // Words in a run's inspector: "IPC ring card3<-card5: head 81920, tail 196608, ...".
   std::string describe() const;
 
