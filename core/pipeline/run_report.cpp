@@ -111,6 +111,7 @@ void printReport(std::ostream& out, const RunReport& r) {
   for (std::size_t s = 0; s < stages; ++s) {
     std::string name = r.runs.front()->stages()[s].name;
     if (name.rfind("dispatch-", 0) == 0 && name != "dispatch-notify") name = "dispatch";
+    if (name.rfind("combine-", 0) == 0) name = "combine";
     std::snprintf(line, sizeof line, "%-20s", name.c_str());
     out << line;
     for (const auto& run : r.runs) {
@@ -136,7 +137,8 @@ void printReport(std::ostream& out, const RunReport& r) {
     if (run->impl() == DispatchImpl::Streaming)
       out << ", peak ring occupancy " << run->peakRingOccupancy() << " of " << sc.rings.chunkBytes * sc.rings.queueChunks
           << " B (" << run->emulation().rings().size() << " rings)";
-    out << ", " << run->emulation().sim().eventsRun() << " events, " << run->emulation().machine().rdmaPosts
+    out << "; combine buffers " << fmt("%.2f", static_cast<double>(run->combineBufferBytes()) / (1 << 20)) << " MiB";
+    out << "; " << run->emulation().sim().eventsRun() << " events, " << run->emulation().machine().rdmaPosts
         << " RDMA posts\n";
   }
   for (std::size_t i = 0; i < r.deadlocks.size(); ++i)

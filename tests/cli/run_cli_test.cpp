@@ -106,7 +106,7 @@ TEST(MoeSimRun, CsvHasOneRowPerStagePerDesign) {
   EXPECT_EQ(line, "impl,stage,start_us,end_us,duration_us,hccs_bytes,nic_bytes,achieved_gbps");
   int rows = 0;
   while (std::getline(in, line)) ++rows;
-  EXPECT_EQ(rows, 10);  // 5 stages x 2 designs
+  EXPECT_EQ(rows, 12);  // 6 stages x 2 designs
 }
 
 TEST(MoeSimRun, UnknownImplIsBadInput) {
