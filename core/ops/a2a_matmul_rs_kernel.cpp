@@ -322,6 +322,7 @@ struct Kernel {
     A2aMatmulPhase rec{name, sim.now(), 0};
     Latch latch(sim);
     SyncBarrier* b = barrier ? &emu.addBarrier(name + " SyncAll", programsIn(phases)) : nullptr;
+    latch.add(programsIn(phases));  // counted before any program can finish
     launch(phases, latch, b);
     co_await latch;
     rec.end = sim.now();
