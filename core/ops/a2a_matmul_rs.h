@@ -30,7 +30,7 @@ struct A2aMatmulShape {
   int ranks = 8;
   int m = 512, n = 768, k = 4096;
   int tileM = 32, tileN = 128, tileK = 128;
-  int stages = 2;
+  int stages = 8;
 
   int rowsPerRank() const { return m / ranks; }        // M/r
   int kPerRank() const { return k / ranks; }           // K/r

@@ -83,7 +83,7 @@ struct WorkloadConfig {
   int tileM = 32;
   int tileN = 128;
   int tileK = 128;
-  int stages = 2;  // a2a and partial-sum workspace slots in flight (1..8)
+  int stages = 8;  // a2a and partial-sum workspace slots in flight (1..8)
   bool operator==(const WorkloadConfig&) const = default;
 };
 
