@@ -36,6 +36,9 @@ void validateA2aMatmul(const A2aMatmulShape& s, const HardwareProfile& hw) {
           "must divide M/r = " + str(s.rowsPerRank()) + " (an all-to-all unit is tile_m rows of one rank), got " + str(s.tileM));
   require(s.kPerRank() % s.tileK == 0, "workload.tile_k",
           "must divide K/r = " + str(s.kPerRank()) + ", got " + str(s.tileK));
+  require(s.tileK % 16 == 0, "workload.tile_k",
+          "must be a multiple of 16 (the pusher stacks tile_k x 2 B rows in UB, which must be 32-B aligned), got " +
+              str(s.tileK));
   require(s.tileN <= s.n, "workload.tile_n", "must be <= workload.n (" + str(s.n) + "), got " + str(s.tileN));
   // Cube buffers: A chunk in L0A, W chunk in L0B (fp16), the fp32 output tile in L0C.
   const std::int64_t tm = s.tileM, tn = s.tileN, tk = s.tileK;
@@ -52,8 +55,10 @@ void validateA2aMatmul(const A2aMatmulShape& s, const HardwareProfile& hw) {
               " must fit L1 (" + str(hw.l1Bytes) + " B)");
   // UB: the reducer holds an fp32 accumulator, one incoming fp32 tile and the fp16 result;
   // the all-to-all pusher double-buffers tile_m x tile_k fp16.
-  require(tm * tn * 10 <= hw.ubBytes, "workload.tile_n",
-          "tile_m x tile_n x (4 + 4 + 2) B = " + str(tm * tn * 10) + " must fit UB (" + str(hw.ubBytes) + " B)");
+  const std::int64_t reducerUb = tm * tn * 8 + tm * ((tn * 2 + 31) / 32 * 32);
+  require(reducerUb <= hw.ubBytes, "workload.tile_n",
+          "tile_m x tile_n x 8 B + tile_m x 32-B-aligned (tile_n x 2 B) = " + str(reducerUb) + " must fit UB (" +
+              str(hw.ubBytes) + " B)");
   require(tm * tk * 4 <= hw.ubBytes, "workload.tile_k",
           "2 x tile_m x tile_k x 2 B = " + str(tm * tk * 4) + " must fit UB (" + str(hw.ubBytes) + " B)");
   require(hw.aivCores >= 3, "hardware.overrides.aiv_cores", "the workload needs >= 3 AIV cores per card");

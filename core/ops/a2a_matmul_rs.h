@@ -44,7 +44,8 @@ struct A2aMatmulShape {
 A2aMatmulShape shapeFromWorkload(const WorkloadConfig& w);
 
 // Refuses a shape the kernel cannot run, naming the field ("workload.m", ...):
-// positive sizes, M and K divisible by r, tile_m | M/r, tile_k | K/r, tiles that fit L1,
+// positive sizes, M and K divisible by r, tile_m | M/r, tile_k | K/r and a multiple of 16,
+// tile_n <= N, tiles that fit L1,
 // L0A/L0B/L0C and UB, STAGES in 1..8, enough cores, and a bound on the total data.
 void validateA2aMatmul(const A2aMatmulShape& s, const HardwareProfile& hw);
 
