@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/moe_sim/command_registry.h"
+#include "core/pipeline/a2a_matmul_report.h"
 #include "core/pipeline/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
@@ -20,6 +21,7 @@ struct RunOptions {
   bool verify = false;
   std::string traceFile;
   std::string csvFile;
+  std::string workload;
 };
 
 const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
@@ -31,8 +33,16 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
   sub->add_flag("--verify", opt->verify, "Compare every operator with its golden reference");
   sub->add_option("--trace", opt->traceFile, "Write a Chrome trace-event JSON file (Perfetto)");
   sub->add_option("--csv", opt->csvFile, "Write the per-stage metrics as CSV");
+  sub->add_option("--workload", opt->workload, "moe-layer or alltoall-matmul-rs (default: the scenario's)")
+      ->check(CLI::IsMember({"moe-layer", "alltoall-matmul-rs"}));
   sub->callback([opt, &exitCode] {
     moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario() : moe::loadScenarioFile(opt->scenarioFile);
+    if (opt->workload == "moe-layer") sc.workload.kind = moe::WorkloadKind::MoeLayer;
+    if (opt->workload == "alltoall-matmul-rs") sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
+    if (sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs) {
+      exitCode = moe::runA2aMatmulCommand(sc, opt->verify, opt->traceFile, opt->csvFile);
+      return;
+    }
     if (opt->impl == "streaming") sc.dispatchImpl = moe::DispatchImpl::Streaming;
     if (opt->impl == "phased") sc.dispatchImpl = moe::DispatchImpl::Phased;
     if (opt->impl == "both") sc.dispatchImpl = moe::DispatchImpl::Both;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/ops/combine_reference.h"
+#include "core/ops/a2a_matmul_rs.h"
 
 #include "core/ops/dispatch_common.h"
 #include "core/ops/dispatch_tiling.h"
@@ -79,6 +80,9 @@ ReferenceLayer computeReference(const Scenario& sc, std::shared_ptr<const std::v
 }
 
 void checkRunnable(const Scenario& sc) {
+  // The workload `run` would emulate must be runnable too (the fused operator's shape rules).
+  if (sc.workload.kind == WorkloadKind::AlltoallMatmulRs)
+    ops::validateA2aMatmul(ops::shapeFromWorkload(sc.workload), sc.hardware);
   RankGating zeros;
   zeros.topkIds.assign(static_cast<std::size_t>(sc.model.tokensPerRank) * sc.model.topk, 0);
   for (std::size_t i = 0; i < zeros.topkIds.size(); ++i)

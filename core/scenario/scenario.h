@@ -72,6 +72,28 @@ struct CombineConfig {
   bool operator==(const CombineConfig&) const = default;
 };
 
+// Which workload `moe-sim run` emulates. The MoE layer is the default; the fused
+// AlltoAll-Matmul-ReduceScatter operator (SPEC §3.6) is a separate workload on the same
+// machine. Its shape rules (divisibility, L1/L0/UB fit) live with the operator, in
+// core/ops/a2a_matmul_rs.h, because they need the hardware profile.
+enum class WorkloadKind { MoeLayer, AlltoallMatmulRs };
+
+struct WorkloadConfig {
+  WorkloadKind kind = WorkloadKind::MoeLayer;
+  // AlltoAll-Matmul-ReduceScatter: global A[m, k] x W[k, n] over `ranks` cards (one server
+  // of 8 by default, so the cluster section is not needed). Defaults chosen so compute and
+  // communication are of the same order on the 910B3 profile, where pipelining pays.
+  int ranks = 8;
+  int m = 512;
+  int n = 768;
+  int k = 4096;
+  int tileM = 32;
+  int tileN = 128;
+  int tileK = 128;
+  int stages = 8;  // a2a and partial-sum workspace slots in flight (1..8)
+  bool operator==(const WorkloadConfig&) const = default;
+};
+
 struct Scenario {
   std::string name = "default";
   std::uint64_t seed = 1;
@@ -87,6 +109,7 @@ struct Scenario {
   DispatchImpl dispatchImpl = DispatchImpl::Both;
   // Upper bound on the observation event log (records); older records are dropped.
   std::int64_t eventLogCapacity = 1 << 20;
+  WorkloadConfig workload;
 
   // Field by field, so a saved and reloaded scenario can be checked for exact equality.
   bool operator==(const Scenario&) const = default;

@@ -27,6 +27,7 @@ constexpr int kMaxPhysicalExperts = 1024;
 constexpr std::int64_t kMaxChunkBytes = std::int64_t{64} << 20;
 constexpr std::uint64_t kMaxPayloadBytes = std::uint64_t{8} << 30;
 constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{64} << 20;
+constexpr int kMaxMatrixDim = 65536;  // workload m, n, k and tiles; the operator bounds the product
 
 template <typename E>
 struct EnumName {
@@ -43,6 +44,8 @@ constexpr EnumName<PayloadMode> kPayloadNames[] = {{PayloadMode::Full, "full"},
 constexpr EnumName<DispatchImpl> kImplNames[] = {{DispatchImpl::Phased, "phased"},
                                                  {DispatchImpl::Streaming, "streaming"},
                                                  {DispatchImpl::Both, "both"}};
+constexpr EnumName<WorkloadKind> kWorkloadNames[] = {
+    {WorkloadKind::MoeLayer, "moe-layer"}, {WorkloadKind::AlltoallMatmulRs, "alltoall-matmul-rs"}};
 
 template <typename E, std::size_t N>
 std::string enumName(const EnumName<E> (&names)[N], E v) {
@@ -132,12 +135,15 @@ std::string toString(PayloadMode m) {
 std::string toString(DispatchImpl d) {
   return enumName(kImplNames, d);
 }
+std::string toString(WorkloadKind w) {
+  return enumName(kWorkloadNames, w);
+}
 
 Scenario scenarioFromJson(const json& j) {
   jf::object(j, "");
   jf::rejectUnknownKeys(j, "",
                         {"name", "seed", "hardware", "cluster", "model", "routing", "eplb", "rings",
-                         "combine", "payload", "dispatch_impl", "event_log_capacity"});
+                         "combine", "payload", "dispatch_impl", "event_log_capacity", "workload"});
   Scenario s;
   if (const json* m = jf::member(j, "name")) s.name = jf::string(*m, "name", 256);
   if (const json* m = jf::member(j, "seed")) s.seed = readSeed(*m, "seed");
@@ -232,6 +238,21 @@ Scenario scenarioFromJson(const json& j) {
   readEnum(j, "", "payload", kPayloadNames, s.payload);
   readEnum(j, "", "dispatch_impl", kImplNames, s.dispatchImpl);
   readInt(j, "", "event_log_capacity", s.eventLogCapacity, 1024, std::int64_t{1} << 26);
+
+  if (jf::member(j, "workload")) {
+    const std::string p = "workload";
+    const json& w = objectMember(j, "workload", p);
+    jf::rejectUnknownKeys(w, p, {"kind", "ranks", "m", "n", "k", "tile_m", "tile_n", "tile_k", "stages"});
+    readEnum(w, p, "kind", kWorkloadNames, s.workload.kind);
+    readInt(w, p, "ranks", s.workload.ranks, 2, kMaxRanks);
+    readInt(w, p, "m", s.workload.m, 1, kMaxMatrixDim);
+    readInt(w, p, "n", s.workload.n, 1, kMaxMatrixDim);
+    readInt(w, p, "k", s.workload.k, 1, kMaxMatrixDim);
+    readInt(w, p, "tile_m", s.workload.tileM, 1, kMaxMatrixDim);
+    readInt(w, p, "tile_n", s.workload.tileN, 1, kMaxMatrixDim);
+    readInt(w, p, "tile_k", s.workload.tileK, 1, kMaxMatrixDim);
+    readInt(w, p, "stages", s.workload.stages, 1, 8);
+  }
 
   validateScenario(s);
   return s;
@@ -362,6 +383,11 @@ void validateScenario(const Scenario& s) {
 
   require(s.eventLogCapacity >= 1024 && s.eventLogCapacity <= (std::int64_t{1} << 26),
           "event_log_capacity", "must be in [1024, 67108864], got " + str(s.eventLogCapacity));
+
+  // Workload: the per-field ranges only; the shape rules need the operator (see scenario.h).
+  const WorkloadConfig& w = s.workload;
+  require(w.ranks >= 2 && w.ranks <= kMaxRanks, "workload.ranks", "must be in [2, 768], got " + str(w.ranks));
+  require(w.stages >= 1 && w.stages <= 8, "workload.stages", "must be in [1, 8], got " + str(w.stages));
 }
 
 json scenarioToJson(const Scenario& s) {
@@ -407,6 +433,11 @@ json scenarioToJson(const Scenario& s) {
   j["payload"] = toString(s.payload);
   j["dispatch_impl"] = toString(s.dispatchImpl);
   j["event_log_capacity"] = s.eventLogCapacity;
+  j["workload"] = {{"kind", toString(s.workload.kind)}, {"ranks", s.workload.ranks},
+                   {"m", s.workload.m},                 {"n", s.workload.n},
+                   {"k", s.workload.k},                 {"tile_m", s.workload.tileM},
+                   {"tile_n", s.workload.tileN},        {"tile_k", s.workload.tileK},
+                   {"stages", s.workload.stages}};
   return j;
 }
 

@@ -34,5 +34,6 @@ Scenario defaultScenario();
 std::string toString(RoutingKind k);
 std::string toString(PayloadMode m);
 std::string toString(DispatchImpl d);
+std::string toString(WorkloadKind w);
 
 }  // namespace moe

@@ -140,3 +140,28 @@ TEST(MoeSimRun, InvalidEplbTableIsBadInputNamingTheField) {
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("eplb"), std::string::npos) << r.err;
 }
+
+TEST(MoeSimRunA2aMatmul, VerifyExitsZeroWithBothTimesOverlapAndDigest) {
+  const auto file = smallScenarioFile("a2amm-small.json", [](nlohmann::json& j) {
+    j["workload"] = {{"ranks", 4}, {"m", 128}, {"n", 96}, {"k", 512}, {"tile_m", 16}, {"tile_n", 32}, {"tile_k", 32}, {"stages", 4}};
+  });
+  const Result r = runSim("run " + file.string() + " --workload alltoall-matmul-rs --verify");
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+  for (const char* line : {"pipelined   emulated", "sequential  emulated", "ratio pipelined/sequential:",
+                           "overlap ratio:", "peak workspace per rank:", "[ok]   pipelined == reference GEMM",
+                           "[ok]   sequential == reference GEMM", "legend: overlap ratio ="})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  EXPECT_EQ(r.out.find("[FAIL]"), std::string::npos) << r.out;
+  EXPECT_FALSE(digestLine(r.out).empty());
+  EXPECT_EQ(digestLine(runSim("run " + file.string() + " --workload alltoall-matmul-rs").out), digestLine(r.out));
+}
+
+TEST(MoeSimRunA2aMatmul, BadShapeIsBadInputNamingTheField) {
+  const auto file = smallScenarioFile("a2amm-bad.json", [](nlohmann::json& j) {
+    j["workload"] = {{"kind", "alltoall-matmul-rs"}, {"ranks", 4}, {"m", 130}};
+  });
+  const Result r = runSim("run " + file.string());
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("workload.m"), std::string::npos) << r.err;
+  EXPECT_EQ(runSim("validate " + file.string()).exitCode, 2) << "validate must refuse what run refuses";
+}

@@ -99,6 +99,7 @@ TEST(ScenarioJson, EveryFieldChangedRoundTripsExactly) {
   s.payload = moe::PayloadMode::None;
   s.dispatchImpl = moe::DispatchImpl::Streaming;
   s.eventLogCapacity = 4096;
+  s.workload = {moe::WorkloadKind::AlltoallMatmulRs, 16, 256, 96, 512, 16, 64, 32, 3};
   moe::validateScenario(s);
 
   const json j = moe::scenarioToJson(s);
@@ -143,6 +144,15 @@ TEST(ScenarioJson, EveryFieldChangedRoundTripsExactly) {
   EXPECT_NE(s.payload, d.payload);
   EXPECT_NE(s.dispatchImpl, d.dispatchImpl);
   EXPECT_NE(s.eventLogCapacity, d.eventLogCapacity);
+  EXPECT_NE(s.workload.kind, d.workload.kind);
+  EXPECT_NE(s.workload.ranks, d.workload.ranks);
+  EXPECT_NE(s.workload.m, d.workload.m);
+  EXPECT_NE(s.workload.n, d.workload.n);
+  EXPECT_NE(s.workload.k, d.workload.k);
+  EXPECT_NE(s.workload.tileM, d.workload.tileM);
+  EXPECT_NE(s.workload.tileN, d.workload.tileN);
+  EXPECT_NE(s.workload.tileK, d.workload.tileK);
+  EXPECT_NE(s.workload.stages, d.workload.stages);
 }
 
 TEST(ScenarioJson, UnknownKeysAreRejectedAtEveryLevel) {
@@ -155,6 +165,23 @@ TEST(ScenarioJson, UnknownKeysAreRejectedAtEveryLevel) {
   EXPECT_EQ(rejectedPath(with(d, "/routing/alfa", 1)), "routing.alfa");
   EXPECT_EQ(rejectedPath(with(d, "/eplb/alfa", 1)), "eplb.alfa");
   EXPECT_EQ(rejectedPath(with(d, "/rings/alfa", 1)), "rings.alfa");
+  EXPECT_EQ(rejectedPath(with(d, "/workload/alfa", 1)), "workload.alfa");
+}
+
+TEST(ScenarioJson, WorkloadRangesNameTheField) {
+  const json d = defaultJson();
+  EXPECT_EQ(rejectedPath(with(d, "/workload", 5)), "workload");
+  EXPECT_EQ(rejectedPath(with(d, "/workload/kind", "a2a")), "workload.kind");
+  EXPECT_EQ(rejectedPath(with(d, "/workload/ranks", 1)), "workload.ranks");
+  EXPECT_EQ(rejectedPath(with(d, "/workload/m", 0)), "workload.m");
+  EXPECT_EQ(rejectedPath(with(d, "/workload/n", 65537)), "workload.n");
+  EXPECT_EQ(rejectedPath(with(d, "/workload/k", "4096")), "workload.k");
+  EXPECT_EQ(rejectedPath(with(d, "/workload/tile_m", 0)), "workload.tile_m");
+  EXPECT_EQ(rejectedPath(with(d, "/workload/tile_n", -3)), "workload.tile_n");
+  EXPECT_EQ(rejectedPath(with(d, "/workload/tile_k", 1.5)), "workload.tile_k");
+  EXPECT_EQ(rejectedPath(with(d, "/workload/stages", 9)), "workload.stages");
+  EXPECT_EQ(moe::scenarioFromJson(with(d, "/workload/kind", "alltoall-matmul-rs")).workload.kind,
+            moe::WorkloadKind::AlltoallMatmulRs);
 }
 
 TEST(ScenarioJson, TypesEnumsAndRangesNameTheField) {

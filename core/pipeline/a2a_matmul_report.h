@@ -1,0 +1,38 @@
+#pragma once
+// `moe-sim run --workload alltoall-matmul-rs`: runs the pipelined fused kernel and the
+// sequential baseline on the scenario's workload shape, optionally checks both against the
+// golden GEMM, and prints the comparison.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "core/ops/a2a_matmul_rs_kernel.h"
+#include "core/pipeline/layer_run.h"
+
+namespace moe {
+
+struct A2aMatmulReport {
+  ops::A2aMatmulShape shape;
+  A2aMatmulRunResult pipelined, sequential;
+  bool verified = false;
+  std::vector<VerificationCheck> checks;
+  // (T_seq - T_pipe) / (T_seq all-to-all + T_seq reduce-scatter), clamped to [0, 1].
+  double overlapRatio() const;
+  std::uint64_t digest() const;
+  bool ok() const;
+};
+
+// Throws InputError (naming the workload field) for a shape the kernel cannot run.
+A2aMatmulReport runA2aMatmulWorkload(const Scenario& sc, bool verify);
+void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r);
+void writeA2aMatmulCsv(std::ostream& out, const A2aMatmulReport& r);
+
+}  // namespace moe
+
+namespace moe {
+// The whole CLI command: runs, prints to stdout, writes --csv; returns the exit code (0 ok,
+// 1 verification failed or a run did not finish). --trace is refused (InputError): the
+// trace exporter reads a live emulation, which this two-kernel comparison does not keep.
+int runA2aMatmulCommand(const Scenario& sc, bool verify, const std::string& traceFile, const std::string& csvFile);
+}  // namespace moe

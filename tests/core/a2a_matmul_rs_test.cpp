@@ -1,0 +1,163 @@
+// AlltoAll-Matmul-ReduceScatter: fp16 conversion, shape validation (one test per rule),
+// reference, and the emulated kernels against the reference within the stated tolerance.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/ops/a2a_matmul_rs.h"
+#include "core/ops/a2a_matmul_rs_kernel.h"
+#include "core/util/error.h"
+
+using moe::fp16;
+using moe::ops::A2aMatmulShape;
+
+namespace {
+
+TEST(Fp16, ExactValuesRoundingSubnormalsAndSpecials) {
+  EXPECT_EQ(moe::floatToFp16(1.0f), 0x3c00);
+  EXPECT_EQ(moe::floatToFp16(-2.0f), 0xc000);
+  EXPECT_EQ(moe::floatToFp16(65504.0f), 0x7bff);
+  EXPECT_EQ(moe::floatToFp16(65520.0f), 0x7c00);  // rounds up to inf
+  EXPECT_EQ(moe::floatToFp16(1.0f + 0x1p-11f), 0x3c00);  // tie to even (down)
+  EXPECT_EQ(moe::floatToFp16(1.0f + 3 * 0x1p-11f), 0x3c02);  // tie to even (up)
+  EXPECT_EQ(moe::floatToFp16(0x1p-24f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(moe::floatToFp16(0x1p-25f), 0x0000);  // tie to even: zero
+  EXPECT_EQ(moe::floatToFp16(std::numeric_limits<float>::infinity()), 0x7c00);
+  EXPECT_TRUE(std::isnan(moe::fp16ToFloat(moe::floatToFp16(std::nanf("")))));
+  EXPECT_EQ(moe::fp16ToFloat(0x0001), 0x1p-24f);
+  EXPECT_EQ(moe::fp16ToFloat(0x03ff), 1023 * 0x1p-24f);
+  EXPECT_EQ(moe::fp16ToFloat(0x8000), -0.0f);
+  EXPECT_TRUE(std::signbit(moe::fp16ToFloat(0x8000)));
+  // Every finite half survives a round trip through float.
+  for (int h = 0; h < 0x10000; ++h) {
+    if ((h & 0x7c00) == 0x7c00) continue;
+    EXPECT_EQ(moe::floatToFp16(moe::fp16ToFloat(static_cast<fp16>(h))), h) << h;
+  }
+}
+
+A2aMatmulShape small(int ranks, int m, int n, int k, int tm, int tn, int tk, int stages) {
+  A2aMatmulShape s;
+  s.ranks = ranks, s.m = m, s.n = n, s.k = k, s.tileM = tm, s.tileN = tn, s.tileK = tk, s.stages = stages;
+  return s;
+}
+
+std::string refusal(const A2aMatmulShape& s, moe::HardwareProfile hw = {}) {
+  try {
+    moe::ops::validateA2aMatmul(s, hw);
+  } catch (const moe::InputError& e) {
+    return e.path();
+  }
+  return "(accepted)";
+}
+
+TEST(A2aMatmulValidation, EachRuleNamesItsField) {
+  const A2aMatmulShape ok = small(4, 64, 48, 128, 16, 32, 16, 2);
+  EXPECT_EQ(refusal(ok), "(accepted)");
+  auto with = [&](auto f) {
+    A2aMatmulShape s = ok;
+    f(s);
+    return refusal(s);
+  };
+  EXPECT_EQ(with([](auto& s) { s.ranks = 1; }), "workload.ranks");
+  EXPECT_EQ(with([](auto& s) { s.ranks = 12; s.m = 96; s.k = 192; }), "workload.ranks");  // not whole servers
+  EXPECT_EQ(with([](auto& s) { s.m = 0; }), "workload.m");
+  EXPECT_EQ(with([](auto& s) { s.n = -1; }), "workload.n");
+  EXPECT_EQ(with([](auto& s) { s.k = 70000; }), "workload.k");
+  EXPECT_EQ(with([](auto& s) { s.tileM = 0; }), "workload.tile_m");
+  EXPECT_EQ(with([](auto& s) { s.stages = 0; }), "workload.stages");
+  EXPECT_EQ(with([](auto& s) { s.stages = 9; }), "workload.stages");
+  EXPECT_EQ(with([](auto& s) { s.m = 66; }), "workload.m");       // M % r
+  EXPECT_EQ(with([](auto& s) { s.k = 130; }), "workload.k");      // K % r
+  EXPECT_EQ(with([](auto& s) { s.tileM = 5; }), "workload.tile_m");  // tile_m | M/r
+  EXPECT_EQ(with([](auto& s) { s.tileK = 24; }), "workload.tile_k");  // tile_k | K/r
+  EXPECT_EQ(with([](auto& s) { s.tileK = 8; }), "workload.tile_k");   // 32-B UB rows
+  EXPECT_EQ(with([](auto& s) { s.tileN = 64; }), "workload.tile_n");  // tile_n <= n
+  // L0A, L0B, L0C, L1 and UB, each with a profile whose buffer is the one too small.
+  moe::HardwareProfile hw;
+  hw.l0aBytes = 256;
+  EXPECT_EQ(refusal(ok, hw), "workload.tile_k");
+  hw = {};
+  hw.l0bBytes = 512;
+  EXPECT_EQ(refusal(ok, hw), "workload.tile_n");
+  hw = {};
+  hw.l0cBytes = 1024;
+  EXPECT_EQ(refusal(ok, hw), "workload.tile_m");
+  hw = {};
+  hw.l1Bytes = 4096;
+  EXPECT_EQ(refusal(ok, hw), "workload.tile_n");
+  hw = {};
+  hw.ubBytes = 4096;
+  EXPECT_EQ(refusal(ok, hw), "workload.tile_n");
+  hw = {};
+  hw.ubBytes = 17 * 32 * 10 + 32;  // the reducer fits but not the pusher's two chunks
+  EXPECT_EQ(refusal(small(4, 64, 32, 1024, 16, 2, 256, 2), hw), "workload.tile_k");
+  hw = {};
+  hw.aivCores = 2;
+  EXPECT_EQ(refusal(ok, hw), "hardware.overrides.aiv_cores");
+  // Absurd sizes are refused before anything is allocated.
+  EXPECT_EQ(refusal(small(8, 65536, 65536, 65536, 64, 128, 128, 2)), "workload");
+}
+
+// r ranks of random data; the reference against a naive double-precision GEMM.
+TEST(A2aMatmulReference, MatchesDoublePrecisionGemm) {
+  const A2aMatmulShape s = small(2, 8, 5, 6, 2, 5, 3, 1);
+  const auto in = moe::ops::generateA2aMatmulInputs(s, 7);
+  const auto ref = moe::ops::a2aMatmulReference(in);
+  for (int i = 0; i < s.m; ++i)
+    for (int c = 0; c < s.n; ++c) {
+      double want = 0;
+      for (int k = 0; k < s.k; ++k)
+        want += double(moe::fp16ToFloat(in.a[i / 4][(i % 4) * s.k + k])) * moe::fp16ToFloat(in.w[k / 3][(k % 3) * s.n + c]);
+      EXPECT_NEAR(ref.exact[i / 4][(i % 4) * s.n + c], want, 1e-5);
+    }
+  // The comparison catches a wrong element.
+  auto bad = ref.out;
+  bad[1][3] = moe::floatToFp16(moe::fp16ToFloat(bad[1][3]) + 1.0f);
+  EXPECT_NE(moe::ops::compareWithReference(ref, bad), "");
+  EXPECT_EQ(moe::ops::compareWithReference(ref, ref.out), "");
+}
+
+struct KernelCase {
+  A2aMatmulShape shape;
+};
+
+class A2aMatmulKernel : public ::testing::TestWithParam<A2aMatmulShape> {};
+
+TEST_P(A2aMatmulKernel, PipelinedAndSequentialMatchTheReference) {
+  const A2aMatmulShape s = GetParam();
+  const auto in = moe::ops::generateA2aMatmulInputs(s, 3);
+  const auto ref = moe::ops::a2aMatmulReference(in);
+  for (bool pipelined : {true, false}) {
+    const auto run = moe::runA2aMatmul(moe::Scenario{}, in, pipelined);
+    ASSERT_TRUE(run.finished) << run.deadlock;
+    EXPECT_EQ(moe::ops::compareWithReference(ref, run.out), "") << (pipelined ? "pipelined" : "sequential");
+    EXPECT_GT(run.time, 0);
+  }
+}
+
+// r = 2, 4, 8, 16 (two servers: RDMA paths); non-square; N not a multiple of tile_n;
+// STAGES 1..4.
+INSTANTIATE_TEST_SUITE_P(Shapes, A2aMatmulKernel,
+                         ::testing::Values(small(2, 32, 40, 64, 8, 16, 16, 1),     // N tail 8
+                                           small(4, 64, 48, 128, 8, 32, 16, 2),    // N tail 16
+                                           small(8, 64, 24, 256, 8, 16, 32, 3),    // N tail 8
+                                           small(16, 64, 32, 256, 4, 32, 16, 4),   // two servers
+                                           small(4, 128, 20, 64, 16, 16, 16, 1),   // tall, N tail 4
+                                           small(2, 16, 64, 512, 8, 64, 64, 4)));  // K >> M
+
+TEST(A2aMatmulKernelTiming, PipelinedBeatsSequentialOnTheDefaultShape) {
+  const moe::Scenario sc;
+  const auto s = moe::ops::shapeFromWorkload(sc.workload);
+  const auto in = moe::ops::generateA2aMatmulInputs(s, sc.seed);
+  const auto pipe = moe::runA2aMatmul(sc, in, true);
+  const auto seq = moe::runA2aMatmul(sc, in, false);
+  ASSERT_TRUE(pipe.finished && seq.finished);
+  EXPECT_LT(pipe.time, seq.time);
+  ASSERT_EQ(seq.phases.size(), 3u);
+  EXPECT_EQ(seq.phases[0].name, "all-to-all");
+  EXPECT_LE(pipe.workspaceBytes, seq.workspaceBytes);  // STAGES bounds the slots
+}
+
+}  // namespace
