@@ -1,6 +1,7 @@
 #include "ui/run/compare_runner.h"
 
 #include "core/pipeline/run_report.h"
+#include "core/scenario/scenario_json.h"
 #include "ui/widgets/palette.h"
 
 namespace moe::ui {
@@ -11,7 +12,7 @@ void CompareRunner::run(const Scenario& input) {
     sc.dispatchImpl = DispatchImpl::Both;
     const RunReport rep = runScenario(sc, true);
     CompareResult r;
-    r.figureNames = {tr("total emulated time"), tr("dispatch stage"), tr("bytes over HCCS"), tr("bytes over RDMA"),
+    r.figureNames = QStringList{tr("total emulated time"), tr("dispatch stage"), tr("bytes over HCCS"), tr("bytes over RDMA"),
                      tr("dispatch buffer memory"), tr("peak ring occupancy"), tr("events"), tr("verification"),
                      tr("run digest")};
     r.figures.assign(r.figureNames.size(), {});

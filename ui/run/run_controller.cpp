@@ -5,6 +5,7 @@
 
 #include "core/observe/trace_export.h"
 #include "core/pipeline/run_report.h"
+#include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 
 namespace moe::ui {

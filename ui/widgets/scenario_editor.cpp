@@ -94,7 +94,8 @@ void ScenarioEditor::setScenario(const Scenario& sc) {
   base_ = scenarioToJson(sc);
   // Show every hardware field, not only the overrides: the profile's value is the default.
   json hw = profileToJson(builtinProfile(sc.profileName));
-  for (auto& [k, v] : profileToJson(sc.hardware).items()) hw[k] = v;
+  const json current = profileToJson(sc.hardware);
+  for (auto it = current.begin(); it != current.end(); ++it) hw[it.key()] = *it;
   hw.erase("name");
   base_["hardware"]["overrides"] = hw;
   rebuild();
