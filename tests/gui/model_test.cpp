@@ -16,8 +16,8 @@ class ModelTest : public QObject {
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(m.rowCount(), 0);
     CompareResult r;
-    r.impls = {"phased", "streaming"};
-    r.figureNames = {"total", "dispatch"};
+    r.impls = QStringList{"phased", "streaming"};
+    r.figureNames = QStringList{"total", "dispatch"};
     r.figures = {{"10 us", "8 us"}, {"6 us", "4 us"}};
     m.setResult(r);
     QCOMPARE(m.rowCount(), 2);

@@ -126,7 +126,11 @@ void RunController::runUntilBusy() {
     if (st.find("dispatch") == std::string::npos || st.find("notify") != std::string::npos) return false;
     int nonEmpty = 0;
     for (const RingBuffer& r : run_->emulation().rings()) nonEmpty += r.tail() > r.head();
-    return nonEmpty >= 3;
+    double rate = 0;
+    const Machine& m = run_->emulation().machine();
+    for (const LinkInfo& l : m.links())
+      if (l.kind == LinkInfo::Kind::Hccs || l.kind == LinkInfo::Kind::NicTx) rate += m.net().resource(l.resource).activeRate;
+    return nonEmpty >= 3 && rate > 0;
   };
   while (sim.pendingEvents() > 0 && !busy()) {
     run_->step();
@@ -211,6 +215,7 @@ void RunController::sampleMetrics(bool force) {
 
 void RunController::emitFrame(bool restart) {
   if (!run_) return;
+  if (!restart) sampleMetrics(true);  // the charts end at the time the views show
   Frame f;
   f.restart = restart;
   f.snapshot = takeSnapshot(*run_, runId_);

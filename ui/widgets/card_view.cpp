@@ -32,6 +32,7 @@ CardView::CardView(QWidget* parent) : QWidget(parent) {
   split->addWidget(scroll);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
+  split->setSizes({420, 380});  // rings get room for several rows before scrolling
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(top);
   lay->addWidget(split, 1);

@@ -174,7 +174,10 @@ void MainWindow::buildControls() {
   connect(impl_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { loadScenario(scenario_); });
   bar->addWidget(new QLabel(tr(" Design ")));
   bar->addWidget(impl_);
-  bar->addSeparator();
+  // Status on its own row so it is never pushed into the toolbar overflow.
+  addToolBarBreak();
+  bar = addToolBar(tr("Status"));
+  bar->setObjectName("run-status");
   timeLabel_ = new QLabel;
   stageLabel_ = new QLabel;
   verifyLabel_ = new QLabel;
@@ -184,6 +187,7 @@ void MainWindow::buildControls() {
   stageLabel_->setMinimumWidth(200);
   bar->addWidget(timeLabel_);
   bar->addWidget(stageLabel_);
+  bar->addWidget(new QLabel("  "));
   bar->addWidget(verifyLabel_);
   liveButton_ = new QPushButton;
   liveButton_->setToolTip(tr("The cluster and card views show the scrubbed time; click to follow the live run again"));

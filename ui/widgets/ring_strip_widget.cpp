@@ -14,7 +14,7 @@ namespace moe::ui {
 namespace {
 constexpr int kRowH = 34;
 constexpr int kHeader = 20;
-constexpr int kLabelW = 170;
+constexpr int kLabelW = 230;
 constexpr int kValueW = 150;
 const QColor kPublished(0x4e, 0x9a, 0xf1);
 const QColor kUnpublished(0xa8, 0xcc, 0xf8);
@@ -93,7 +93,7 @@ void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row
   const QRectF bar(row.left() + kLabelW, row.top() + 10, row.width() - kLabelW - kValueW, row.height() - 20);
   p.setPen(palette().text().color());
   p.drawText(QRect(row.left() + 4, row.top(), kLabelW - 8, row.height()), Qt::AlignVCenter | Qt::AlignLeft,
-             QString("%1 %2").arg(r.kind == RingKind::Ipc ? "IPC" : "RDMA", QString::fromStdString(r.name)));
+             QString::fromStdString(r.name));
   p.fillRect(bar, QColor(0xf2, 0xf2, 0xf2));
   // Occupied: published [head, tail) and written-but-unpublished [tail, producerTail).
   fillRange(p, r.head, r.tail, r.capacity, bar, kPublished);

@@ -39,7 +39,8 @@ void TimelineWidget::clear() {
 void TimelineWidget::append(const std::vector<ActivityInterval>& iv) {
   bool newCore = false;
   for (const ActivityInterval& a : iv) {
-    if (a.activity == Activity::Idle || a.end <= a.start) continue;
+    // Idle and done spans are the absence of work: leaving them out keeps the chart readable.
+    if (a.activity == Activity::Idle || a.activity == Activity::Done || a.end <= a.start) continue;
     if (a.core >= static_cast<int>(bars_.size())) bars_.resize(a.core + 1);
     auto& v = bars_[a.core];
     if (v.empty()) newCore = true;
@@ -63,11 +64,16 @@ void TimelineWidget::setSnapshot(std::shared_ptr<const Snapshot> s) {
 }
 
 void TimelineWidget::fitAll() {
+  fitPending_ = true;  // applied at the next paint, when the real width is known
+  update();
+}
+
+void TimelineWidget::applyFit() {
+  fitPending_ = false;
   const Time end = snap_ ? std::max<Time>(snap_->now, 1) : 1;
   axis_.t0 = 0;
   axis_.psPerPx = static_cast<double>(end) / std::max(50, width() - kLabelW - 10);
   fitted_ = snap_ && snap_->finished;
-  update();
 }
 
 void TimelineWidget::setScrubTime(Time t) {
@@ -99,6 +105,7 @@ int TimelineWidget::rowOfY(int y) const {
 }
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
+  if (fitPending_) applyFit();
   QPainter p(this);
   p.fillRect(rect(), palette().base());
   p.setPen(palette().text().color());

@@ -50,6 +50,7 @@ class TimelineWidget : public QWidget {
     Activity activity;
     Role role;
   };
+  void applyFit();
   int rowTop(int row) const;
   int rowOfY(int y) const;
   void rebuildRows();
@@ -60,6 +61,7 @@ class TimelineWidget : public QWidget {
   std::size_t count_ = 0;
   TimeAxis axis_;
   bool fitted_ = false;
+  bool fitPending_ = false;
   int yOffset_ = 0;
   Time scrub_ = 0;
   QPoint pressPos_;
