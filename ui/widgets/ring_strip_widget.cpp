@@ -15,7 +15,7 @@ namespace {
 constexpr int kRowH = 34;
 constexpr int kHeader = 20;
 constexpr int kLabelW = 230;
-constexpr int kValueW = 150;
+constexpr int kValueW = 190;
 const QColor kPublished(0x4e, 0x9a, 0xf1);
 const QColor kUnpublished(0xa8, 0xcc, 0xf8);
 const QColor kHead(0x10, 0x90, 0x40);
