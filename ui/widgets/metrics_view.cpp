@@ -59,6 +59,11 @@ void MetricsView::clear() {
   refresh();
 }
 
+void MetricsView::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  refresh();
+}
+
 void MetricsView::append(const std::vector<MetricsSample>& samples) {
   for (const MetricsSample& s : samples) {
     const double t = static_cast<double>(s.t) / 1e6;
@@ -73,7 +78,8 @@ void MetricsView::append(const std::vector<MetricsSample>& samples) {
 }
 
 void MetricsView::refresh() {
-  if (!dirty_) return;
+  // Charts re-layout every point on replace(): skip it while hidden, catch up when shown.
+  if (!dirty_ || !isVisible()) return;
   dirty_ = false;
   for (int i = 0; i < Count; ++i) series_[i]->replace(points_[i]);
   const double tEnd = points_[0].isEmpty() ? 1 : std::max(1e-3, points_[0].last().x());

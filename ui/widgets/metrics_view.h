@@ -29,6 +29,9 @@ class MetricsView : public QWidget {
   void refresh();
   int pointCount() const { return static_cast<int>(points_[0].size()); }
 
+ protected:
+  void showEvent(QShowEvent* e) override;
+
  private:
   enum Series { Hccs, Nic, Hbm, RingFill, Busy, Waiting, Count };
   QChartView* addChart(const QString& title, const QString& yTitle, std::initializer_list<Series> series);
