@@ -33,8 +33,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   top->addWidget(run_);
   top->addWidget(verdict_, 1);
   auto* body = new QHBoxLayout;
-  body->addWidget(table_, 2);
-  body->addWidget(chart_, 3);
+  body->addWidget(table_, 1);
+  body->addWidget(chart_, 1);
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(top);
   lay->addLayout(body, 1);
