@@ -1,0 +1,26 @@
+#pragma once
+// What the user selected in any view, and the plain-words explanation the inspector shows
+// for it (SPEC §5 "teaching"). Pure functions of a Snapshot, so they are unit-testable.
+
+#include <QString>
+
+#include "ui/run/snapshot.h"
+
+namespace moe::ui {
+
+struct Selection {
+  enum class Kind { None, Card, Core, Ring, Link };
+  Kind kind = Kind::None;
+  int id = -1;  // card id, core id, ring id, or index into Snapshot::links
+  bool operator==(const Selection&) const = default;
+};
+
+// One sentence headline plus detail lines, as HTML for the inspector.
+QString describeSelection(const Snapshot& s, const Selection& sel);
+// Short one-paragraph text for tooltips.
+QString coreTooltip(const Snapshot& s, const CoreSnap& c);
+QString ringTooltip(const RingSnap& r);
+QString linkTooltip(const LinkSnap& l);
+QString linkName(const LinkSnap& l);
+
+}  // namespace moe::ui

@@ -1,0 +1,289 @@
+#include "ui/run/run_controller.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/observe/trace_export.h"
+#include "core/pipeline/run_report.h"
+#include "core/scenario/scenario_json.h"
+#include "core/util/error.h"
+
+namespace moe::ui {
+
+namespace {
+constexpr int kTickMs = 16;                // worker slices: about 60 per second
+constexpr qint64 kSliceBudgetMs = 10;      // leaves the worker free for pause/step requests
+constexpr Time kFirstSampleEvery = 250 * kNs;
+constexpr std::int64_t kSamplesPerDoubling = 1000;  // bounds the chart history
+constexpr std::size_t kMaxIntervalsPerFrame = 200000;
+}  // namespace
+
+void registerMetaTypes() {
+  qRegisterMetaType<moe::ui::Frame>();
+  qRegisterMetaType<moe::ui::Snapshot>();
+  qRegisterMetaType<moe::ui::ExpertLoad>();
+  qRegisterMetaType<moe::ui::Verification>();
+  qRegisterMetaType<moe::Scenario>();
+}
+
+RunController::RunController(QObject* parent) : QObject(parent) { wall_.start(); }
+
+RunController::~RunController() = default;
+
+void RunController::requestScrub(Time t) {
+  scrubTarget_.store(t);
+  QMetaObject::invokeMethod(this, &RunController::serveScrub, Qt::QueuedConnection);
+}
+
+void RunController::load(const Scenario& sc, int dispatchImpl) {
+  sc_ = sc;
+  impl_ = static_cast<DispatchImpl>(dispatchImpl);
+  try {
+    gating_ = std::make_shared<const std::vector<RankGating>>(generateGating(sc_));
+    emit expertLoadReady(computeExpertLoad(sc_, *gating_));
+  } catch (const std::exception& e) {
+    run_.reset();
+    emit failed(QString::fromStdString(e.what()));
+    return;
+  }
+  reset();
+}
+
+void RunController::reset() {
+  if (!gating_) return;
+  setMode(Mode::Paused);
+  scrub_.reset();
+  scrubServed_ = -1;
+  try {
+    run_ = std::make_unique<LayerRun>(sc_, impl_, gating_);
+  } catch (const std::exception& e) {
+    run_.reset();
+    emit failed(QString::fromStdString(e.what()));
+    return;
+  }
+  ++runId_;
+  intervalsSent_ = 0;
+  pendingSamples_.clear();
+  sampleEvery_ = kFirstSampleEvery;
+  nextSample_ = 0;
+  samplesTaken_ = 0;
+  verified_ = false;
+  sampleMetrics(true);
+  emit verificationReady(Verification{runId_, false, false, tr("not verified yet (run to the end)"), {}});
+  emitFrame(true);
+}
+
+void RunController::setMode(Mode m) {
+  if (m != Mode::Paused && !timer_) {
+    // Created on first use, so it lives in the worker thread the controller was moved to.
+    timer_ = new QTimer(this);
+    timer_->setInterval(kTickMs);
+    connect(timer_, &QTimer::timeout, this, &RunController::tick);
+  }
+  mode_ = m;
+  if (timer_) {
+    if (m == Mode::Paused) {
+      timer_->stop();
+    } else if (!timer_->isActive()) {
+      lastTickMs_ = wall_.elapsed();
+      timer_->start();
+    }
+  }
+  emit modeChanged(static_cast<int>(m));
+}
+
+void RunController::play() {
+  if (run_ && !run_->finished() && !run_->deadlocked()) setMode(Mode::Playing);
+}
+
+void RunController::pause() { setMode(Mode::Paused); }
+
+void RunController::stepEvent() {
+  if (!run_) return;
+  setMode(Mode::Paused);
+  run_->step();
+  sampleMetrics(false);
+  verifyIfFinished();
+  emitFrame();
+}
+
+void RunController::stepStage() {
+  if (!run_ || run_->finished()) return;
+  stageAtStart_ = run_->currentStage();
+  setMode(Mode::ToStageEnd);
+}
+
+void RunController::runToEnd() {
+  if (run_ && !run_->finished()) setMode(Mode::ToEnd);
+}
+
+void RunController::runUntilBusy() {
+  if (!run_) return;
+  setMode(Mode::Paused);
+  const Simulator& sim = run_->emulation().sim();
+  auto busy = [this] {
+    const std::string& st = run_->currentStage();
+    if (st.find("dispatch") == std::string::npos || st.find("notify") != std::string::npos) return false;
+    int nonEmpty = 0;
+    for (const RingBuffer& r : run_->emulation().rings()) nonEmpty += r.tail() > r.head();
+    double rate = 0;
+    const Machine& m = run_->emulation().machine();
+    for (const LinkInfo& l : m.links())
+      if (l.kind == LinkInfo::Kind::Hccs || l.kind == LinkInfo::Kind::NicTx) rate += m.net().resource(l.resource).activeRate;
+    return nonEmpty >= 3 && rate > 0;
+  };
+  while (sim.pendingEvents() > 0 && !busy()) {
+    run_->step();
+    if (sim.now() >= nextSample_) sampleMetrics(false);
+  }
+  emitFrame();
+}
+
+void RunController::setSpeed(double psPerWallSecond) { speed_ = psPerWallSecond; }
+
+template <typename More>
+void RunController::advance(More more, qint64 budgetMs) {
+  QElapsedTimer t;
+  t.start();
+  Simulator& sim = run_->emulation().sim();
+  int n = 0;
+  while (sim.pendingEvents() > 0 && more(sim)) {
+    run_->step();
+    if (sim.now() >= nextSample_) sampleMetrics(false);
+    // Checking the clock costs more than an event; every 64 events keeps the slice tight.
+    if ((++n & 63) == 0 && t.elapsed() >= budgetMs) break;
+  }
+}
+
+void RunController::tick() {
+  if (!run_) return setMode(Mode::Paused);
+  const qint64 nowMs = wall_.elapsed();
+  const qint64 dtMs = nowMs - lastTickMs_;
+  lastTickMs_ = nowMs;
+  switch (mode_) {
+    case Mode::Playing: {
+      const Time target = run_->emulation().sim().now() + static_cast<Time>(speed_ * static_cast<double>(dtMs) / 1000.0);
+      advance([target](const Simulator& s) { return s.nextEventTime() <= target; }, kSliceBudgetMs);
+      break;
+    }
+    case Mode::ToStageEnd:
+      advance([this](const Simulator&) { return run_->currentStage() == stageAtStart_; }, kSliceBudgetMs);
+      if (run_->currentStage() != stageAtStart_) setMode(Mode::Paused);
+      break;
+    case Mode::ToEnd:
+      advance([](const Simulator&) { return true; }, kSliceBudgetMs);
+      break;
+    case Mode::Paused:
+      break;
+  }
+  if (run_->emulation().sim().pendingEvents() == 0 && mode_ != Mode::Paused) setMode(Mode::Paused);
+  verifyIfFinished();
+  emitFrame();
+}
+
+void RunController::sampleMetrics(bool force) {
+  if (!run_) return;
+  const Emulation& emu = run_->emulation();
+  const Machine& m = emu.machine();
+  MetricsSample s;
+  s.t = emu.sim().now();
+  if (!force && s.t < nextSample_) return;
+  for (const LinkInfo& l : m.links()) {
+    const double gbps = m.net().resource(l.resource).activeRate * 1e3;  // bytes/ps -> GB/s
+    if (l.kind == LinkInfo::Kind::Hccs) s.hccsGBps += gbps;
+    if (l.kind == LinkInfo::Kind::NicTx) s.nicGBps += gbps;
+    if (l.kind == LinkInfo::Kind::Hbm) s.hbmGBps += gbps;
+  }
+  double capacity = 0;
+  for (const RingBuffer& r : emu.rings()) {
+    s.ringBytes += static_cast<double>(r.tail() - r.head());
+    capacity += static_cast<double>(r.capacity());
+  }
+  s.ringFill = capacity > 0 ? s.ringBytes / capacity : 0;
+  for (int i = 0; i < m.coreCount(); ++i) {
+    const Activity a = m.core(i).activity();
+    if (a == Activity::Copy || a == Activity::Vector || a == Activity::Cube) ++s.busyCores;
+    if (a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync) ++s.waitingCores;
+  }
+  pendingSamples_.push_back(s);
+  nextSample_ = s.t + sampleEvery_;
+  if (++samplesTaken_ == kSamplesPerDoubling) {
+    samplesTaken_ = 0;
+    sampleEvery_ *= 2;
+  }
+}
+
+void RunController::emitFrame(bool restart) {
+  if (!run_) return;
+  if (!restart) sampleMetrics(true);  // the charts end at the time the views show
+  Frame f;
+  f.restart = restart;
+  f.snapshot = takeSnapshot(*run_, runId_);
+  const auto& log = run_->emulation().observer().activities();
+  const std::uint64_t total = log.dropped() + log.items().size();
+  std::uint64_t from = std::max<std::uint64_t>(intervalsSent_, log.dropped());
+  if (total - from > kMaxIntervalsPerFrame) from = total - kMaxIntervalsPerFrame;
+  for (std::uint64_t i = from; i < total; ++i) f.newIntervals.push_back(log.items()[i - log.dropped()]);
+  intervalsSent_ = total;
+  f.newSamples.swap(pendingSamples_);
+  emit frameReady(f);
+}
+
+void RunController::verifyIfFinished() {
+  if (!run_ || verified_ || run_->emulation().sim().pendingEvents() > 0) return;
+  verified_ = true;
+  Verification v{runId_, true, false, {}, {}};
+  if (run_->deadlocked()) {
+    v.summary = tr("DEADLOCK");
+    v.details = QString::fromStdString(run_->emulation().deadlockDiagnosis());
+  } else {
+    const auto checks = run_->verify(computeReference(sc_, gating_));
+    int passed = 0;
+    for (const VerificationCheck& c : checks) {
+      passed += c.ok ? 1 : 0;
+      v.details += QString("%1 %2: %3\n").arg(c.ok ? "PASS" : "FAIL", QString::fromStdString(c.name),
+                                               QString::fromStdString(c.detail));
+    }
+    v.ok = passed == static_cast<int>(checks.size());
+    v.summary = v.ok ? tr("verified: %1/%1 checks pass").arg(checks.size())
+                     : tr("FAILED: %1 of %2 checks").arg(checks.size() - passed).arg(checks.size());
+  }
+  emit verificationReady(v);
+}
+
+void RunController::serveScrub() {
+  const qint64 t = scrubTarget_.load();
+  if (t < 0 || t == scrubServed_ || !gating_) return;
+  scrubServed_ = t;
+  try {
+    // Deterministic re-run: the same scenario and gating give the same events, so running
+    // a fresh LayerRun to t reproduces the live run's state at t exactly.
+    if (!scrub_ || scrub_->emulation().sim().now() > t) scrub_ = std::make_unique<LayerRun>(sc_, impl_, gating_);
+    Simulator& sim = scrub_->emulation().sim();
+    while (sim.pendingEvents() > 0 && sim.nextEventTime() <= t) scrub_->step();
+    emit scrubReady(takeSnapshot(*scrub_, runId_));
+  } catch (const std::exception& e) {
+    emit failed(QString::fromStdString(e.what()));
+  }
+}
+
+void RunController::exportTrace(const QString& path) {
+  if (!run_) return;
+  std::ofstream out(path.toStdString());
+  writeChromeTrace(out, {TraceSource{&run_->emulation(), toString(impl_)}});
+  emit exported(out ? tr("Chrome trace written to %1").arg(path) : tr("cannot write %1").arg(path));
+}
+
+void RunController::exportCsv(const QString& path) {
+  if (!run_) return;
+  // writeReportCsv reads a RunReport; lend it the live run for the call and take it back.
+  RunReport rep;
+  rep.scenario = sc_;
+  rep.runs.push_back(std::move(run_));
+  std::ofstream out(path.toStdString());
+  writeReportCsv(out, rep);
+  run_ = std::move(rep.runs.front());
+  emit exported(out ? tr("stage CSV written to %1").arg(path) : tr("cannot write %1").arg(path));
+}
+
+}  // namespace moe::ui

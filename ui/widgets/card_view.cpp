@@ -1,0 +1,83 @@
+#include "ui/widgets/card_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "ui/widgets/core_grid_widget.h"
+#include "ui/widgets/palette.h"
+#include "ui/widgets/ring_strip_widget.h"
+
+namespace moe::ui {
+
+CardView::CardView(QWidget* parent) : QWidget(parent) {
+  auto* top = new QHBoxLayout;
+  picker_ = new QComboBox;
+  picker_->setToolTip(tr("Which card to show; clicking a card in the cluster view also opens it here"));
+  summary_ = new QLabel;
+  top->addWidget(new QLabel(tr("Card:")));
+  top->addWidget(picker_);
+  top->addWidget(summary_, 1);
+  grid_ = new CoreGridWidget;
+  rings_ = new RingStripWidget;
+  rings_->setToolTip(tr("Ring buffers this card receives through"));
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(rings_);
+  scroll->setWidgetResizable(true);
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(grid_);
+  split->addWidget(scroll);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setSizes({420, 380});  // rings get room for several rows before scrolling
+  auto* lay = new QVBoxLayout(this);
+  lay->addLayout(top);
+  lay->addWidget(split, 1);
+  connect(picker_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
+    if (i >= 0 && i != card_) showCard(i);
+  });
+  connect(grid_, &CoreGridWidget::coreClicked, this,
+          [this](int id) { emit selected(Selection{Selection::Kind::Core, id}); });
+  connect(rings_, &RingStripWidget::ringClicked, this,
+          [this](int id) { emit selected(Selection{Selection::Kind::Ring, id}); });
+}
+
+void CardView::setSnapshot(std::shared_ptr<const Snapshot> s) {
+  snap_ = std::move(s);
+  if (!snap_) return;
+  const int n = static_cast<int>(snap_->cards.size());
+  if (picker_->count() != n) {
+    QSignalBlocker block(picker_);
+    picker_->clear();
+    for (const CardSnap& c : snap_->cards)
+      picker_->addItem(tr("card %1 (server %2, slot %3)").arg(c.id).arg(c.server).arg(c.local));
+    if (card_ >= n) card_ = 0;
+    picker_->setCurrentIndex(card_);
+  }
+  showCard(card_);
+}
+
+void CardView::showCard(int card) {
+  card_ = card;
+  {
+    QSignalBlocker block(picker_);
+    picker_->setCurrentIndex(card);
+  }
+  grid_->setSnapshot(snap_, card);
+  rings_->setSnapshot(snap_, card);
+  if (!snap_) return;
+  int busy = 0, waiting = 0;
+  for (const CoreSnap& c : snap_->cores) {
+    if (c.card != card) continue;
+    busy += c.activity == Activity::Copy || c.activity == Activity::Vector || c.activity == Activity::Cube;
+    waiting += c.activity == Activity::WaitSpace || c.activity == Activity::WaitData || c.activity == Activity::WaitSync;
+  }
+  summary_->setText(tr("at %1, stage %2: %3 cores working, %4 waiting, %5 rings")
+                        .arg(timeText(snap_->now), QString::fromStdString(snap_->stage))
+                        .arg(busy).arg(waiting).arg(rings_->rowCount()));
+}
+
+}  // namespace moe::ui

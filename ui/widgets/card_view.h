@@ -1,0 +1,40 @@
+#pragma once
+// The card view: a card picker, the card's core grid and its rings.
+
+#include <QWidget>
+#include <memory>
+
+#include "ui/models/selection.h"
+#include "ui/run/snapshot.h"
+
+class QComboBox;
+class QLabel;
+
+namespace moe::ui {
+
+class CoreGridWidget;
+class RingStripWidget;
+
+class CardView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CardView(QWidget* parent = nullptr);
+  void setSnapshot(std::shared_ptr<const Snapshot> s);
+  void showCard(int card);
+  int card() const { return card_; }
+  CoreGridWidget* grid() const { return grid_; }
+  RingStripWidget* rings() const { return rings_; }
+
+ signals:
+  void selected(const moe::ui::Selection& sel);
+
+ private:
+  std::shared_ptr<const Snapshot> snap_;
+  int card_ = 0;
+  QComboBox* picker_;
+  QLabel* summary_;
+  CoreGridWidget* grid_;
+  RingStripWidget* rings_;
+};
+
+}  // namespace moe::ui

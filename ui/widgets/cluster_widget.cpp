@@ -1,0 +1,185 @@
+#include "ui/widgets/cluster_widget.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <cmath>
+#include <numbers>
+
+#include "ui/widgets/palette.h"
+
+namespace moe::ui {
+
+namespace {
+constexpr double kCardR = 20;
+constexpr double kFabricH = 40;
+
+double segmentDistance(const QPointF& p, const QPointF& a, const QPointF& b) {
+  const QPointF ab = b - a;
+  const double len2 = QPointF::dotProduct(ab, ab);
+  const double t = len2 > 0 ? std::clamp(QPointF::dotProduct(p - a, ab) / len2, 0.0, 1.0) : 0.0;
+  const QPointF d = p - (a + t * ab);
+  return std::hypot(d.x(), d.y());
+}
+}  // namespace
+
+ClusterWidget::ClusterWidget(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setMinimumSize(400, 300);
+}
+
+void ClusterWidget::setSnapshot(std::shared_ptr<const Snapshot> s) {
+  snap_ = std::move(s);
+  update();
+}
+
+void ClusterWidget::setSelectedCard(int card) {
+  selected_ = card;
+  update();
+}
+
+QRectF ClusterWidget::serverRect(int server) const {
+  const int n = std::max(1, snap_ ? snap_->servers : 1);
+  const int cols = n <= 4 ? n : static_cast<int>(std::ceil(std::sqrt(n)));
+  const int rows = (n + cols - 1) / cols;
+  const double w = width() / static_cast<double>(cols);
+  const double h = (height() - kFabricH - 30) / static_cast<double>(rows);
+  return QRectF((server % cols) * w + 8, 26 + (server / cols) * h + 4, w - 16, h - 8);
+}
+
+QPointF ClusterWidget::fabricPoint() const { return {width() / 2.0, height() - kFabricH / 2.0}; }
+
+QPointF ClusterWidget::cardCentre(int card) const {
+  if (!snap_ || card < 0 || card >= static_cast<int>(snap_->cards.size())) return {};
+  const CardSnap& c = snap_->cards[card];
+  const QRectF box = serverRect(c.server);
+  const double r = std::min(box.width(), box.height()) / 2 - kCardR - 14;
+  const double a = 2 * std::numbers::pi * c.local / std::max(1, snap_->cardsPerServer) - std::numbers::pi / 2;
+  return box.center() + QPointF(r * std::cos(a), r * std::sin(a) + 8);
+}
+
+int ClusterWidget::cardAt(const QPointF& p) const {
+  if (!snap_) return -1;
+  for (const CardSnap& c : snap_->cards) {
+    const QPointF d = p - cardCentre(c.id);
+    if (std::hypot(d.x(), d.y()) <= kCardR) return c.id;
+  }
+  return -1;
+}
+
+int ClusterWidget::linkAt(const QPointF& p) const {
+  if (!snap_) return -1;
+  int best = -1;
+  double bestD = 5;
+  for (std::size_t i = 0; i < snap_->links.size(); ++i) {
+    const LinkSnap& l = snap_->links[i];
+    const QPointF a = cardCentre(l.srcCard);
+    const QPointF b = l.kind == LinkInfo::Kind::Hccs ? cardCentre(l.dstCard) : fabricPoint();
+    const double d = segmentDistance(p, a, b);
+    if (d < bestD) {
+      bestD = d;
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+void ClusterWidget::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.fillRect(rect(), palette().base());
+  if (!snap_) return;
+  p.setPen(palette().text().color());
+  p.drawText(QRectF(8, 4, width() - 16, 20), Qt::AlignLeft | Qt::AlignVCenter,
+             tr("%1 servers x %2 cards at %3 — link colour = current load (green idle, red saturated); click a "
+                "card to open it")
+                 .arg(snap_->servers).arg(snap_->cardsPerServer).arg(timeText(snap_->now)));
+  for (int s = 0; s < snap_->servers; ++s) {
+    p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1));
+    p.setBrush(QColor(0xf6, 0xf6, 0xfa));
+    p.drawRoundedRect(serverRect(s), 8, 8);
+    p.setPen(palette().text().color());
+    p.drawText(serverRect(s).adjusted(8, 4, 0, 0), Qt::AlignTop | Qt::AlignLeft, tr("server %1").arg(s));
+  }
+  const QRectF fabric(width() * 0.25, height() - kFabricH + 6, width() * 0.5, kFabricH - 12);
+  p.setBrush(QColor(0xe8, 0xee, 0xf6));
+  p.setPen(QPen(QColor(0x70, 0x80, 0xa0), 1));
+  p.drawRoundedRect(fabric, 6, 6);
+  p.drawText(fabric, Qt::AlignCenter, tr("RoCE RDMA fabric"));
+  // Links first so the cards sit on top. A pair's two directions share one chord showing
+  // the busier one; a NIC shows the busier of tx and rx.
+  std::vector<double> nicLoad(snap_->cards.size(), 0.0);
+  for (const LinkSnap& l : snap_->links) {
+    if (l.kind == LinkInfo::Kind::Hccs) {
+      if (l.srcCard > l.dstCard) continue;
+      double load = l.load();
+      for (const LinkSnap& o : snap_->links)
+        if (o.kind == LinkInfo::Kind::Hccs && o.srcCard == l.dstCard && o.dstCard == l.srcCard) load = std::max(load, o.load());
+      p.setPen(QPen(loadColor(load), 1.0 + 4.0 * load));
+      p.drawLine(cardCentre(l.srcCard), cardCentre(l.dstCard));
+    } else {
+      nicLoad[l.srcCard] = std::max(nicLoad[l.srcCard], l.load());
+    }
+  }
+  if (snap_->servers > 1)
+    for (const CardSnap& c : snap_->cards) {
+      p.setPen(QPen(loadColor(nicLoad[c.id]), 1.0 + 4.0 * nicLoad[c.id], Qt::DashLine));
+      p.drawLine(cardCentre(c.id), fabricPoint());
+    }
+  for (const CardSnap& c : snap_->cards) {
+    int busy = 0, waiting = 0, total = 0;
+    for (int id : c.aiv) {
+      const Activity a = snap_->cores[id].activity;
+      ++total;
+      busy += a == Activity::Copy || a == Activity::Vector || a == Activity::Cube;
+      waiting += a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync;
+    }
+    const QPointF ctr = cardCentre(c.id);
+    const QRectF tile(ctr.x() - kCardR, ctr.y() - kCardR, 2 * kCardR, 2 * kCardR);
+    p.setBrush(QColor(0xff, 0xff, 0xff));
+    p.setPen(QPen(c.id == selected_ ? Qt::black : QColor(0x50, 0x50, 0x50), c.id == selected_ ? 3 : 1));
+    p.drawRoundedRect(tile, 5, 5);
+    // A small bar: share of AIV cores working (blue) and waiting (orange).
+    if (total > 0) {
+      const QRectF barR(tile.left() + 3, tile.bottom() - 8, tile.width() - 6, 5);
+      p.fillRect(barR, QColor(0xe0, 0xe0, 0xe0));
+      p.fillRect(QRectF(barR.left(), barR.top(), barR.width() * busy / total, barR.height()), activityColor(Activity::Copy));
+      p.fillRect(QRectF(barR.left() + barR.width() * busy / total, barR.top(), barR.width() * waiting / total, barR.height()),
+                 activityColor(Activity::WaitData));
+    }
+    p.setPen(Qt::black);
+    p.drawText(tile.adjusted(0, -4, 0, -4), Qt::AlignCenter, QString::number(c.id));
+  }
+}
+
+void ClusterWidget::mousePressEvent(QMouseEvent* e) {
+  const int card = cardAt(e->pos());
+  if (card >= 0) {
+    setSelectedCard(card);
+    emit selected(Selection{Selection::Kind::Card, card});
+    emit cardClicked(card);
+    return;
+  }
+  const int link = linkAt(e->pos());
+  if (link >= 0) emit selected(Selection{Selection::Kind::Link, link});
+}
+
+bool ClusterWidget::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip && snap_) {
+    auto* he = static_cast<QHelpEvent*>(e);
+    const int card = cardAt(he->pos());
+    const int link = card < 0 ? linkAt(he->pos()) : -1;
+    if (card >= 0)
+      QToolTip::showText(he->globalPos(), describeSelection(*snap_, Selection{Selection::Kind::Card, card}), this);
+    else if (link >= 0)
+      QToolTip::showText(he->globalPos(), linkTooltip(snap_->links[link]), this);
+    else
+      QToolTip::showText(he->globalPos(), tr("Servers, cards and links; the bar under a card number is its AIV "
+                                             "cores working (blue) and waiting (orange)"), this);
+    return true;
+  }
+  return QWidget::event(e);
+}
+
+}  // namespace moe::ui

@@ -1,0 +1,43 @@
+#pragma once
+// The cluster view: servers as boxes, cards on a circle inside each, HCCS pair links as
+// chords coloured by their current load, and each card's RDMA NIC linked to the fabric
+// between servers, coloured by the busier of tx/rx. Clicking a card opens it.
+
+#include <QWidget>
+#include <memory>
+
+#include "ui/models/selection.h"
+#include "ui/run/snapshot.h"
+
+namespace moe::ui {
+
+class ClusterWidget : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ClusterWidget(QWidget* parent = nullptr);
+  void setSnapshot(std::shared_ptr<const Snapshot> s);
+  void setSelectedCard(int card);
+  QSize sizeHint() const override { return {800, 480}; }
+  // Centre of a card's tile in widget coordinates (for tests and hit testing).
+  QPointF cardCentre(int card) const;
+
+ signals:
+  void cardClicked(int card);
+  void selected(const moe::ui::Selection& sel);
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void mousePressEvent(QMouseEvent* e) override;
+  bool event(QEvent* e) override;
+
+ private:
+  QRectF serverRect(int server) const;
+  QPointF fabricPoint() const;
+  int cardAt(const QPointF& p) const;
+  int linkAt(const QPointF& p) const;
+
+  std::shared_ptr<const Snapshot> snap_;
+  int selected_ = -1;
+};
+
+}  // namespace moe::ui

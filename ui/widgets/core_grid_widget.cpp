@@ -1,0 +1,148 @@
+#include "ui/widgets/core_grid_widget.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include "ui/models/selection.h"
+#include "ui/widgets/palette.h"
+
+namespace moe::ui {
+
+namespace {
+constexpr int kColumns = 10;
+constexpr int kGap = 4;
+constexpr int kLegendHeight = 44;
+constexpr int kSectionLabel = 16;
+}  // namespace
+
+CoreGridWidget::CoreGridWidget(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setMinimumSize(320, 220);
+}
+
+void CoreGridWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
+  snap_ = std::move(s);
+  card_ = card;
+  layoutCells();
+  update();
+}
+
+void CoreGridWidget::setSelectedCore(int id) {
+  selected_ = id;
+  update();
+}
+
+void CoreGridWidget::layoutCells() {
+  cells_.clear();
+  if (!snap_ || card_ < 0 || card_ >= static_cast<int>(snap_->cards.size())) return;
+  const CardSnap& card = snap_->cards[card_];
+  const int aivRows = (static_cast<int>(card.aiv.size()) + kColumns - 1) / kColumns;
+  const int aicRows = (static_cast<int>(card.aic.size()) + kColumns - 1) / kColumns;
+  const int rows = aivRows + aicRows;
+  const int availH = height() - kLegendHeight - 2 * kSectionLabel - kGap;
+  const int cell = std::max(8, std::min((width() - kGap) / kColumns - kGap, rows ? availH / rows - kGap : 0));
+  int y = kSectionLabel;
+  auto place = [&](const std::vector<int>& ids) {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const int r = static_cast<int>(i) / kColumns, c = static_cast<int>(i) % kColumns;
+      cells_.push_back(Cell{QRect(kGap + c * (cell + kGap), y + r * (cell + kGap), cell, cell), ids[i]});
+    }
+    y += ((static_cast<int>(ids.size()) + kColumns - 1) / kColumns) * (cell + kGap);
+  };
+  place(card.aiv);
+  y += kSectionLabel;
+  place(card.aic);
+  legendTop_ = y + kGap;
+}
+
+int CoreGridWidget::coreAt(const QPoint& p) const {
+  for (const Cell& c : cells_)
+    if (c.rect.contains(p)) return c.core;
+  return -1;
+}
+
+void CoreGridWidget::paintEvent(QPaintEvent*) {
+  layoutCells();
+  QPainter p(this);
+  p.fillRect(rect(), palette().base());
+  if (!snap_ || cells_.empty()) {
+    p.drawText(rect(), Qt::AlignCenter, tr("no card"));
+    return;
+  }
+  p.setRenderHint(QPainter::Antialiasing, false);
+  const CardSnap& card = snap_->cards[card_];
+  p.setPen(palette().text().color());
+  p.drawText(QPoint(kGap, kSectionLabel - 4), tr("AIV (vector) cores of card %1").arg(card_));
+  if (!card.aic.empty()) {
+    const int aicTop = cells_[card.aiv.size()].rect.top();
+    p.drawText(QPoint(kGap, aicTop - 4), tr("AIC (cube) cores"));
+  }
+  QFont small = font();
+  small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
+  p.setFont(small);
+  for (const Cell& cell : cells_) {
+    const CoreSnap& c = snap_->cores[cell.core];
+    p.fillRect(cell.rect, roleColor(c.role));
+    // Activity as a thick border: fill answers "what job", border answers "doing what now".
+    p.setPen(QPen(activityColor(c.activity), std::max(2, cell.rect.width() / 10)));
+    p.drawRect(cell.rect.adjusted(1, 1, -2, -2));
+    if (c.activity == Activity::WaitSpace || c.activity == Activity::WaitData || c.activity == Activity::WaitSync) {
+      // Waiting cores also get a hatch, so they stand out even for colour-blind readers.
+      p.fillRect(cell.rect.adjusted(3, 3, -3, -3), QBrush(activityColor(c.activity), Qt::BDiagPattern));
+    }
+    if (cell.rect.width() >= 24) {
+      p.setPen(Qt::black);
+      p.drawText(cell.rect, Qt::AlignCenter, QString::number(c.index));
+    }
+    if (cell.core == selected_) {
+      p.setPen(QPen(Qt::black, 2, Qt::DashLine));
+      p.drawRect(cell.rect.adjusted(-2, -2, 2, 2));
+    }
+  }
+  // Legend: roles as filled swatches, activities as bordered swatches.
+  int x = kGap, y = legendTop_;
+  auto swatch = [&](const QString& text, const QColor& fill, const QColor& border) {
+    const int w = 14 + p.fontMetrics().horizontalAdvance(text) + 10;
+    if (x + w > width()) {
+      x = kGap;
+      y += 18;
+    }
+    p.fillRect(QRect(x, y, 12, 12), fill);
+    p.setPen(QPen(border, 2));
+    p.drawRect(QRect(x, y, 12, 12));
+    p.setPen(palette().text().color());
+    p.drawText(QPoint(x + 16, y + 11), text);
+    x += w;
+  };
+  for (int r = 0; r < static_cast<int>(Role::Count); ++r)
+    swatch(roleText(static_cast<Role>(r)), roleColor(static_cast<Role>(r)), roleColor(static_cast<Role>(r)));
+  x = kGap;
+  y += 18;
+  for (int a = 0; a < static_cast<int>(Activity::Count); ++a)
+    swatch(activityText(static_cast<Activity>(a)), palette().base().color(), activityColor(static_cast<Activity>(a)));
+}
+
+void CoreGridWidget::mousePressEvent(QMouseEvent* e) {
+  const int id = coreAt(e->pos());
+  if (id >= 0) {
+    setSelectedCore(id);
+    emit coreClicked(id);
+  }
+}
+
+bool CoreGridWidget::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* he = static_cast<QHelpEvent*>(e);
+    const int id = coreAt(he->pos());
+    if (id >= 0 && snap_)
+      QToolTip::showText(he->globalPos(), coreTooltip(*snap_, snap_->cores[id]), this);
+    else
+      QToolTip::showText(he->globalPos(), tr("Cores of the selected card: fill = role, border = activity"), this);
+    return true;
+  }
+  return QWidget::event(e);
+}
+
+}  // namespace moe::ui

@@ -1,0 +1,43 @@
+#pragma once
+// The card view's core grid: one cell per AIV/AIC core of a card, filled by role and
+// bordered by activity, with a legend. Painted with QPainter so 60+ cores redraw cheaply.
+
+#include <QWidget>
+#include <memory>
+
+#include "ui/run/snapshot.h"
+
+namespace moe::ui {
+
+class CoreGridWidget : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CoreGridWidget(QWidget* parent = nullptr);
+  void setSnapshot(std::shared_ptr<const Snapshot> s, int card);
+  void setSelectedCore(int id);
+  QSize sizeHint() const override { return {640, 360}; }
+
+ signals:
+  void coreClicked(int coreId);
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void mousePressEvent(QMouseEvent* e) override;
+  bool event(QEvent* e) override;
+
+ private:
+  struct Cell {
+    QRect rect;
+    int core;
+  };
+  void layoutCells();
+  int coreAt(const QPoint& p) const;
+
+  std::shared_ptr<const Snapshot> snap_;
+  int card_ = 0;
+  int selected_ = -1;
+  std::vector<Cell> cells_;
+  int legendTop_ = 0;
+};
+
+}  // namespace moe::ui

@@ -1,0 +1,274 @@
+#include "ui/widgets/main_window.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolBar>
+
+#include "core/scenario/scenario_json.h"
+#include "ui/run/run_controller.h"
+#include "ui/widgets/card_view.h"
+#include "ui/widgets/cluster_widget.h"
+#include "ui/widgets/compare_view.h"
+#include "ui/widgets/core_grid_widget.h"
+#include "ui/widgets/experts_view.h"
+#include "ui/widgets/metrics_view.h"
+#include "ui/widgets/palette.h"
+#include "ui/widgets/ring_strip_widget.h"
+#include "ui/widgets/scenario_editor.h"
+#include "ui/widgets/timeline_widget.h"
+
+namespace moe::ui {
+
+namespace {
+constexpr int kFrameMs = 16;  // the coalescing redraw timer: at most ~60 redraws a second
+}
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  registerMetaTypes();
+  qRegisterMetaType<moe::ui::CompareResult>();
+  setWindowTitle(tr("MoE Pipeline Workbench"));
+  controller_ = new RunController;
+  controller_->moveToThread(&worker_);
+  connect(&worker_, &QThread::finished, controller_, &QObject::deleteLater);
+  worker_.start();
+  compareRunner_ = new CompareRunner;
+  compareRunner_->moveToThread(&compareThread_);
+  connect(&compareThread_, &QThread::finished, compareRunner_, &QObject::deleteLater);
+  compareThread_.start();
+
+  tabs_ = new QTabWidget;
+  cluster_ = new ClusterWidget;
+  card_ = new CardView;
+  experts_ = new ExpertsView;
+  timeline_ = new TimelineWidget;
+  metrics_ = new MetricsView;
+  editor_ = new ScenarioEditor;
+  compare_ = new CompareView;
+  tabs_->addTab(cluster_, tr("Cluster"));
+  tabs_->addTab(card_, tr("Card"));
+  tabs_->addTab(experts_, tr("Experts"));
+  tabs_->addTab(timeline_, tr("Timeline"));
+  tabs_->addTab(metrics_, tr("Metrics"));
+  tabs_->addTab(editor_, tr("Scenario"));
+  tabs_->addTab(compare_, tr("Compare"));
+  setCentralWidget(tabs_);
+
+  inspector_ = new QTextBrowser;
+  inspector_->setToolTip(tr("What the selected element is doing now, in words"));
+  auto* dock = new QDockWidget(tr("Inspector"));
+  dock->setWidget(inspector_);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  resizeDocks({dock}, {340}, Qt::Horizontal);
+
+  buildControls();
+  buildMenus();
+
+  frameTimer_ = new QTimer(this);
+  frameTimer_->setInterval(kFrameMs);
+  connect(frameTimer_, &QTimer::timeout, this, &MainWindow::redraw);
+  frameTimer_->start();
+
+  connect(controller_, &RunController::frameReady, this, &MainWindow::onFrame);
+  connect(controller_, &RunController::expertLoadReady, experts_, &ExpertsView::setLoad);
+  connect(controller_, &RunController::verificationReady, this, [this](const Verification& v) {
+    verification_ = v;
+    verifyLabel_->setText(v.summary);
+    verifyLabel_->setToolTip(v.details.isEmpty() ? tr("Verification runs when the emulation reaches its end") : v.details);
+    verifyLabel_->setStyleSheet(!v.done ? "" : v.ok ? "color:#208040;font-weight:bold" : "color:#c02020;font-weight:bold");
+  });
+  connect(controller_, &RunController::modeChanged, this, [this](int m) {
+    const bool playing = m != static_cast<int>(RunController::Mode::Paused);
+    run_->setEnabled(!playing && scenarioValid_);
+    pause_->setEnabled(playing);
+  });
+  connect(controller_, &RunController::failed, this, [this](const QString& m) { statusBar()->showMessage(m); });
+  connect(controller_, &RunController::exported, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+  connect(controller_, &RunController::scrubReady, this, [this](const Snapshot& s) {
+    scrub_ = std::make_shared<const Snapshot>(s);
+    liveButton_->setText(tr("Showing %1 (scrubbed) — back to live").arg(timeText(s.now)));
+    liveButton_->show();
+    dirty_ = true;
+    redraw();
+    emit scrubShown();
+  });
+  connect(compareRunner_, &CompareRunner::finished, this, [this](const CompareResult& r) {
+    compare_->setResult(r);
+    emit compareDone();
+  });
+  connect(compareRunner_, &CompareRunner::failed, this, [this](const QString& m) { compare_->setBusy(m); });
+  connect(compare_, &CompareView::runRequested, this, &MainWindow::startCompare);
+
+  connect(cluster_, &ClusterWidget::selected, this, &MainWindow::select);
+  connect(cluster_, &ClusterWidget::cardClicked, this, [this](int c) {
+    card_->showCard(c);
+    tabs_->setCurrentWidget(card_);
+  });
+  connect(card_, &CardView::selected, this, &MainWindow::select);
+  connect(timeline_, &TimelineWidget::scrubbed, this, [this](Time t) { controller_->requestScrub(t); });
+  connect(editor_, &ScenarioEditor::validityChanged, this, [this](bool ok, const QString& msg) {
+    scenarioValid_ = ok;
+    run_->setEnabled(ok && !pause_->isEnabled());
+    run_->setToolTip(ok ? tr("Run at the chosen speed") : tr("Disabled: the edited scenario is invalid (%1)").arg(msg));
+  });
+  connect(editor_, &ScenarioEditor::applyRequested, this, &MainWindow::loadScenario);
+
+  resize(1400, 900);
+  loadScenario(defaultScenario());
+}
+
+MainWindow::~MainWindow() {
+  // The controller may be inside a slice: ask the worker loop to stop and wait for it.
+  worker_.quit();
+  worker_.wait();
+  compareThread_.quit();
+  compareThread_.wait();
+}
+
+void MainWindow::buildControls() {
+  auto* bar = addToolBar(tr("Run"));
+  bar->setObjectName("run-controls");
+  run_ = bar->addAction(tr("▶ Run"), this, [this] { QMetaObject::invokeMethod(controller_, &RunController::play); });
+  pause_ = bar->addAction(tr("⏸ Pause"), this, [this] { QMetaObject::invokeMethod(controller_, &RunController::pause); });
+  auto* stepE = bar->addAction(tr("Step event"), this, [this] { QMetaObject::invokeMethod(controller_, &RunController::stepEvent); });
+  auto* stepS = bar->addAction(tr("Step stage"), this, [this] { QMetaObject::invokeMethod(controller_, &RunController::stepStage); });
+  auto* end = bar->addAction(tr("Run to end"), this, [this] { QMetaObject::invokeMethod(controller_, &RunController::runToEnd); });
+  auto* reset = bar->addAction(tr("Reset"), this, [this] {
+    timeline_->clear();
+    metrics_->clear();
+    QMetaObject::invokeMethod(controller_, &RunController::reset);
+  });
+  run_->setToolTip(tr("Run at the chosen speed"));
+  pause_->setToolTip(tr("Pause the emulation"));
+  pause_->setEnabled(false);
+  stepE->setToolTip(tr("Run exactly one emulation event"));
+  stepS->setToolTip(tr("Run until the current stage ends"));
+  end->setToolTip(tr("Run as fast as possible to the end, then verify against the golden reference"));
+  reset->setToolTip(tr("Back to time 0 with the same scenario"));
+  bar->addSeparator();
+  speed_ = new QComboBox;
+  const std::pair<const char*, double> speeds[] = {{"100 ns / s", 1e5}, {"1 us / s", 1e6}, {"2 us / s", 2e6},
+                                                   {"10 us / s", 1e7}, {"100 us / s", 1e8}, {"1 ms / s", 1e9}};
+  for (const auto& [name, ps] : speeds) speed_->addItem(tr(name), ps);
+  speed_->setCurrentIndex(2);
+  speed_->setToolTip(tr("Emulated time per wall-clock second while running"));
+  connect(speed_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
+    const double ps = speed_->itemData(i).toDouble();
+    QMetaObject::invokeMethod(controller_, [c = controller_, ps] { c->setSpeed(ps); });
+  });
+  bar->addWidget(new QLabel(tr(" Speed ")));
+  bar->addWidget(speed_);
+  impl_ = new QComboBox;
+  impl_->addItem(tr("streaming dispatch"), static_cast<int>(DispatchImpl::Streaming));
+  impl_->addItem(tr("phased dispatch"), static_cast<int>(DispatchImpl::Phased));
+  impl_->setToolTip(tr("Which dispatch design the live run uses (Compare runs both)"));
+  connect(impl_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { loadScenario(scenario_); });
+  bar->addWidget(new QLabel(tr(" Design ")));
+  bar->addWidget(impl_);
+  // Status on its own row so it is never pushed into the toolbar overflow.
+  addToolBarBreak();
+  bar = addToolBar(tr("Status"));
+  bar->setObjectName("run-status");
+  timeLabel_ = new QLabel;
+  stageLabel_ = new QLabel;
+  verifyLabel_ = new QLabel;
+  timeLabel_->setToolTip(tr("Emulated time"));
+  stageLabel_->setToolTip(tr("The pipeline stage running now"));
+  timeLabel_->setMinimumWidth(150);
+  stageLabel_->setMinimumWidth(200);
+  bar->addWidget(timeLabel_);
+  bar->addWidget(stageLabel_);
+  bar->addWidget(new QLabel("  "));
+  bar->addWidget(verifyLabel_);
+  liveButton_ = new QPushButton;
+  liveButton_->setToolTip(tr("The cluster and card views show the scrubbed time; click to follow the live run again"));
+  liveButton_->hide();
+  connect(liveButton_, &QPushButton::clicked, this, &MainWindow::showLive);
+  statusBar()->addPermanentWidget(liveButton_);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("Export view as PNG…"), this, &MainWindow::exportPng);
+  file->addAction(tr("Export Chrome trace…"), this, [this] {
+    const QString f = QFileDialog::getSaveFileName(this, tr("Chrome trace"), "trace.json", tr("JSON (*.json)"));
+    if (!f.isEmpty()) QMetaObject::invokeMethod(controller_, [c = controller_, f] { c->exportTrace(f); });
+  });
+  file->addAction(tr("Export stage CSV…"), this, [this] {
+    const QString f = QFileDialog::getSaveFileName(this, tr("Stage CSV"), "stages.csv", tr("CSV (*.csv)"));
+    if (!f.isEmpty()) QMetaObject::invokeMethod(controller_, [c = controller_, f] { c->exportCsv(f); });
+  });
+  file->addSeparator();
+  file->addAction(tr("Quit"), this, &QWidget::close);
+}
+
+void MainWindow::exportPng() {
+  const QString f = QFileDialog::getSaveFileName(this, tr("Export view"), "view.png", tr("PNG (*.png)"));
+  if (!f.isEmpty()) statusBar()->showMessage(tabs_->currentWidget()->grab().save(f) ? tr("wrote %1").arg(f) : tr("cannot write %1").arg(f), 8000);
+}
+
+void MainWindow::loadScenario(const Scenario& sc) {
+  scenario_ = sc;
+  scrub_.reset();
+  liveButton_->hide();
+  timeline_->clear();
+  metrics_->clear();
+  if (!(editor_->scenario() == sc)) editor_->setScenario(sc);
+  const int impl = impl_->currentData().toInt();
+  QMetaObject::invokeMethod(controller_, [c = controller_, sc, impl] { c->load(sc, impl); });
+}
+
+void MainWindow::startCompare() {
+  compare_->setBusy(tr("Running phased and streaming to the end…"));
+  QMetaObject::invokeMethod(compareRunner_, [r = compareRunner_, sc = scenario_] { r->run(sc); });
+}
+
+void MainWindow::onFrame(const Frame& f) {
+  if (f.restart) {
+    timeline_->clear();
+    metrics_->clear();
+  }
+  live_ = std::make_shared<const Snapshot>(f.snapshot);
+  timeline_->append(f.newIntervals);
+  metrics_->append(f.newSamples);
+  dirty_ = true;
+}
+
+void MainWindow::redraw() {
+  if (!dirty_ || !live_) return;
+  dirty_ = false;
+  const auto shown = shownSnapshot();
+  timeLabel_->setText(tr("t = %1").arg(timeText(live_->now)));
+  stageLabel_->setText(tr("stage: %1%2").arg(QString::fromStdString(live_->stage), live_->deadlocked ? tr(" (DEADLOCK)") : ""));
+  cluster_->setSnapshot(shown);
+  card_->setSnapshot(shown);
+  timeline_->setSnapshot(live_);
+  metrics_->refresh();
+  inspector_->setHtml(describeSelection(*shown, selection_));
+  emit frameShown();
+}
+
+void MainWindow::select(const Selection& sel) {
+  selection_ = sel;
+  if (sel.kind == Selection::Kind::Card) card_->showCard(sel.id);
+  if (sel.kind == Selection::Kind::Core) card_->grid()->setSelectedCore(sel.id);
+  if (sel.kind == Selection::Kind::Ring) card_->rings()->setSelectedRing(sel.id);
+  if (auto s = shownSnapshot()) inspector_->setHtml(describeSelection(*s, selection_));
+}
+
+void MainWindow::showLive() {
+  scrub_.reset();
+  liveButton_->hide();
+  dirty_ = true;
+}
+
+}  // namespace moe::ui

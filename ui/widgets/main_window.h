@@ -1,0 +1,100 @@
+#pragma once
+// The workbench window: run controls and status on top, one tab per view, the inspector on
+// the side. It owns the worker threads; views are fed from the latest Frame on a
+// coalescing timer (at most 60 redraws a second), never from the emulation itself.
+
+#include <QMainWindow>
+#include <QThread>
+#include <memory>
+
+#include "ui/models/selection.h"
+#include "ui/run/compare_runner.h"
+#include "ui/run/frame.h"
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QTabWidget;
+class QTextBrowser;
+class QTimer;
+class QPushButton;
+
+namespace moe::ui {
+
+class RunController;
+class ClusterWidget;
+class CardView;
+class ExpertsView;
+class TimelineWidget;
+class MetricsView;
+class ScenarioEditor;
+class CompareView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Loads a scenario into the live run (and the editor), paused at time 0.
+  void loadScenario(const Scenario& sc);
+  RunController* controller() const { return controller_; }
+  std::shared_ptr<const Snapshot> liveSnapshot() const { return live_; }
+  std::shared_ptr<const Snapshot> shownSnapshot() const { return scrub_ ? scrub_ : live_; }
+  const Verification& verification() const { return verification_; }
+  QTabWidget* tabs() const { return tabs_; }
+  ClusterWidget* clusterView() const { return cluster_; }
+  CardView* cardView() const { return card_; }
+  TimelineWidget* timeline() const { return timeline_; }
+  MetricsView* metrics() const { return metrics_; }
+  ScenarioEditor* editor() const { return editor_; }
+  CompareView* compare() const { return compare_; }
+  QAction* runAction() const { return run_; }
+  void startCompare();
+
+ signals:
+  void frameShown();          // after the views took a new live frame
+  void scrubShown();          // after the views took a scrubbed snapshot
+  void compareDone();
+
+ private:
+  void buildControls();
+  void buildMenus();
+  void onFrame(const Frame& f);
+  void redraw();
+  void select(const Selection& sel);
+  void showLive();
+  void exportPng();
+
+  QThread worker_;
+  QThread compareThread_;
+  RunController* controller_;
+  CompareRunner* compareRunner_;
+  Scenario scenario_;
+  std::shared_ptr<const Snapshot> live_;
+  std::shared_ptr<const Snapshot> scrub_;
+  Verification verification_;
+  Selection selection_;
+  bool dirty_ = false;
+  bool scenarioValid_ = true;
+  QTimer* frameTimer_;
+  QTabWidget* tabs_;
+  ClusterWidget* cluster_;
+  CardView* card_;
+  ExpertsView* experts_;
+  TimelineWidget* timeline_;
+  MetricsView* metrics_;
+  ScenarioEditor* editor_;
+  CompareView* compare_;
+  QTextBrowser* inspector_;
+  QAction* run_;
+  QAction* pause_;
+  QComboBox* impl_;
+  QComboBox* speed_;
+  QLabel* timeLabel_;
+  QLabel* stageLabel_;
+  QLabel* verifyLabel_;
+  QPushButton* liveButton_;
+};
+
+}  // namespace moe::ui

@@ -1,0 +1,92 @@
+#include "ui/widgets/metrics_view.h"
+
+#include <QVBoxLayout>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+
+namespace moe::ui {
+
+namespace {
+const char* const kNames[] = {"HCCS (sum)", "RDMA NIC tx (sum)", "HBM (sum)", "ring fill %", "cores working",
+                              "cores waiting"};
+const int kChartOf[] = {0, 0, 0, 1, 2, 2};
+}  // namespace
+
+MetricsView::MetricsView(QWidget* parent) : QWidget(parent) {
+  auto* lay = new QVBoxLayout(this);
+  lay->addWidget(addChart(tr("Link bandwidth by type"), tr("GB/s"), {Hccs, Nic, Hbm}));
+  lay->addWidget(addChart(tr("Ring occupancy (bytes in flight / total ring capacity)"), tr("%"), {RingFill}));
+  lay->addWidget(addChart(tr("Cores working vs waiting"), tr("cores"), {Busy, Waiting}));
+  for (auto& p : points_) p.reserve(4096);
+}
+
+QChartView* MetricsView::addChart(const QString& title, const QString& yTitle, std::initializer_list<Series> series) {
+  const int chartIndex = kChartOf[*series.begin()];
+  auto* chart = new QChart;
+  chart->setTitle(title);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  chart->legend()->setAlignment(Qt::AlignRight);
+  auto* x = new QValueAxis;
+  x->setTitleText(tr("emulated time (us)"));
+  x->setRange(0, 1);
+  auto* y = new QValueAxis;
+  y->setTitleText(yTitle);
+  y->setRange(0, 1);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  for (Series s : series) {
+    auto* line = new QLineSeries;
+    line->setName(tr(kNames[s]));
+    chart->addSeries(line);
+    line->attachAxis(x);
+    line->attachAxis(y);
+    series_[s] = line;
+  }
+  x_[chartIndex] = x;
+  y_[chartIndex] = y;
+  auto* view = new QChartView(chart);
+  view->setRenderHint(QPainter::Antialiasing);
+  view->setToolTip(title + tr(" — sampled by the worker on a grid of emulated time"));
+  return view;
+}
+
+void MetricsView::clear() {
+  for (auto& p : points_) p.clear();
+  for (double& m : yMax_) m = 1;
+  dirty_ = true;
+  refresh();
+}
+
+void MetricsView::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  refresh();
+}
+
+void MetricsView::append(const std::vector<MetricsSample>& samples) {
+  for (const MetricsSample& s : samples) {
+    const double t = static_cast<double>(s.t) / 1e6;
+    const double v[Count] = {s.hccsGBps, s.nicGBps, s.hbmGBps, 100.0 * s.ringFill,
+                             static_cast<double>(s.busyCores), static_cast<double>(s.waitingCores)};
+    for (int i = 0; i < Count; ++i) {
+      points_[i].append(QPointF(t, v[i]));
+      yMax_[kChartOf[i]] = std::max(yMax_[kChartOf[i]], v[i]);
+    }
+  }
+  dirty_ = dirty_ || !samples.empty();
+}
+
+void MetricsView::refresh() {
+  // Charts re-layout every point on replace(): skip it while hidden, catch up when shown.
+  if (!dirty_ || !isVisible()) return;
+  dirty_ = false;
+  for (int i = 0; i < Count; ++i) series_[i]->replace(points_[i]);
+  const double tEnd = points_[0].isEmpty() ? 1 : std::max(1e-3, points_[0].last().x());
+  for (int c = 0; c < 3; ++c) {
+    x_[c]->setRange(0, tEnd);
+    y_[c]->setRange(0, yMax_[c] * 1.1);
+  }
+}
+
+}  // namespace moe::ui

@@ -1,0 +1,47 @@
+#pragma once
+// Metrics over emulated time, as Qt Charts lines: link bandwidth by type, ring occupancy,
+// and cores busy vs waiting. Points accumulate in preallocated vectors and each series is
+// updated with one replace() per frame (the Qt Charts "audio" habit), not point by point.
+
+#include <QVector>
+#include <QWidget>
+#include <QtCharts/QChartGlobal>
+#include <vector>
+
+#include "ui/run/metrics_sample.h"
+
+QT_CHARTS_BEGIN_NAMESPACE
+class QChartView;
+class QLineSeries;
+class QValueAxis;
+QT_CHARTS_END_NAMESPACE
+QT_CHARTS_USE_NAMESPACE
+
+namespace moe::ui {
+
+class MetricsView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit MetricsView(QWidget* parent = nullptr);
+  void clear();
+  void append(const std::vector<MetricsSample>& samples);
+  // Pushes accumulated points into the series; called by the GUI's frame timer.
+  void refresh();
+  int pointCount() const { return static_cast<int>(points_[0].size()); }
+
+ protected:
+  void showEvent(QShowEvent* e) override;
+
+ private:
+  enum Series { Hccs, Nic, Hbm, RingFill, Busy, Waiting, Count };
+  QChartView* addChart(const QString& title, const QString& yTitle, std::initializer_list<Series> series);
+
+  QLineSeries* series_[Count] = {};
+  QValueAxis* x_[3] = {};
+  QValueAxis* y_[3] = {};
+  QVector<QPointF> points_[Count];
+  double yMax_[3] = {1, 1, 1};
+  bool dirty_ = false;
+};
+
+}  // namespace moe::ui
