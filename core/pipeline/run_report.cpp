@@ -46,6 +46,15 @@ bool RunReport::ok() const {
   return true;
 }
 
+std::string stageLabel(const std::string& n) {
+  for (const char* suffix : {"-phased", "-streaming"}) {
+    const std::string sfx(suffix);
+    if (n.size() > sfx.size() && n.compare(n.size() - sfx.size(), sfx.size(), sfx) == 0)
+      return n.substr(0, n.size() - sfx.size());
+  }
+  return n;
+}
+
 RunReport runScenario(const Scenario& sc, bool verify) {
   RunReport r;
   r.scenario = sc;
@@ -96,7 +105,7 @@ void printReport(std::ostream& out, const RunReport& r) {
   std::snprintf(line, sizeof line, "%-20s", "stage");
   out << line;
   for (const auto& run : r.runs) {
-    std::snprintf(line, sizeof line, " | %-34s", (std::string(implName(run->impl())) + " dispatch").c_str());
+    std::snprintf(line, sizeof line, " | %-34s", (std::string(implName(run->impl())) + " (dispatch + combine)").c_str());
     out << line;
   }
   out << "\n";
@@ -109,9 +118,7 @@ void printReport(std::ostream& out, const RunReport& r) {
   out << "\n";
   const std::size_t stages = r.runs.front()->stages().size();
   for (std::size_t s = 0; s < stages; ++s) {
-    std::string name = r.runs.front()->stages()[s].name;
-    if (name.rfind("dispatch-", 0) == 0 && name != "dispatch-notify") name = "dispatch";
-    if (name.rfind("combine-", 0) == 0) name = "combine";
+    const std::string name = stageLabel(r.runs.front()->stages()[s].name);
     std::snprintf(line, sizeof line, "%-20s", name.c_str());
     out << line;
     for (const auto& run : r.runs) {

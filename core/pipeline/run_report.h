@@ -25,6 +25,9 @@ struct RunReport {
 };
 
 RunReport runScenario(const Scenario& sc, bool verify);
+// A stage's name without its design suffix ("dispatch-streaming" -> "dispatch"), so the
+// two designs' stages line up side by side.
+std::string stageLabel(const std::string& stageName);
 void printReport(std::ostream& out, const RunReport& r);
 void writeReportTrace(std::ostream& out, const RunReport& r);
 void writeReportCsv(std::ostream& out, const RunReport& r);

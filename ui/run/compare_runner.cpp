@@ -27,9 +27,8 @@ void CompareRunner::run(const Scenario& input) {
           dispatch += st.duration();
         hccs += st.hccsBytes;
         nic += st.nicBytes;
-        // The designs name their dispatch stage differently; the chart pairs them as "dispatch".
-        const bool isDispatch = st.name.rfind("dispatch-", 0) == 0 && st.name != "dispatch-notify";
-        if (i == 0) r.stageNames << (isDispatch ? QString("dispatch") : QString::fromStdString(st.name));
+        // The designs name their dispatch and combine stages differently; pair them.
+        if (i == 0) r.stageNames << QString::fromStdString(stageLabel(st.name));
         durations.push_back(static_cast<double>(st.duration()) / 1e6);
       }
       r.stageUs.push_back(durations);

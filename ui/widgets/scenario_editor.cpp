@@ -121,7 +121,7 @@ void ScenarioEditor::rebuild() {
   addGroup(tr("General"), base_, "");
   addGroup(tr("Hardware profile"), json{{"profile", base_["hardware"]["profile"]}}, "hardware");
   addGroup(tr("Hardware fields (override the profile)"), base_["hardware"]["overrides"], "hardware.overrides");
-  for (const char* g : {"cluster", "model", "routing", "eplb", "rings"})
+  for (const char* g : {"cluster", "model", "routing", "eplb", "rings", "combine", "workload"})
     if (base_.contains(g)) addGroup(QString(g).replace(0, 1, QString(g).at(0).toUpper()), base_[g], g);
   groups_->addStretch(1);
   building_ = false;
