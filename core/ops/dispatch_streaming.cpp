@@ -129,53 +129,6 @@ Task expectFromCounts(LayerContext& ctx, int card, AiCore& core, std::vector<Pol
   if (planOut) *planOut = planFromCounts(c, ctx.R, ctx.P);
 }
 
-template <typename Consume>
-Task pollRings(LayerContext& ctx, AiCore& core, std::vector<PolledRing> rings, Buffer* rx, int batch,
-               Consume consume) {
-  const std::int64_t rb = ctx.recordBytes;
-  auto left = [&] {
-    std::int64_t n = 0;
-    for (auto& p : rings) n += p.remaining;
-    return n;
-  };
-  while (left() > 0) {
-    co_await core.scalarWork(nanoseconds(ctx.m.hw().gmLatencyNs));  // one sweep of tail reads
-    bool progressed = false;
-    for (auto& p : rings) {
-      const std::int64_t avail = (p.ring->tail() - p.ring->consumerCursor()) / rb;
-      const std::int64_t n = std::min<std::int64_t>({avail, batch, p.remaining});
-      if (n <= 0) continue;
-      std::vector<RecordMeta> metas;
-      OpRef last;
-      for (std::int64_t i = 0; i < n; ++i) {
-        metas.push_back(p.ring->takeRecord());
-        last = p.ring->read(core, Region{rx, i * rb, rb}, rb);
-      }
-      co_await last;
-      co_await consume(*p.ring, metas);
-      co_await p.ring->advanceHead(core);
-      p.remaining -= n;
-      progressed = true;
-    }
-    if (progressed) continue;
-    std::vector<Word*> tails;
-    std::vector<std::int64_t> seen;
-    std::string what;
-    for (auto& p : rings)
-      if (p.remaining > 0) {
-        tails.push_back(p.ring->tailWord());
-        seen.push_back(p.ring->tail());
-        what += (what.empty() ? "" : "; ") + p.ring->describe() + ", " + std::to_string(p.remaining) +
-                " records still expected";
-      }
-    // A named awaiter, not a temporary: GCC 12 destroys non-trivial temporaries of a
-    // co_await full-expression twice.
-    auto anyTail = core.changeOfAny(std::move(tails), std::move(seen), Activity::WaitData,
-                                    [what] { return "waiting for data: " + what; });
-    co_await anyTail;
-  }
-}
-
 Task streamingForwarder(LayerContext& ctx, int f, AiCore& core, std::vector<PolledRing> inputs,
                         std::shared_ptr<const StreamingRings> rings) {
   const std::int64_t rb = ctx.recordBytes;
