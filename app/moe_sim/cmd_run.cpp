@@ -21,6 +21,7 @@ struct RunOptions {
   bool verify = false;
   std::string traceFile;
   std::string csvFile;
+  std::string fault;
   std::string workload;
 };
 
@@ -33,6 +34,10 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
   sub->add_flag("--verify", opt->verify, "Compare every operator with its golden reference");
   sub->add_option("--trace", opt->traceFile, "Write a Chrome trace-event JSON file (Perfetto)");
   sub->add_option("--csv", opt->csvFile, "Write the per-stage metrics as CSV");
+  sub->add_option("--fault", opt->fault,
+                  "Inject a fault into the streaming combine: drop-tail (one tail publish is lost) or "
+                  "stall-core (one forwarder hangs); the deadlock watch must diagnose it (exit 1)")
+      ->check(CLI::IsMember({"drop-tail", "stall-core"}));
   sub->add_option("--workload", opt->workload, "moe-layer or alltoall-matmul-rs (default: the scenario's)")
       ->check(CLI::IsMember({"moe-layer", "alltoall-matmul-rs"}));
   sub->callback([opt, &exitCode] {
@@ -56,7 +61,10 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
       csv.open(opt->csvFile);
       moe::require(csv.good(), "--csv", "cannot write " + opt->csvFile);
     }
-    const moe::RunReport report = moe::runScenario(sc, opt->verify);
+    const moe::Fault fault = opt->fault == "drop-tail"    ? moe::Fault::DropTail
+                             : opt->fault == "stall-core" ? moe::Fault::StallCore
+                                                          : moe::Fault::None;
+    const moe::RunReport report = moe::runScenario(sc, opt->verify, fault);
     moe::printReport(std::cout, report);
     if (trace.is_open()) moe::writeReportTrace(trace, report);
     if (csv.is_open()) moe::writeReportCsv(csv, report);

@@ -111,6 +111,10 @@ class AiCore {
   std::int64_t ubUsed() const { return ubUsed_; }
   // Time spent in each activity so far (closed intervals only).
   const std::array<Time, static_cast<int>(Activity::Count)>& activityTime() const { return timeIn_; }
+  // The same, split by the role the core had at the time (a core changes role per stage).
+  const std::array<Time, static_cast<int>(Activity::Count)>& roleActivityTime(Role r) const {
+    return timeByRole_[static_cast<int>(r)];
+  }
   // What the core waits on, in words (empty if not waiting): for the inspector and the
   // deadlock diagnosis.
   std::string waitDescription() const { return waitWhat_ ? waitWhat_() : std::string(); }
@@ -205,6 +209,7 @@ class AiCore {
   Activity activity_ = Activity::Idle;
   Time since_ = 0;
   std::array<Time, static_cast<int>(Activity::Count)> timeIn_{};
+  std::array<std::array<Time, static_cast<int>(Activity::Count)>, static_cast<int>(Role::Count)> timeByRole_{};
   std::array<std::deque<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> pipes_;
   // Ops that left their pipe (their last byte crossed) but have not landed yet, per pipe.
   std::array<std::vector<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> inFlight_;

@@ -220,6 +220,14 @@ Task receiverCore(LayerContext& ctx, int r, AiCore& core, std::shared_ptr<const 
   co_await pollRings(core, std::move(inputs), rx, 1, pb, m.hw().gmLatencyNs, reduce);
 }
 
+// A core that hangs (fault injection): it waits on a word nobody ever writes.
+Task stalledCore(LayerContext& ctx, AiCore& core) {
+  Word* never = ctx.m.makeWord(core.card(), core.name() + ".stalled");
+  auto hang = core.changeOf(*never, 0, Activity::WaitData,
+                            [] { return std::string("stalled by fault injection (--fault stall-core)"); });
+  co_await hang;
+}
+
 }  // namespace
 
 void launchCombineStreaming(LayerContext& ctx, Latch& done) {
@@ -251,6 +259,14 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
       }
   for (std::size_t i = firstRing; i < emu.rings().size(); ++i)
     ctx.combineBufferBytes += emu.rings()[i].capacity() + 2 * kControlLineBytes;
+  if (ctx.fault == Fault::DropTail) {
+    // The busiest IPC ring into card 0 loses its last tail publish: its forwarder waits
+    // for data that is there but never announced.
+    int best = 0;
+    for (int i = 1; i < ctx.cps * plan.lanes; ++i)
+      if (plan.fwdRows[0][i] > plan.fwdRows[0][best]) best = i;
+    rings->ipc[0][best]->dropPublishOfTail(plan.fwdRows[0][best] * ctx.recordBytes);
+  }
 
   for (int c = 0; c < ctx.R; ++c) {
     // Senders: targets (card, lane) round-robin over the sender cores.
@@ -269,6 +285,11 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
     // Forwarders: one core per lane.
     for (int L = 0; L < plan.lanes; ++L) {
       AiCore& core = ctx.m.aiv(c, t.senderCores + L);
+      if (ctx.fault == Fault::StallCore && c == 0 && L == 0) {  // injected: this core hangs
+        done.add(1);
+        emu.launch(core, Role::Forwarder, stalledCore(ctx, core), &done);
+        continue;
+      }
       for (int dl = 0; dl < ctx.cps; ++dl) rings->ipc[c][dl * plan.lanes + L]->consumerCore = core.id();
       for (int S = 0; S < ctx.S; ++S) {
         const int owner = S * ctx.cps + ctx.localOf(c);

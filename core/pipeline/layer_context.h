@@ -61,6 +61,14 @@ inline std::int64_t partialRecordBytes(const Scenario& sc) {
   return recordLayout(sc).metaBytes + alignUp(4LL * sc.model.hidden, 32);
 }
 
+// Faults injected on purpose, for teaching and tests (moe-sim run --fault): the deadlock
+// watch must diagnose each of them with the ring and its pointer values.
+enum class Fault : std::uint8_t {
+  None,
+  DropTail,   // one tail publish of a streaming-combine IPC ring is lost (its last one)
+  StallCore,  // one streaming-combine forwarder core hangs before it starts
+};
+
 struct LayerContext {
   LayerContext(Emulation& e, int placePerRank, int tableCols);
 
@@ -75,6 +83,7 @@ struct LayerContext {
   std::vector<CardTensors> cards;
   std::int64_t commBufferBytes = 0;     // dispatch's rings or windows, for the footprint report
   std::int64_t combineBufferBytes = 0;  // combine's rings or windows
+  Fault fault = Fault::None;
   // A stage's communication buffers (windows), released once the stage is over.
   std::vector<Buffer*> stageScratch;
 

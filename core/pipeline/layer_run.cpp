@@ -110,7 +110,8 @@ std::vector<T> hostRead(const Buffer* b) {
 }
 }  // namespace
 
-LayerRun::LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const std::vector<RankGating>> gating)
+LayerRun::LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const std::vector<RankGating>> gating,
+                   Fault fault)
     : sc_(sc), impl_(impl), gating_(std::move(gating)) {
   if (impl != DispatchImpl::Phased && impl != DispatchImpl::Streaming)
     throw std::logic_error("LayerRun runs one dispatch design at a time");
@@ -125,6 +126,7 @@ LayerRun::LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const 
   emu_ = std::make_unique<Emulation>(sc_);
   ctx_ = std::make_unique<LayerContext>(*emu_, P, args0.tableCols);
   LayerContext& c = *ctx_;
+  c.fault = fault;
   validateDispatchTiling(sc_, P);  // phased uses the same cores and staging
 
   Machine& m = emu_->machine();

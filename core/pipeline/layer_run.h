@@ -51,7 +51,8 @@ class LayerRun {
  public:
   // impl must be Phased or Streaming. Throws InputError for a scenario the layer cannot
   // run (an invalid eplb table, a tiling that cannot work), naming the field.
-  LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const std::vector<RankGating>> gating = {});
+  LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const std::vector<RankGating>> gating = {},
+           Fault fault = Fault::None);
   ~LayerRun();
 
   DispatchImpl impl() const { return impl_; }

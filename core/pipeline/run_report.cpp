@@ -1,6 +1,7 @@
 #include "core/pipeline/run_report.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <optional>
 
@@ -55,7 +56,7 @@ std::string stageLabel(const std::string& n) {
   return n;
 }
 
-RunReport runScenario(const Scenario& sc, bool verify) {
+RunReport runScenario(const Scenario& sc, bool verify, Fault fault) {
   RunReport r;
   r.scenario = sc;
   checkRunnable(sc);
@@ -70,7 +71,7 @@ RunReport runScenario(const Scenario& sc, bool verify) {
   if (verify) ref = computeReference(sc, gating);
   r.verified = verify;
   for (DispatchImpl impl : impls) {
-    auto run = std::make_unique<LayerRun>(sc, impl, gating);
+    auto run = std::make_unique<LayerRun>(sc, impl, gating, fault);
     run->runToEnd();
     if (ref) r.checks.push_back(run->verify(*ref));
     // One run's tensors at a time: the report keeps stages, rings and the event log.
@@ -147,6 +148,37 @@ void printReport(std::ostream& out, const RunReport& r) {
     out << "; combine buffers " << fmt("%.2f", static_cast<double>(run->combineBufferBytes()) / (1 << 20)) << " MiB";
     out << "; " << run->emulation().sim().eventsRun() << " events, " << run->emulation().machine().rdmaPosts
         << " RDMA posts\n";
+  }
+  // Where each role's time went (summed over all cores of that role, whole run).
+  out << "\ntime per role and activity (us, summed over cores)\n";
+  std::snprintf(line, sizeof line, "%-11s %-10s", "design", "role");
+  out << line;
+  const Activity shown[] = {Activity::Copy, Activity::Vector, Activity::Cube, Activity::WaitSpace,
+                            Activity::WaitData, Activity::WaitSync};
+  for (Activity a : shown) {
+    std::snprintf(line, sizeof line, " %11s", std::string(activityName(a)).c_str());
+    out << line;
+  }
+  out << "\n";
+  for (const auto& run : r.runs) {
+    const Machine& m = run->emulation().machine();
+    for (Role role : {Role::Sender, Role::Forwarder, Role::Receiver, Role::Gemm}) {
+      std::array<Time, static_cast<int>(Activity::Count)> sum{};
+      bool any = false;
+      for (int c = 0; c < m.coreCount(); ++c) {
+        if (m.core(c).role() != role && !(role == Role::Gemm && m.core(c).kind() == CoreKind::Aic)) continue;
+        for (int a = 0; a < static_cast<int>(Activity::Count); ++a) sum[a] += m.core(c).roleActivityTime(role)[a];
+        any = true;
+      }
+      if (!any) continue;
+      std::snprintf(line, sizeof line, "%-11s %-10s", implName(run->impl()), std::string(roleName(role)).c_str());
+      out << line;
+      for (Activity a : shown) {
+        std::snprintf(line, sizeof line, " %11.1f", toMicroseconds(sum[static_cast<int>(a)]));
+        out << line;
+      }
+      out << "\n";
+    }
   }
   for (std::size_t i = 0; i < r.deadlocks.size(); ++i)
     if (!r.deadlocks[i].empty()) out << "\n" << r.deadlocks[i];

@@ -24,7 +24,7 @@ struct RunReport {
   bool ok() const;
 };
 
-RunReport runScenario(const Scenario& sc, bool verify);
+RunReport runScenario(const Scenario& sc, bool verify, Fault fault = Fault::None);
 // A stage's name without its design suffix ("dispatch-streaming" -> "dispatch"), so the
 // two designs' stages line up side by side.
 std::string stageLabel(const std::string& stageName);

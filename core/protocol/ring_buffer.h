@@ -102,6 +102,9 @@ class RingBuffer {
   // Frees everything read so far for the producer.
   OpRef advanceHead(AiCore& c);
 
+  // Fault injection: the publish that would make the tail reach `tail` is lost.
+  void dropPublishOfTail(std::int64_t tail) { dropTail_ = tail; }
+
   // The data area's bytes, for releasing them once the ring's stage is over.
   Buffer* dataBuffer() { return data_; }
 
@@ -136,6 +139,7 @@ class RingBuffer {
   std::deque<std::pair<std::int64_t, RecordMeta>> records_;
   RingStats stats_;
   std::vector<std::string> violations_;
+  std::int64_t dropTail_ = -1;
 };
 
 }  // namespace moe

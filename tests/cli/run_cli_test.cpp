@@ -165,3 +165,33 @@ TEST(MoeSimRunA2aMatmul, BadShapeIsBadInputNamingTheField) {
   EXPECT_NE(r.err.find("workload.m"), std::string::npos) << r.err;
   EXPECT_EQ(runSim("validate " + file.string()).exitCode, 2) << "validate must refuse what run refuses";
 }
+
+TEST(MoeSimRun, DroppedTailPublishIsDiagnosedWithTheRingAndPointerValues) {
+  const Result r = runSim("run " + smallScenarioFile("fault.json").string() + " --impl streaming --fault drop-tail");
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.out.find("deadlock in streaming run during stage 'combine-streaming'"), std::string::npos) << r.out;
+  // The forwarder waits on the ring whose last publish was lost: the producer has written
+  // further than the published tail.
+  EXPECT_NE(r.out.find("(forwarder, wait-data"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("combine IPC <- card"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("producer tail"), std::string::npos);
+  EXPECT_NE(r.out.find("cached head"), std::string::npos);
+}
+
+TEST(MoeSimRun, StalledForwarderIsDiagnosedAndItsSendersWaitForSpace) {
+  const auto file = smallScenarioFile("stall.json", [](nlohmann::json& j) {
+    j["rings"]["chunk_bytes"] = 2048;  // small rings, so the stalled forwarder's senders block
+    j["rings"]["queue_chunks"] = 2;
+  });
+  const Result r = runSim("run " + file.string() + " --impl streaming --fault stall-core");
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.out.find("stalled by fault injection"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(sender, wait-space"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("B of space in IPC ring"), std::string::npos) << r.out;
+}
+
+TEST(MoeSimRun, UnknownFaultIsBadInput) {
+  const Result r = runSim("run --fault unplug-cable");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--fault"), std::string::npos) << r.err;
+}
