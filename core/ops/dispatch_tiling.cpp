@@ -53,3 +53,36 @@ void validateDispatchTiling(const Scenario& sc, int P) {
 }
 
 }  // namespace moe
+
+namespace moe {
+
+RingTiling proposeTiling(const Scenario& scIn, int P) {
+  Scenario sc = scIn;
+  const HardwareProfile& hw = sc.hardware;
+  RingTiling& t = sc.rings;
+  const int fifth = std::max(1, hw.aivCores / 5);
+  t.senderCores = fifth;
+  t.receiverCores = fifth;
+  t.forwarderCores = std::max(1, std::min(fifth, sc.cluster.servers));
+  const std::int64_t minChunk = std::max(recordLayout(sc).recordBytes, partialRecordBytes(sc));
+  t.chunkBytes = alignUp(minChunk, 32);  // the fallback: one record per chunk
+  for (std::int64_t kib : {512, 256, 128, 64}) {
+    const std::int64_t c = kib * 1024;
+    if (c < minChunk) continue;
+    t.chunkBytes = c;
+    const RoleUbNeeds need = streamingUbNeeds(sc, P);
+    if (std::max({need.sender, need.forwarder, need.receiver}) <= hw.ubBytes) break;
+    t.chunkBytes = alignUp(minChunk, 32);
+  }
+  // Rings per card, streaming dispatch and combine together (see dispatch_streaming.cpp and
+  // combine_plan.h): keep them within 1/16 of HBM.
+  const std::int64_t S = sc.cluster.servers, cps = sc.cluster.cardsPerServer;
+  const std::int64_t lanes = std::min<std::int64_t>(t.forwarderCores, S);
+  const std::int64_t rings = cps + (S - 1) + cps * (S - 1) + cps * lanes + S * t.receiverCores;
+  t.queueChunks = 8;
+  while (t.queueChunks > 2 && rings * t.queueChunks * t.chunkBytes > hw.hbmBytes / 16) t.queueChunks /= 2;
+  validateDispatchTiling(sc, P);
+  return t;
+}
+
+}  // namespace moe

@@ -195,3 +195,14 @@ TEST(MoeSimRun, UnknownFaultIsBadInput) {
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("--fault"), std::string::npos) << r.err;
 }
+
+TEST(MoeSimTiling, ProposesAValidTilingAsRingsJson) {
+  const Result r = runSim("tiling");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_GE(j.at("chunk_bytes").get<int>(), 64 * 1024);
+  EXPECT_GE(j.at("queue_chunks").get<int>(), 2);
+  const Result bad = runSim("tiling /nonexistent.json");
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_NE(bad.err.find("/nonexistent.json"), std::string::npos) << bad.err;
+}

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
+#include "core/ops/dispatch_tiling.h"
 #include "core/pipeline/layer_run.h"
 #include "core/util/error.h"
 #include "core/util/rng.h"
@@ -303,4 +305,28 @@ TEST(LayerCombine, RingsOfTwoOneRecordChunksDeliverEveryPartialExactlyOnce) {
   for (const RingBuffer& r : b.streaming->emulation().rings())
     if (r.name().find("combine") != std::string::npos) waits += r.stats().spaceWaits;
   EXPECT_GT(waits, 10);
+}
+
+TEST(DispatchTiling, ProposedTilingIsValidAndRunsForSeveralShapes) {
+  for (auto [servers, cps, hidden] : {std::tuple{1, 4, 200}, {2, 4, 1024}, {4, 2, 7168}}) {
+    Scenario s = smallScenario(servers, cps);
+    s.model.hidden = hidden;
+    s.rings = proposeTiling(s, 4);
+    EXPECT_GE(s.rings.chunkBytes, partialRecordBytes(s));
+    EXPECT_GE(s.rings.queueChunks, 2);
+    EXPECT_LE(s.rings.senderCores + s.rings.forwarderCores + s.rings.receiverCores, s.hardware.aivCores);
+    EXPECT_NO_THROW(checkRunnable(s));
+  }
+  // The default scenario gets seed 000's range: a chunk of 64-512 KiB.
+  Scenario d;
+  const RingTiling t = proposeTiling(d, 4);
+  EXPECT_GE(t.chunkBytes, 64 * 1024);
+  EXPECT_LE(t.chunkBytes, 512 * 1024);
+}
+
+TEST(DispatchTiling, ProposalRefusesWhenNoChunkCanFitUb) {
+  Scenario s = smallScenario(1, 4);
+  s.model.hidden = 16384;  // one fp32 partial row alone is 64 KiB: two staging chunks overflow
+  s.hardware.ubBytes = 65536;
+  EXPECT_THROW(proposeTiling(s, 4), InputError);
 }

@@ -1,0 +1,34 @@
+// `moe-sim tiling [SCENARIO.json]`: the ring tiling the tiling helper proposes for a
+// scenario (chunk size, queue depth, cores per role), as the scenario's "rings" JSON.
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "app/moe_sim/command_registry.h"
+#include "core/ops/dispatch_tiling.h"
+#include "core/ops/update_expert.h"
+#include "core/pipeline/layer_run.h"
+#include "core/scenario/scenario_json.h"
+
+namespace {
+
+const moesim::RegisterCommand kTiling([](CLI::App& app, int& exitCode) {
+  auto* sub = app.add_subcommand("tiling", "Propose a ring tiling (chunk, queue, cores per role) for a scenario");
+  auto file = std::make_shared<std::string>();
+  sub->add_option("scenario", *file, "Scenario JSON file (default: the built-in default)");
+  sub->callback([file, &exitCode] {
+    moe::Scenario sc = file->empty() ? moe::defaultScenario() : moe::loadScenarioFile(*file);
+    moe::RankGating probe;  // the table's instances per rank do not depend on the tokens
+    probe.topkIds.assign(static_cast<std::size_t>(sc.model.tokensPerRank) * sc.model.topk, 0);
+    for (std::size_t i = 0; i < probe.topkIds.size(); ++i)
+      probe.topkIds[i] = static_cast<std::int32_t>(i % static_cast<std::size_t>(sc.model.topk));
+    const auto args = moe::updateExpertArgs(sc, probe, 0);
+    moe::ops::validateUpdateExpert(args, "eplb");
+    sc.rings = moe::proposeTiling(sc, moe::ops::updateExpertPlacePerRank(args));
+    std::cout << moe::scenarioToJson(sc)["rings"].dump(2) << "\n";
+    exitCode = 0;
+  });
+});
+
+}  // namespace
