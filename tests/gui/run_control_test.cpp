@@ -46,8 +46,11 @@ class RunControlTest : public QObject {
     QCOMPARE(w.liveSnapshot()->events, std::uint64_t{1});
     // The first events all happen at time 0 (every core's program starts); a whole stage
     // moves the clock.
-    QTRY_VERIFY_WITH_TIMEOUT((QMetaObject::invokeMethod(w.controller(), &RunController::stepStage),
-                              w.liveSnapshot()->now > 0), 30000);
+    // One stage step at a time, each awaited: a retry loop that re-invokes the slot could
+    // leave extra steps queued behind the condition and make the counts below race.
+    for (int i = 0; i < 10 && w.liveSnapshot()->now == 0; ++i)
+      QVERIFY(doAndWaitFrame(w, &RunController::stepStage, 30000));
+    QVERIFY(w.liveSnapshot()->now > 0);
     const Time afterStage = w.liveSnapshot()->now;
     const std::uint64_t events = w.liveSnapshot()->events;
     QVERIFY(doAndWaitFrame(w, &RunController::stepEvent));
