@@ -106,14 +106,14 @@ void printReport(std::ostream& out, const RunReport& r) {
   std::snprintf(line, sizeof line, "%-20s", "stage");
   out << line;
   for (const auto& run : r.runs) {
-    std::snprintf(line, sizeof line, " | %-34s", (std::string(implName(run->impl())) + " (dispatch + combine)").c_str());
+    std::snprintf(line, sizeof line, " | %-36s", (std::string(implName(run->impl())) + " (dispatch + combine)").c_str());
     out << line;
   }
   out << "\n";
   std::snprintf(line, sizeof line, "%-20s", "");
   out << line;
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
-    std::snprintf(line, sizeof line, " | %10s %11s %11s", "time us", "link MB", "GB/s");
+    std::snprintf(line, sizeof line, " | %10s %12s %12s", "time us", "HCCS GB/s", "RDMA GB/s");
     out << line;
   }
   out << "\n";
@@ -125,8 +125,8 @@ void printReport(std::ostream& out, const RunReport& r) {
     for (const auto& run : r.runs) {
       if (s >= run->stages().size()) continue;
       const StageReport& st = run->stages()[s];
-      std::snprintf(line, sizeof line, " | %10.3f %11.3f %11.2f", toMicroseconds(st.duration()),
-                    std::max(0.0, st.linkBytes) / 1e6, gbps(st.linkBytes, st.duration()));
+      std::snprintf(line, sizeof line, " | %10.3f %12.2f %12.2f", toMicroseconds(st.duration()),
+                    gbps(st.hccsBytes, st.duration()), gbps(st.nicBytes, st.duration()));
       out << line;
     }
     out << "\n";
@@ -134,7 +134,7 @@ void printReport(std::ostream& out, const RunReport& r) {
   std::snprintf(line, sizeof line, "%-20s", "total");
   out << line;
   for (const auto& run : r.runs) {
-    std::snprintf(line, sizeof line, " | %10.3f %11s %11s", toMicroseconds(run->emulation().sim().now()), "", "");
+    std::snprintf(line, sizeof line, " | %10.3f %12s %12s", toMicroseconds(run->emulation().sim().now()), "", "");
     out << line;
   }
   out << "\n\n";
