@@ -7,7 +7,6 @@
 
 #include "app/moe_sim/command_registry.h"
 #include "core/ops/dispatch_tiling.h"
-#include "core/ops/update_expert.h"
 #include "core/pipeline/layer_run.h"
 #include "core/scenario/scenario_json.h"
 
@@ -19,13 +18,7 @@ const moesim::RegisterCommand kTiling([](CLI::App& app, int& exitCode) {
   sub->add_option("scenario", *file, "Scenario JSON file (default: the built-in default)");
   sub->callback([file, &exitCode] {
     moe::Scenario sc = file->empty() ? moe::defaultScenario() : moe::loadScenarioFile(*file);
-    moe::RankGating probe;  // the table's instances per rank do not depend on the tokens
-    probe.topkIds.assign(static_cast<std::size_t>(sc.model.tokensPerRank) * sc.model.topk, 0);
-    for (std::size_t i = 0; i < probe.topkIds.size(); ++i)
-      probe.topkIds[i] = static_cast<std::int32_t>(i % static_cast<std::size_t>(sc.model.topk));
-    const auto args = moe::updateExpertArgs(sc, probe, 0);
-    moe::ops::validateUpdateExpert(args, "eplb");
-    sc.rings = moe::proposeTiling(sc, moe::ops::updateExpertPlacePerRank(args));
+    sc.rings = moe::proposeTiling(sc, moe::scenarioPlacePerRank(sc));
     std::cout << moe::scenarioToJson(sc)["rings"].dump(2) << "\n";
     exitCode = 0;
   });

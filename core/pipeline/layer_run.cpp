@@ -79,20 +79,27 @@ ReferenceLayer computeReference(const Scenario& sc, std::shared_ptr<const std::v
   return ref;
 }
 
-void checkRunnable(const Scenario& sc) {
-  // The workload `run` would emulate must be runnable too (the fused operator's shape rules).
-  if (sc.workload.kind == WorkloadKind::AlltoallMatmulRs)
-    ops::validateA2aMatmul(ops::shapeFromWorkload(sc.workload), sc.hardware);
-  RankGating zeros;
-  zeros.topkIds.assign(static_cast<std::size_t>(sc.model.tokensPerRank) * sc.model.topk, 0);
-  for (std::size_t i = 0; i < zeros.topkIds.size(); ++i)
-    zeros.topkIds[i] = static_cast<std::int32_t>(i % static_cast<std::size_t>(sc.model.topk));
-  zeros.topkWeights.assign(zeros.topkIds.size(), 1.0f);
-  const ops::UpdateExpertArgs args = updateExpertArgs(sc, zeros, 0);
+int scenarioPlacePerRank(const Scenario& sc) {
+  // Instances per rank depend only on the table; any valid ids (distinct per token, in
+  // range) let MoeUpdateExpert's validator check it.
+  RankGating probe;
+  probe.topkIds.resize(static_cast<std::size_t>(sc.model.tokensPerRank) * sc.model.topk);
+  for (std::size_t i = 0; i < probe.topkIds.size(); ++i)
+    probe.topkIds[i] = static_cast<std::int32_t>(i % static_cast<std::size_t>(sc.model.topk));
+  probe.topkWeights.assign(probe.topkIds.size(), 1.0f);
+  const ops::UpdateExpertArgs args = updateExpertArgs(sc, probe, 0);
   ops::validateUpdateExpert(args, "eplb");
   const int P = ops::updateExpertPlacePerRank(args);
   require(sc.eplb.placePerRank == 0 || sc.eplb.placePerRank == P, "eplb.place_per_rank",
           "must match the table's " + std::to_string(P) + " instances per rank");
+  return P;
+}
+
+void checkRunnable(const Scenario& sc) {
+  // The workload `run` would emulate must be runnable too (the fused operator's shape rules).
+  if (sc.workload.kind == WorkloadKind::AlltoallMatmulRs)
+    ops::validateA2aMatmul(ops::shapeFromWorkload(sc.workload), sc.hardware);
+  const int P = scenarioPlacePerRank(sc);
   validateDispatchTiling(sc, P);
 }
 
@@ -117,14 +124,10 @@ LayerRun::LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const 
     throw std::logic_error("LayerRun runs one dispatch design at a time");
   if (!gating_) gating_ = std::make_shared<const std::vector<RankGating>>(generateGating(sc_));
   // The table must be valid before any kernel indexes it.
-  const ops::UpdateExpertArgs args0 = updateExpertArgs(sc_, gating_->front(), 0);
-  ops::validateUpdateExpert(args0, "eplb");
-  const int P = ops::updateExpertPlacePerRank(args0);
-  require(sc_.eplb.placePerRank == 0 || sc_.eplb.placePerRank == P, "eplb.place_per_rank",
-          "must match the table's " + std::to_string(P) + " instances per rank");
+  const int P = scenarioPlacePerRank(sc_);
 
   emu_ = std::make_unique<Emulation>(sc_);
-  ctx_ = std::make_unique<LayerContext>(*emu_, P, args0.tableCols);
+  ctx_ = std::make_unique<LayerContext>(*emu_, P, scenarioTable(sc_).second);
   LayerContext& c = *ctx_;
   c.fault = fault;
   validateDispatchTiling(sc_, P);  // phased uses the same cores and staging

@@ -43,6 +43,10 @@ struct ReferenceLayer {
 };
 ReferenceLayer computeReference(const Scenario& sc, std::shared_ptr<const std::vector<RankGating>> gating);
 
+// Instances per rank of the scenario's eplb table; throws InputError ("eplb....") when the
+// table breaks a MoeUpdateExpert rule or contradicts eplb.place_per_rank.
+int scenarioPlacePerRank(const Scenario& sc);
+
 // The checks LayerRun's constructor makes, without building anything: the eplb table (as
 // MoeUpdateExpert validates it) and the ring tiling. Throws InputError naming the field.
 void checkRunnable(const Scenario& sc);

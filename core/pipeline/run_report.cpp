@@ -165,11 +165,13 @@ void printReport(std::ostream& out, const RunReport& r) {
     for (Role role : {Role::Sender, Role::Forwarder, Role::Receiver, Role::Gemm}) {
       std::array<Time, static_cast<int>(Activity::Count)> sum{};
       bool any = false;
-      for (int c = 0; c < m.coreCount(); ++c) {
-        if (m.core(c).role() != role && !(role == Role::Gemm && m.core(c).kind() == CoreKind::Aic)) continue;
-        for (int a = 0; a < static_cast<int>(Activity::Count); ++a) sum[a] += m.core(c).roleActivityTime(role)[a];
-        any = true;
-      }
+      // Every core's time is already split by the role it had then (cores change role
+      // from stage to stage), so sum that role's share over all cores.
+      for (int c = 0; c < m.coreCount(); ++c)
+        for (int a = 0; a < static_cast<int>(Activity::Count); ++a) {
+          sum[a] += m.core(c).roleActivityTime(role)[a];
+          any = any || sum[a] > 0;
+        }
       if (!any) continue;
       std::snprintf(line, sizeof line, "%-11s %-10s", implName(run->impl()), std::string(roleName(role)).c_str());
       out << line;
