@@ -1,7 +1,10 @@
 #pragma once
 // What the run emits for the UI, the trace and the digest (SPEC §4): closed activity
-// intervals of every core, ring pointer changes and stage marks. Logs are bounded (oldest
-// dropped); the digest hashes every record, dropped or not, so it pins the whole run.
+// intervals of every core, ring pointer changes, workspace-stage occupancy and stage marks.
+// Logs are bounded (oldest dropped); the digest hashes every activity, ring and stage
+// record, dropped or not, so it pins the whole run. Workspace-stage samples are not hashed:
+// they follow from the kernel's steps, which the activity records already pin, and hashing
+// them would change every digest published before they were observed.
 
 #include <cstdint>
 #include <deque>
@@ -27,6 +30,12 @@ struct RingPointerSample {
   Time time;
   std::int64_t head;
   std::int64_t tail;
+};
+
+struct WorkspaceSample {
+  int strip;  // WorkspaceStages id
+  Time time;
+  int occupied;  // slots in use after the change
 };
 
 struct StageMark {
@@ -58,7 +67,8 @@ class BoundedLog {
 
 class Observer {
  public:
-  explicit Observer(std::size_t logCapacity) : activities_(logCapacity), ringSamples_(logCapacity) {}
+  explicit Observer(std::size_t logCapacity)
+      : activities_(logCapacity), ringSamples_(logCapacity), workspaceSamples_(logCapacity) {}
 
   void activity(const ActivityInterval& iv) {
     hash_.value(iv.core);
@@ -74,6 +84,7 @@ class Observer {
     hash_.value(tail);
     ringSamples_.push(RingPointerSample{ring, t, head, tail});
   }
+  void workspaceSlots(int strip, Time t, int occupied) { workspaceSamples_.push(WorkspaceSample{strip, t, occupied}); }
   void stageBegin(const std::string& name, Time t) {
     hash_.text(name);
     hash_.value(t);
@@ -86,12 +97,14 @@ class Observer {
 
   const BoundedLog<ActivityInterval>& activities() const { return activities_; }
   const BoundedLog<RingPointerSample>& ringSamples() const { return ringSamples_; }
+  const BoundedLog<WorkspaceSample>& workspaceSamples() const { return workspaceSamples_; }
   const std::vector<StageMark>& stages() const { return stages_; }
   std::uint64_t eventDigest() const { return hash_.digest(); }
 
  private:
   BoundedLog<ActivityInterval> activities_;
   BoundedLog<RingPointerSample> ringSamples_;
+  BoundedLog<WorkspaceSample> workspaceSamples_;
   std::vector<StageMark> stages_;
   Fnv1a hash_;
 };

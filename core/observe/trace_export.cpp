@@ -1,6 +1,8 @@
 #include "core/observe/trace_export.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "core/pipeline/emulation.h"
 
@@ -37,6 +39,21 @@ void writeChromeTrace(std::ostream& out, const std::vector<TraceSource>& sources
       const RingBuffer& r = emu.rings()[static_cast<std::size_t>(s.ring)];
       events.push_back({{"ph", "C"}, {"name", "ring " + r.name()}, {"pid", pidBase + r.consumerCard()},
                         {"ts", us(s.time)}, {"args", {{"occupied_bytes", s.tail - s.head}}}});
+    }
+    // Workspace stages: one counter per card and strip group (the partial-sum strips of
+    // all AICs of a card sum into one), in slots in use.
+    {
+      const auto& strips = emu.workspaceStages();
+      std::vector<int> occupied(strips.size(), 0);
+      std::map<std::pair<int, std::string>, int> inUse;
+      for (const WorkspaceSample& s : emu.observer().workspaceSamples().items()) {
+        const WorkspaceStages& w = strips[static_cast<std::size_t>(s.strip)];
+        int& total = inUse[{w.card(), w.group()}];
+        total += s.occupied - occupied[static_cast<std::size_t>(s.strip)];
+        occupied[static_cast<std::size_t>(s.strip)] = s.occupied;
+        events.push_back({{"ph", "C"}, {"name", "workspace " + w.group() + " slots in use"},
+                          {"pid", pidBase + w.card()}, {"ts", us(s.time)}, {"args", {{"slots", total}}}});
+      }
     }
     for (const StageMark& st : emu.observer().stages())
       events.push_back({{"ph", "X"}, {"name", st.name}, {"cat", "stage"}, {"pid", pidBase}, {"tid", -1},

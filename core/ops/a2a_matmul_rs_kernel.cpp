@@ -32,13 +32,12 @@
 #include <memory>
 
 #include "core/pipeline/emulation.h"
-#include "core/util/hash.h"
 
 namespace moe {
-namespace {
 
 using ops::A2aMatmulShape;
 
+namespace {
 struct CardState {
   Buffer* a = nullptr;        // A_j [M/r, K] fp16
   Buffer* w = nullptr;        // packed W_j [nT][K/r][tile_n] fp16
@@ -50,9 +49,13 @@ struct CardState {
   std::vector<std::vector<Word*>> a2aFree;  // [slot][aic]
   std::vector<std::vector<Word*>> pFull, pFree;  // [aic][partial slot]
   std::vector<Word*> rsFlag;                // [source][block][n tile]
+  WorkspaceStages* a2aStages = nullptr;              // slots
+  std::vector<WorkspaceStages*> partialStages;       // [aic], partial slots each
+  WorkspaceStages* rsStages = nullptr;               // one slot per partial tile
 };
+}  // namespace
 
-struct Kernel {
+struct A2aMatmulKernel::Impl {
   Emulation& emu;
   Machine& m;
   A2aMatmulShape s;
@@ -63,8 +66,10 @@ struct Kernel {
   int slots;     // a2a slots per card
   int pslots;    // partial slots per AIC
   std::vector<CardState> cards;
+  std::string stage = "not started";
+  std::vector<A2aMatmulPhase> log;
 
-  Kernel(Emulation& e, const A2aMatmulShape& sh, bool pipe)
+  Impl(Emulation& e, const A2aMatmulShape& sh, bool pipe)
       : emu(e), m(e.machine()), s(sh), pipelined(pipe), R(sh.ranks), mr(sh.rowsPerRank()), kr(sh.kPerRank()),
         nb(sh.blocksPerRank()), U(sh.units()), nT(sh.nTiles()), nk(sh.kChunks()), tm(sh.tileM), tn(sh.tileN),
         tk(sh.tileK) {
@@ -118,6 +123,12 @@ struct Kernel {
       for (int src = 0; src < R; ++src)
         for (int t = 0; t < nb * nT; ++t)
           c.rsFlag.push_back(m.makeWord(j, card + "rs tile " + std::to_string(t) + " from " + std::to_string(src)));
+      c.a2aStages = &emu.addWorkspaceStages(card + "a2a input stages", "a2a input", j, slots, unitBytes());
+      for (int a = 0; a < A; ++a)
+        c.partialStages.push_back(&emu.addWorkspaceStages(card + "aic " + std::to_string(a) + " partial-sum stages",
+                                                          "partial sums", j, pslots, tileBytes()));
+      c.rsStages = &emu.addWorkspaceStages(card + "reduce-scatter buffer", "reduce-scatter buffer", j, R * nb * nT,
+                                           tileBytes());
       cards.push_back(std::move(c));
     }
   }
@@ -160,6 +171,7 @@ struct Kernel {
         const int prev = u - slots;
         for (int n = 0; n < nT; ++n) co_await waitAtLeast(core, *dst.a2aFree[slot][(prev * nT + n) % A], prev + 1);
       }
+      dst.a2aStages->claim(slot, u, nT, dst.a2aFull[slot], u + 1);  // every output tile of u reads it
       for (int kc = 0; kc < nk; ++kc) {
         Buffer* buf = ub[kc % 2];
         OpRef last;
@@ -187,6 +199,7 @@ struct Kernel {
     for (int g = c; g < U * nT; g += A, ++q) {
       const int u = g / nT, n = g % nT, slot = u % slots, width = s.tileWidth(n);
       co_await waitAtLeast(core, *me.a2aFull[slot], u + 1);
+      me.a2aStages->beginRead(slot);
       auto load = [&](int kc) {
         core.copy(whole(aBuf[kc % 2]), Region{me.a2aWs, slot * unitBytes() + kc * chunkBytes(), chunkBytes()});
         return core.copy(whole(wBuf[kc % 2]), Region{me.w, (std::int64_t{n} * kr + std::int64_t{kc} * tk) * tn * 2, wBytes});
@@ -212,10 +225,12 @@ struct Kernel {
           }
         co_await cube;
       }
+      me.a2aStages->endRead(slot);
       // The last tile of this unit on this core: the slot may be refilled as far as we care.
       if (g + A >= U * nT || (g + A) / nT != u) co_await core.writeWord(*me.a2aFree[slot][c], u + 1);
       const int ps = q % pslots;
       if (q >= pslots) co_await waitAtLeast(core, *me.pFree[c][ps], q - pslots + 1);
+      me.partialStages[static_cast<std::size_t>(c)]->claim(ps, g, 1, me.pFull[c][ps], q + 1);
       core.copy(Region{me.partial, (std::int64_t{c} * pslots + ps) * tileBytes(), tileBytes()}, whole(acc));
       co_await core.fence(Pipe::Mte3);
       co_await core.writeWord(*me.pFull[c][ps], q + 1);
@@ -232,10 +247,14 @@ struct Kernel {
       if (c % senders != d) continue;
       const int q = g / A, ps = q % pslots;
       co_await waitAtLeast(core, *me.pFull[c][ps], q + 1);
+      WorkspaceStages& partial = *me.partialStages[static_cast<std::size_t>(c)];
+      partial.beginRead(ps);
       co_await core.copy(whole(ub), Region{me.partial, (std::int64_t{c} * pslots + ps) * tileBytes(), tileBytes()});
+      partial.endRead(ps);
       core.writeWord(*me.pFree[c][ps], q + 1);  // the tile is in UB: the AIC may reuse the slot
       const int u = g / nT, n = g % nT, owner = (j + u / nb) % R, b = u % nb;
       const int tile = (j * nb + b) * nT + n;
+      cards[owner].rsStages->claim(tile, j, 1, cards[owner].rsFlag[tile], 1);
       co_await publish(core, Region{cards[owner].rsWs, tile * tileBytes(), tileBytes()}, whole(ub), staging,
                        cards[owner].rsFlag[tile], 1);
     }
@@ -253,7 +272,9 @@ struct Kernel {
       for (int t = 0; t < R; ++t) {  // arrival order: source owner first, then owner-1, ...
         const int src = (owner - t + R) % R, tile = (src * nb + b) * nT + n;
         co_await waitAtLeast(core, *me.rsFlag[tile], 1);
+        me.rsStages->beginRead(tile);
         co_await core.copy(whole(t == 0 ? acc : in), Region{me.rsWs, tile * tileBytes(), tileBytes()});
+        me.rsStages->endRead(tile);
         if (t == 0) continue;
         co_await core.vector(std::int64_t{tm} * width, 4);
         float* x = acc->as<float>();
@@ -316,8 +337,9 @@ struct Kernel {
     return R * (((phases & kA2a) ? pushers : 0) + ((phases & kMatmul) ? A : 0) + ((phases & kRs) ? senders + reducers : 0));
   }
 
-  Task phase(std::string name, int phases, bool barrier, std::vector<A2aMatmulPhase>& log) {
+  Task phase(std::string name, int phases, bool barrier) {
     Simulator& sim = emu.sim();
+    stage = name;
     emu.observer().stageBegin(name, sim.now());
     A2aMatmulPhase rec{name, sim.now(), 0};
     Latch latch(sim);
@@ -330,51 +352,39 @@ struct Kernel {
     log.push_back(rec);
   }
 
-  Task driver(std::vector<A2aMatmulPhase>& log) {
+  Task driver() {
     if (pipelined) {
-      co_await phase("a2a-matmul-rs", kA2a | kMatmul | kRs, false, log);
+      co_await phase("a2a-matmul-rs", kA2a | kMatmul | kRs, false);
     } else {
-      co_await phase("all-to-all", kA2a, true, log);
-      co_await phase("matmul", kMatmul, true, log);
-      co_await phase("reduce-scatter", kRs, false, log);
+      co_await phase("all-to-all", kA2a, true);
+      co_await phase("matmul", kMatmul, true);
+      co_await phase("reduce-scatter", kRs, false);
     }
+    stage = "done";
   }
 };
 
-}  // namespace
+A2aMatmulKernel::A2aMatmulKernel(Emulation& emu, const ops::A2aMatmulInputs& in, bool pipelined)
+    : impl_(std::make_unique<Impl>(emu, in.shape, pipelined)) {
+  impl_->allocate(in);
+}
 
-A2aMatmulRunResult runA2aMatmul(const Scenario& base, const ops::A2aMatmulInputs& in, bool pipelined) {
-  const A2aMatmulShape& s = in.shape;
-  ops::validateA2aMatmul(s, base.hardware);
-  Scenario sc = base;
-  // The machine is as many cards as the workload has ranks (whole servers, or one server).
-  sc.cluster.cardsPerServer = sc.hardware.cardsPerServer;
-  sc.cluster.servers = std::max(1, s.ranks / sc.hardware.cardsPerServer);
-  sc.payload = PayloadMode::Full;
-  Emulation emu(sc);
-  Kernel k(emu, s, pipelined);
-  k.allocate(in);
-  A2aMatmulRunResult res;
-  res.pipelined = pipelined;
-  res.workspaceBytes = k.workspaceBytes();
-  const int driver = emu.sim().spawn(k.driver(res.phases), "host");
-  emu.sim().run();
-  res.finished = emu.sim().programDone(driver);
-  if (!res.finished) res.deadlock = emu.deadlockDiagnosis();
-  res.time = emu.sim().now();
-  res.events = emu.sim().eventsRun();
-  Fnv1a h;
-  h.value(emu.observer().eventDigest());
-  h.value(res.time);
-  for (int j = 0; j < s.ranks; ++j) {
-    const Buffer* o = k.cards[static_cast<std::size_t>(j)].out;
-    std::vector<fp16> v(static_cast<std::size_t>(o->size / 2));
-    std::memcpy(v.data(), o->data(), v.size() * 2);
-    h.bytes(v.data(), v.size() * 2);
-    res.out.push_back(std::move(v));
+A2aMatmulKernel::~A2aMatmulKernel() = default;
+
+Task A2aMatmulKernel::driver() { return impl_->driver(); }
+bool A2aMatmulKernel::pipelined() const { return impl_->pipelined; }
+const std::string& A2aMatmulKernel::stage() const { return impl_->stage; }
+const std::vector<A2aMatmulPhase>& A2aMatmulKernel::phases() const { return impl_->log; }
+std::int64_t A2aMatmulKernel::workspaceBytes() const { return impl_->workspaceBytes(); }
+
+std::vector<std::vector<fp16>> A2aMatmulKernel::outputs() const {
+  std::vector<std::vector<fp16>> out;
+  for (const CardState& c : impl_->cards) {
+    std::vector<fp16> v(static_cast<std::size_t>(c.out->size / 2));
+    std::memcpy(v.data(), c.out->data(), v.size() * 2);
+    out.push_back(std::move(v));
   }
-  res.digest = h.digest();
-  return res;
+  return out;
 }
 
 }  // namespace moe

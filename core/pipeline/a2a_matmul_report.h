@@ -4,17 +4,19 @@
 // golden GEMM, and prints the comparison.
 
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "core/ops/a2a_matmul_rs_kernel.h"
-#include "core/pipeline/layer_run.h"
+#include "core/pipeline/a2a_matmul_run.h"
 
 namespace moe {
 
 struct A2aMatmulReport {
   ops::A2aMatmulShape shape;
   A2aMatmulRunResult pipelined, sequential;
+  // The finished runs themselves, kept for the trace (their emulations hold the event log).
+  std::shared_ptr<const A2aMatmulRun> pipelinedRun, sequentialRun;
   bool verified = false;
   std::vector<VerificationCheck> checks;
   // (T_seq - T_pipe) / (T_seq all-to-all + T_seq reduce-scatter), clamped to [0, 1].
@@ -31,8 +33,9 @@ void writeA2aMatmulCsv(std::ostream& out, const A2aMatmulReport& r);
 }  // namespace moe
 
 namespace moe {
-// The whole CLI command: runs, prints to stdout, writes --csv; returns the exit code (0 ok,
-// 1 verification failed or a run did not finish). --trace is refused (InputError): the
-// trace exporter reads a live emulation, which this two-kernel comparison does not keep.
+// The whole CLI command: runs, prints to stdout, writes --csv and --trace (the Chrome trace
+// of both runs, pipelined first, each card a process); returns the exit code (0 ok, 1
+// verification failed or a run did not finish). An unwritable output file is an InputError
+// before anything runs.
 int runA2aMatmulCommand(const Scenario& sc, bool verify, const std::string& traceFile, const std::string& csvFile);
 }  // namespace moe

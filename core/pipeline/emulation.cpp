@@ -36,9 +36,16 @@ void Emulation::launch(AiCore& core, Role role, Task body, Latch* latch) {
   sim_.spawn(runProgram(core, std::move(body), latch), core.name());
 }
 
+WorkspaceStages& Emulation::addWorkspaceStages(std::string name, std::string group, int card, int slots,
+                                               std::int64_t slotBytes) {
+  const int id = static_cast<int>(stages_.size());
+  return stages_.emplace_back(machine_, id, std::move(name), std::move(group), card, slots, slotBytes);
+}
+
 std::vector<std::string> Emulation::violations() const {
   std::vector<std::string> out = extraViolations_;
   for (const auto& r : rings_) out.insert(out.end(), r.violations().begin(), r.violations().end());
+  for (const auto& w : stages_) out.insert(out.end(), w.violations().begin(), w.violations().end());
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "core/machine/machine.h"
 #include "core/observe/observer.h"
 #include "core/protocol/ring_buffer.h"
+#include "core/protocol/workspace_stages.h"
 #include "core/scenario/scenario.h"
 
 namespace moe {
@@ -35,11 +36,16 @@ class Emulation {
   // Frees the data bytes of every ring so far (their pointers and stats stay observable).
   void discardRingData();
   SyncBarrier& addBarrier(std::string name, int participants);
+  // A strip of flag-guarded workspace slots on `card` (see workspace_stages.h); the
+  // snapshot, the card view and the trace show every strip without operator-specific code.
+  WorkspaceStages& addWorkspaceStages(std::string name, std::string group, int card, int slots,
+                                      std::int64_t slotBytes);
+  const std::deque<WorkspaceStages>& workspaceStages() const { return stages_; }
 
   // Runs `body` on `core` in `role`; counts `latch` down when it ends.
   void launch(AiCore& core, Role role, Task body, Latch* latch);
 
-  // Every ring's protocol violations, plus any the operators reported.
+  // Every ring's and workspace strip's protocol violations, plus any the operators reported.
   std::vector<std::string> violations() const;
   void reportViolation(std::string v) { extraViolations_.push_back(std::move(v)); }
 
@@ -54,6 +60,7 @@ class Emulation {
   Machine machine_;
   std::deque<RingBuffer> rings_;
   std::deque<SyncBarrier> barriers_;
+  std::deque<WorkspaceStages> stages_;
   std::vector<std::string> extraViolations_;
 };
 

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <cstring>
 
-#include "core/ops/combine_reference.h"
 #include "core/ops/a2a_matmul_rs.h"
-
+#include "core/ops/combine_reference.h"
 #include "core/ops/dispatch_common.h"
 #include "core/ops/dispatch_tiling.h"
 #include "core/ops/kernels.h"
+#include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 #include "core/util/hash.h"
 
@@ -246,6 +246,10 @@ bool LayerRun::step() {
 void LayerRun::runToEnd() { emu_->sim().run(); }
 
 bool LayerRun::finished() const { return emu_->sim().programDone(driverProgram_); }
+
+std::string LayerRun::design() const { return toString(impl_); }
+
+std::vector<VerificationCheck> LayerRun::verifyAgainstReference() const { return verify(computeReference(sc_, gating_)); }
 
 std::vector<DispatchOutput> LayerRun::dispatchOutputs(bool withRows) const {
   std::vector<DispatchOutput> out;

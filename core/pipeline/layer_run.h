@@ -13,6 +13,7 @@
 #include "core/ops/update_expert.h"
 #include "core/pipeline/emulation.h"
 #include "core/pipeline/layer_context.h"
+#include "core/pipeline/steppable_run.h"
 
 namespace moe {
 
@@ -24,12 +25,6 @@ struct StageReport {
   double hccsBytes = 0;
   double nicBytes = 0;
   Time duration() const { return end - start; }
-};
-
-struct VerificationCheck {
-  std::string name;
-  bool ok = false;
-  std::string detail;  // first mismatch, or what was compared
 };
 
 // The golden chain: the references of every operator applied to the same gating output.
@@ -51,26 +46,26 @@ int scenarioPlacePerRank(const Scenario& sc);
 // MoeUpdateExpert validates it) and the ring tiling. Throws InputError naming the field.
 void checkRunnable(const Scenario& sc);
 
-class LayerRun {
+class LayerRun : public SteppableRun {
  public:
   // impl must be Phased or Streaming. Throws InputError for a scenario the layer cannot
   // run (an invalid eplb table, a tiling that cannot work), naming the field.
   LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const std::vector<RankGating>> gating = {},
            Fault fault = Fault::None);
-  ~LayerRun();
+  ~LayerRun() override;
 
   DispatchImpl impl() const { return impl_; }
-  Emulation& emulation() { return *emu_; }
-  const Emulation& emulation() const { return *emu_; }
+  Emulation& emulation() override { return *emu_; }
+  const Emulation& emulation() const override { return *emu_; }
   const LayerContext& context() const { return *ctx_; }
   const std::vector<RankGating>& gating() const { return *gating_; }
 
   // Runs one event. Returns false once nothing is left to run (finished or deadlocked).
-  bool step();
-  void runToEnd();
-  bool finished() const;
-  bool deadlocked() const { return !finished() && emu_->sim().pendingEvents() == 0; }
-  const std::string& currentStage() const { return stage_; }
+  bool step() override;
+  void runToEnd() override;
+  bool finished() const override;
+  const std::string& currentStage() const override { return stage_; }
+  std::string design() const override;
 
   const std::vector<StageReport>& stages() const { return stages_; }
   // The per-rank outputs, read back from the cards' GM. Without rows, expandX stays empty
@@ -84,13 +79,15 @@ class LayerRun {
   // Compares every operator's emulated output with the golden reference, and checks the
   // protocol invariants. Call after the run finished.
   std::vector<VerificationCheck> verify(const ReferenceLayer& ref) const;
+  // verify() against computeReference of this run's scenario and gating.
+  std::vector<VerificationCheck> verifyAgainstReference() const override;
 
   // Peak bytes reserved for dispatch communication buffers (rings or full windows).
   std::int64_t commBufferBytes() const { return commBufferBytes_; }
   std::int64_t combineBufferBytes() const { return combineBufferBytes_; }
   std::int64_t peakRingOccupancy() const;
   // Hash of the event log and every output byte: same scenario and seed, same digest.
-  std::uint64_t digest() const;
+  std::uint64_t digest() const override;
   // Hash of the operator outputs through the experts (no timing): equal across designs.
   std::uint64_t outputHash() const;
   // Hash of the combine outputs (their fp32 summation order differs between designs).

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "core/ops/a2a_matmul_rs.h"
-#include "core/ops/a2a_matmul_rs_kernel.h"
+#include "core/pipeline/a2a_matmul_run.h"
 #include "core/util/error.h"
 
 using moe::fp16;

@@ -1,0 +1,97 @@
+#include "core/pipeline/a2a_matmul_run.h"
+
+#include <algorithm>
+
+#include "core/util/hash.h"
+
+namespace moe {
+
+Scenario a2aMatmulMachineScenario(const Scenario& base, const ops::A2aMatmulShape& s) {
+  Scenario sc = base;
+  sc.cluster.cardsPerServer = sc.hardware.cardsPerServer;
+  sc.cluster.servers = std::max(1, s.ranks / sc.hardware.cardsPerServer);
+  sc.payload = PayloadMode::Full;
+  return sc;
+}
+
+A2aMatmulRun::A2aMatmulRun(const Scenario& sc, std::shared_ptr<const ops::A2aMatmulInputs> in, bool pipelined)
+    : in_(std::move(in)) {
+  ops::validateA2aMatmul(in_->shape, sc.hardware);
+  emu_ = std::make_unique<Emulation>(a2aMatmulMachineScenario(sc, in_->shape));
+  kernel_ = std::make_unique<A2aMatmulKernel>(*emu_, *in_, pipelined);
+  driverProgram_ = emu_->sim().spawn(kernel_->driver(), "host");
+}
+
+namespace {
+std::shared_ptr<const ops::A2aMatmulInputs> generatedInputs(const Scenario& sc) {
+  const ops::A2aMatmulShape s = ops::shapeFromWorkload(sc.workload);
+  ops::validateA2aMatmul(s, sc.hardware);  // before generating: a bad shape may be huge
+  return std::make_shared<const ops::A2aMatmulInputs>(ops::generateA2aMatmulInputs(s, sc.seed));
+}
+}  // namespace
+
+A2aMatmulRun::A2aMatmulRun(const Scenario& sc, bool pipelined) : A2aMatmulRun(sc, generatedInputs(sc), pipelined) {}
+
+A2aMatmulRun::~A2aMatmulRun() = default;
+
+bool A2aMatmulRun::step() {
+  if (!emu_->sim().step()) return false;
+  return !finished();
+}
+
+void A2aMatmulRun::runToEnd() { emu_->sim().run(); }
+
+bool A2aMatmulRun::finished() const { return emu_->sim().programDone(driverProgram_); }
+
+VerificationCheck A2aMatmulRun::completion() const {
+  VerificationCheck c{design() + " run completed", false, {}};
+  if (!finished()) {
+    c.detail = emu_->sim().pendingEvents() > 0 ? "the run has not reached its end" : emulation().deadlockDiagnosis();
+    return c;
+  }
+  const auto v = emu_->violations();
+  c.ok = v.empty();
+  c.detail = c.ok ? "all programs finished" : std::to_string(v.size()) + " protocol violations, first: " + v.front();
+  return c;
+}
+
+VerificationCheck A2aMatmulRun::verify(const ops::A2aMatmulReference& ref) const {
+  const std::string mm = ops::compareWithReference(ref, outputs());
+  return {design() + " == reference GEMM", mm.empty(), mm.empty() ? "|got - ref| <= 2^-10|ref| + 1e-3 sum|a w| + 1e-6" : mm};
+}
+
+std::vector<VerificationCheck> A2aMatmulRun::verifyAgainstReference() const {
+  return {completion(), verify(ops::a2aMatmulReference(*in_))};
+}
+
+std::uint64_t A2aMatmulRun::digest() const {
+  Fnv1a h;
+  h.value(emu_->observer().eventDigest());
+  h.value(emu_->sim().now());
+  for (const auto& o : outputs()) h.bytes(o.data(), o.size() * 2);
+  return h.digest();
+}
+
+A2aMatmulRunResult A2aMatmulRun::result() const {
+  A2aMatmulRunResult res;
+  res.pipelined = pipelined();
+  res.finished = finished();
+  if (!res.finished) res.deadlock = emu_->deadlockDiagnosis();
+  res.completed = completion();
+  res.time = emu_->sim().now();
+  res.phases = phases();
+  res.out = outputs();
+  res.workspaceBytes = workspaceBytes();
+  res.digest = digest();
+  res.events = emu_->sim().eventsRun();
+  return res;
+}
+
+A2aMatmulRunResult runA2aMatmul(const Scenario& sc, const ops::A2aMatmulInputs& in, bool pipelined) {
+  // Borrows `in` for the call: an aliasing pointer that owns nothing.
+  A2aMatmulRun run(sc, std::shared_ptr<const ops::A2aMatmulInputs>(std::shared_ptr<void>(), &in), pipelined);
+  run.runToEnd();
+  return run.result();
+}
+
+}  // namespace moe
