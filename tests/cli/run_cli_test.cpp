@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -154,6 +155,40 @@ TEST(MoeSimRunA2aMatmul, VerifyExitsZeroWithBothTimesOverlapAndDigest) {
   EXPECT_EQ(r.out.find("[FAIL]"), std::string::npos) << r.out;
   EXPECT_FALSE(digestLine(r.out).empty());
   EXPECT_EQ(digestLine(runSim("run " + file.string() + " --workload alltoall-matmul-rs").out), digestLine(r.out));
+}
+
+TEST(MoeSimRunA2aMatmul, TraceHasBothKernelsWithTheirRolesAndWorkspaceCounters) {
+  const auto file = smallScenarioFile("a2amm-trace.json", [](nlohmann::json& j) {
+    j["workload"] = {{"ranks", 4}, {"m", 128}, {"n", 96}, {"k", 512}, {"tile_m", 16}, {"tile_n", 32}, {"tile_k", 32}, {"stages", 2}};
+  });
+  const fs::path trace = fs::temp_directory_path() / "moe_run_cli_test" / "a2amm-trace-out.json";
+  fs::remove(trace);
+  const Result r = runSim("run " + file.string() + " --workload alltoall-matmul-rs --trace " + trace.string());
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  // The trace does not change what the run prints.
+  EXPECT_EQ(digestLine(runSim("run " + file.string() + " --workload alltoall-matmul-rs").out), digestLine(r.out));
+  std::ifstream in(trace);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::set<std::string> roles, processes, counters, stages;
+  for (const auto& e : j.at("traceEvents")) {
+    const std::string ph = e.at("ph");
+    if (ph == "X" && e.at("cat") == "stage") stages.insert(e.at("name").get<std::string>());
+    else if (ph == "X") roles.insert(e.at("cat").get<std::string>());
+    if (ph == "C") counters.insert(e.at("name").get<std::string>());
+    if (ph == "M" && e.at("name") == "process_name") processes.insert(e.at("args").at("name").get<std::string>());
+  }
+  EXPECT_EQ(roles, (std::set<std::string>{"a2a", "gemm", "reduce-scatter"}));
+  EXPECT_EQ(stages, (std::set<std::string>{"a2a-matmul-rs", "all-to-all", "matmul", "reduce-scatter"}));
+  EXPECT_TRUE(processes.count("pipelined card0") && processes.count("sequential card3")) << processes.size();
+  EXPECT_TRUE(counters.count("workspace a2a input slots in use"));
+  EXPECT_TRUE(counters.count("workspace partial sums slots in use"));
+}
+
+TEST(MoeSimRunA2aMatmul, UnwritableTraceIsBadInputBeforeRunning) {
+  const Result r = runSim("run --workload alltoall-matmul-rs --trace /nonexistent-dir/trace.json");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--trace"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("pipelined"), std::string::npos) << "nothing ran";
 }
 
 TEST(MoeSimRunA2aMatmul, BadShapeIsBadInputNamingTheField) {

@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "core/ops/a2a_matmul_rs.h"
 #include "core/pipeline/a2a_matmul_run.h"
@@ -158,6 +161,152 @@ TEST(A2aMatmulKernelTiming, PipelinedBeatsSequentialOnTheDefaultShape) {
   ASSERT_EQ(seq.phases.size(), 3u);
   EXPECT_EQ(seq.phases[0].name, "all-to-all");
   EXPECT_LE(pipe.workspaceBytes, seq.workspaceBytes);  // STAGES bounds the slots
+}
+
+}  // namespace
+
+namespace {
+
+// --- The steppable run (the workbench's and the CLI's one code path) ---
+
+moe::Scenario smallA2aScenario(int stages) {
+  moe::Scenario sc;
+  sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
+  sc.workload.ranks = 4, sc.workload.m = 128, sc.workload.n = 96, sc.workload.k = 512;
+  sc.workload.tileM = 16, sc.workload.tileN = 32, sc.workload.tileK = 32, sc.workload.stages = stages;
+  return sc;
+}
+
+TEST(A2aMatmulRun, SteppingInPiecesGivesTheDigestOfRunningToTheEnd) {
+  for (bool pipelined : {true, false}) {
+    const moe::Scenario sc = smallA2aScenario(2);
+    moe::A2aMatmulRun whole(sc, pipelined);
+    whole.runToEnd();
+    ASSERT_TRUE(whole.finished());
+    moe::A2aMatmulRun pieces(sc, pipelined);
+    // Uneven slices: one event, then growing runs of events, as the worker's slices are.
+    std::uint64_t slice = 1;
+    while (!pieces.finished()) {
+      for (std::uint64_t i = 0; i < slice && pieces.step(); ++i) {
+      }
+      slice = slice * 3 + 1;
+    }
+    EXPECT_EQ(pieces.emulation().sim().eventsRun(), whole.emulation().sim().eventsRun());
+    EXPECT_EQ(pieces.digest(), whole.digest()) << pieces.design();
+    EXPECT_EQ(pieces.result().digest, moe::runA2aMatmul(sc, pieces.inputs(), pipelined).digest);
+    const auto checks = pieces.verifyAgainstReference();
+    ASSERT_EQ(checks.size(), 2u);
+    for (const auto& c : checks) EXPECT_TRUE(c.ok) << c.name << ": " << c.detail;
+  }
+}
+
+TEST(A2aMatmulRun, SequentialStagesRunInOrderAndEndDone) {
+  moe::A2aMatmulRun run(smallA2aScenario(2), false);
+  EXPECT_EQ(run.currentStage(), "not started");
+  std::vector<std::string> seen;
+  auto note = [&] {
+    if (seen.empty() || seen.back() != run.currentStage()) seen.push_back(run.currentStage());
+  };
+  while (run.step()) note();
+  note();  // the event that finished the run
+  EXPECT_EQ(seen, (std::vector<std::string>{"all-to-all", "matmul", "reduce-scatter", "done"}));
+  EXPECT_TRUE(run.finished());
+  EXPECT_FALSE(run.deadlocked());
+}
+
+// Observed after every event: the a2a and partial-sum strips never hold more than STAGES
+// items, full slots really have their flag set, and the stages are actually used.
+TEST(A2aMatmulRun, WorkspaceOccupancyNeverExceedsStages) {
+  for (int stages : {1, 2, 4}) {
+    moe::A2aMatmulRun run(smallA2aScenario(stages), true);
+    int peakA2a = 0, peakPartial = 0;
+    bool sawFull = false, sawReading = false;
+    do {
+      for (const moe::WorkspaceStages& w : run.emulation().workspaceStages()) {
+        if (w.group() == "reduce-scatter buffer") continue;  // full size, not bounded by STAGES
+        ASSERT_LE(w.occupied(), stages) << w.name();
+        ASSERT_LE(w.slots(), stages) << w.name();
+        int& peak = w.group() == "a2a input" ? peakA2a : peakPartial;
+        peak = std::max(peak, w.occupied());
+        for (int s = 0; s < w.slots(); ++s) {
+          sawFull = sawFull || w.state(s) == moe::SlotState::Full;
+          sawReading = sawReading || w.state(s) == moe::SlotState::Reading;
+        }
+      }
+    } while (run.step());
+    ASSERT_TRUE(run.finished());
+    EXPECT_EQ(peakA2a, stages) << "the pushers run ahead until every stage is in use";
+    EXPECT_GE(peakPartial, 1);
+    EXPECT_TRUE(sawFull && sawReading);
+    EXPECT_TRUE(run.emulation().violations().empty()) << run.emulation().violations().front();
+    for (const moe::WorkspaceStages& w : run.emulation().workspaceStages()) {
+      EXPECT_EQ(w.occupied(), 0) << w.name() << " still holds data at the end";
+      EXPECT_LE(w.stats().peakOccupied, w.slots()) << w.name();
+    }
+  }
+}
+
+TEST(A2aMatmulRun, CompletionReportsTheRunNotFinishedBeforeTheEnd) {
+  moe::A2aMatmulRun run(smallA2aScenario(2), true);
+  for (int i = 0; i < 100; ++i) run.step();
+  const auto c = run.completion();
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.name, "pipelined run completed");
+}
+
+TEST(A2aMatmulRun, BadShapeIsRefusedNamingTheField) {
+  moe::Scenario sc = smallA2aScenario(2);
+  sc.workload.m = 130;
+  try {
+    moe::A2aMatmulRun run(sc, true);
+    FAIL() << "accepted";
+  } catch (const moe::InputError& e) {
+    EXPECT_EQ(e.path(), "workload.m");
+  }
+}
+
+// --- WorkspaceStages on its own: the protocol checks it makes ---
+
+TEST(WorkspaceStages, FlagDecidesFullAndReadsReleaseTheSlot) {
+  moe::Emulation emu(moe::Scenario{});
+  moe::Word* flag = emu.machine().makeWord(0, "flag");
+  moe::WorkspaceStages& w = emu.addWorkspaceStages("test stages", "test", 0, 2, 1024);
+  EXPECT_EQ(w.state(0), moe::SlotState::Free);
+  w.claim(0, 7, 2, flag, 1);
+  EXPECT_EQ(w.state(0), moe::SlotState::Filling);
+  EXPECT_EQ(w.occupied(), 1);
+  emu.machine().setWord(*flag, 1);
+  EXPECT_EQ(w.state(0), moe::SlotState::Full);
+  w.beginRead(0);
+  EXPECT_EQ(w.state(0), moe::SlotState::Reading);
+  w.endRead(0);
+  EXPECT_EQ(w.state(0), moe::SlotState::Full) << "one of two readers left";
+  w.beginRead(0);
+  w.endRead(0);
+  EXPECT_EQ(w.state(0), moe::SlotState::Free);
+  EXPECT_EQ(w.item(0), 7);
+  EXPECT_EQ(w.uses(0), 1);
+  EXPECT_EQ(w.occupied(), 0);
+  EXPECT_EQ(w.stats().peakOccupied, 1);
+  EXPECT_TRUE(w.violations().empty());
+  ASSERT_EQ(emu.observer().workspaceSamples().items().size(), 2u);  // claim, release
+  EXPECT_EQ(emu.observer().workspaceSamples().items().back().occupied, 0);
+}
+
+TEST(WorkspaceStages, OverwriteAndEarlyReadAreViolations) {
+  moe::Emulation emu(moe::Scenario{});
+  moe::Word* flag = emu.machine().makeWord(0, "flag");
+  moe::WorkspaceStages& w = emu.addWorkspaceStages("test stages", "test", 0, 1, 1024);
+  w.claim(0, 0, 1, flag, 1);
+  w.beginRead(0);  // the flag is still 0
+  ASSERT_EQ(w.violations().size(), 1u);
+  EXPECT_NE(w.violations()[0].find("read before its flag said full"), std::string::npos);
+  w.claim(0, 1, 1, flag, 2);  // item 0 was never read
+  ASSERT_EQ(w.violations().size(), 2u);
+  EXPECT_NE(w.violations()[1].find("still has 1 unfinished readers"), std::string::npos);
+  w.endRead(0);  // no read began
+  EXPECT_EQ(w.violations().size(), 3u);
+  EXPECT_EQ(emu.violations().size(), 3u) << "the emulation collects strip violations for verification";
 }
 
 }  // namespace
