@@ -94,12 +94,22 @@ void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
   out << "digest: " << d << "\n";
 }
 
+namespace {
+void phaseRows(std::ostream& out, bool pipelined, const std::vector<A2aMatmulPhase>& phases) {
+  for (const auto& p : phases)
+    out << (pipelined ? "pipelined" : "sequential") << "," << p.name << "," << fmt("%.6f", toMicroseconds(p.start)) << ","
+        << fmt("%.6f", toMicroseconds(p.end)) << "\n";
+}
+}  // namespace
+
 void writeA2aMatmulCsv(std::ostream& out, const A2aMatmulReport& r) {
   out << "kernel,phase,start_us,end_us\n";
-  for (const A2aMatmulRunResult* k : {&r.pipelined, &r.sequential})
-    for (const auto& p : k->phases)
-      out << (k->pipelined ? "pipelined" : "sequential") << "," << p.name << "," << fmt("%.6f", toMicroseconds(p.start))
-          << "," << fmt("%.6f", toMicroseconds(p.end)) << "\n";
+  for (const A2aMatmulRunResult* k : {&r.pipelined, &r.sequential}) phaseRows(out, k->pipelined, k->phases);
+}
+
+void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<const A2aMatmulRun*>& runs) {
+  out << "kernel,phase,start_us,end_us\n";
+  for (const A2aMatmulRun* k : runs) phaseRows(out, k->pipelined(), k->phases());
 }
 
 }  // namespace moe

@@ -29,6 +29,9 @@ struct A2aMatmulReport {
 A2aMatmulReport runA2aMatmulWorkload(const Scenario& sc, bool verify);
 void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r);
 void writeA2aMatmulCsv(std::ostream& out, const A2aMatmulReport& r);
+// The same CSV (header and one row per phase) for the given runs, finished or not: a phase
+// still running has no row yet.
+void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<const A2aMatmulRun*>& runs);
 
 }  // namespace moe
 

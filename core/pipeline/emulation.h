@@ -38,7 +38,7 @@ class Emulation {
   SyncBarrier& addBarrier(std::string name, int participants);
   // A strip of flag-guarded workspace slots on `card` (see workspace_stages.h); the
   // snapshot, the card view and the trace show every strip without operator-specific code.
-  WorkspaceStages& addWorkspaceStages(std::string name, std::string group, int card, int slots,
+  WorkspaceStages& addWorkspaceStages(std::string name, std::string group, int card, int slotCount,
                                       std::int64_t slotBytes);
   const std::deque<WorkspaceStages>& workspaceStages() const { return stages_; }
 

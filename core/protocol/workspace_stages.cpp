@@ -11,10 +11,10 @@ std::string_view slotStateName(SlotState s) {
   return names[static_cast<int>(s)];
 }
 
-WorkspaceStages::WorkspaceStages(Machine& m, int id, std::string name, std::string group, int card, int slots,
+WorkspaceStages::WorkspaceStages(Machine& m, int id, std::string name, std::string group, int card, int slotCount,
                                  std::int64_t slotBytes)
     : m_(m), id_(id), name_(std::move(name)), group_(std::move(group)), card_(card), slotBytes_(slotBytes),
-      slots_(static_cast<std::size_t>(std::max(0, slots))) {}
+      slots_(static_cast<std::size_t>(std::max(0, slotCount))) {}
 
 void WorkspaceStages::violation(const std::string& what) {
   violations_.push_back(name_ + ": " + what + " (at " + std::to_string(m_.sim().now()) + " ps)");
@@ -23,8 +23,8 @@ void WorkspaceStages::violation(const std::string& what) {
 void WorkspaceStages::sample() { m_.observer().workspaceSlots(id_, m_.sim().now(), occupied_); }
 
 WorkspaceStages::Slot& WorkspaceStages::at(int slot, const char* what) {
-  if (slot < 0 || slot >= slots()) throw std::logic_error(name_ + ": " + what + " of slot " + std::to_string(slot) +
-                                                          " outside [0, " + std::to_string(slots()) + ")");
+  if (slot < 0 || slot >= slotCount()) throw std::logic_error(name_ + ": " + what + " of slot " + std::to_string(slot) +
+                                                          " outside [0, " + std::to_string(slotCount()) + ")");
   return slots_[static_cast<std::size_t>(slot)];
 }
 

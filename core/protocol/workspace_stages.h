@@ -41,14 +41,14 @@ class WorkspaceStages {
  public:
   // `group` names the kind of strip ("a2a input", "partial sums", ...) so views and the
   // trace can sum strips of one kind per card; `name` is unique and readable.
-  WorkspaceStages(Machine& m, int id, std::string name, std::string group, int card, int slots,
+  WorkspaceStages(Machine& m, int id, std::string name, std::string group, int card, int slotCount,
                   std::int64_t slotBytes);
 
   int id() const { return id_; }
   const std::string& name() const { return name_; }
   const std::string& group() const { return group_; }
   int card() const { return card_; }
-  int slots() const { return static_cast<int>(slots_.size()); }
+  int slotCount() const { return static_cast<int>(slots_.size()); }
   std::int64_t slotBytes() const { return slotBytes_; }
 
   // Producer: `item` (a unit or tile number) takes `slot`; `readers` consumers will read it;

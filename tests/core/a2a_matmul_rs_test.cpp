@@ -225,10 +225,10 @@ TEST(A2aMatmulRun, WorkspaceOccupancyNeverExceedsStages) {
       for (const moe::WorkspaceStages& w : run.emulation().workspaceStages()) {
         if (w.group() == "reduce-scatter buffer") continue;  // full size, not bounded by STAGES
         ASSERT_LE(w.occupied(), stages) << w.name();
-        ASSERT_LE(w.slots(), stages) << w.name();
+        ASSERT_LE(w.slotCount(), stages) << w.name();
         int& peak = w.group() == "a2a input" ? peakA2a : peakPartial;
         peak = std::max(peak, w.occupied());
-        for (int s = 0; s < w.slots(); ++s) {
+        for (int s = 0; s < w.slotCount(); ++s) {
           sawFull = sawFull || w.state(s) == moe::SlotState::Full;
           sawReading = sawReading || w.state(s) == moe::SlotState::Reading;
         }
@@ -241,7 +241,7 @@ TEST(A2aMatmulRun, WorkspaceOccupancyNeverExceedsStages) {
     EXPECT_TRUE(run.emulation().violations().empty()) << run.emulation().violations().front();
     for (const moe::WorkspaceStages& w : run.emulation().workspaceStages()) {
       EXPECT_EQ(w.occupied(), 0) << w.name() << " still holds data at the end";
-      EXPECT_LE(w.stats().peakOccupied, w.slots()) << w.name();
+      EXPECT_LE(w.stats().peakOccupied, w.slotCount()) << w.name();
     }
   }
 }

@@ -47,7 +47,61 @@ QString ringHeadline(const RingSnap& r) {
       .arg(r.recordsInFlight);
 }
 
+QString stagesHeadline(const StagesSnap& w) {
+  int n[static_cast<int>(SlotState::Count)] = {};
+  for (SlotState st : w.states) ++n[static_cast<int>(st)];
+  return QString("%1 (card %2): %3 of %4 slots in use — %5 filling, %6 full, %7 being read; peak %8.")
+      .arg(q(w.name))
+      .arg(w.card)
+      .arg(w.occupied)
+      .arg(w.slotCount())
+      .arg(n[static_cast<int>(SlotState::Filling)])
+      .arg(n[static_cast<int>(SlotState::Full)])
+      .arg(n[static_cast<int>(SlotState::Reading)])
+      .arg(w.stats.peakOccupied);
+}
+
 }  // namespace
+
+QString roleDescription(Role r) {
+  switch (r) {
+    case Role::Idle: return "Has no program in this stage.";
+    case Role::Sender: return "Sends rows out of its card: gathers them into UB and writes them into peers' ring buffers or windows.";
+    case Role::Forwarder: return "Takes rows from the intra-server rings, reduces or regroups them, and forwards them to the destination server over RDMA.";
+    case Role::Receiver: return "Takes rows from the rings into this card, does the final reduction and writes the outputs.";
+    case Role::Mapper: return "MoeUpdateExpert: maps logical expert ids to physical instances for its range of elements.";
+    case Role::LayoutExpert: return "Layout: counts the tokens routed to each of its experts.";
+    case Role::LayoutRank: return "Layout: counts the tokens routed to each of its ranks.";
+    case Role::Gemm: return "Runs matrix multiplications on the cube unit: the experts' FFN in the MoE layer; in the fused operator, A' tiles from the a2a workspace stages times W, accumulated in fp32, written into partial-sum stages.";
+    case Role::A2A: return "All-to-all: pushes its rank's A tiles into the peers' a2a workspace stages (HCCS copy, or RDMA across servers) and sets each stage's flag behind the data.";
+    case Role::ReduceScatter: return "Reduce-scatter: sends each partial-sum tile to the rank that owns its rows, or sums the r partials of an owned output tile in fp32 and writes it as fp16.";
+    case Role::Count: break;
+  }
+  return {};
+}
+
+QString stagesTooltip(const StagesSnap& w) { return stagesHeadline(w); }
+
+QString slotTooltip(const StagesSnap& w, int slot) {
+  if (slot < 0 || slot >= w.slotCount()) return stagesHeadline(w);
+  const SlotState st = w.states[static_cast<std::size_t>(slot)];
+  const std::int64_t item = w.items[static_cast<std::size_t>(slot)];
+  QString what;
+  switch (st) {
+    case SlotState::Free:
+      what = item < 0 ? "free, never used" : QString("free; last held %1, read by all its readers").arg(item);
+      break;
+    case SlotState::Filling: what = QString("claimed for %1: data on its way, flag not set yet").arg(item); break;
+    case SlotState::Full: what = QString("holds %1: flag set, waiting for (more) readers").arg(item); break;
+    case SlotState::Reading: what = QString("holds %1: being read now").arg(item); break;
+    case SlotState::Count: break;
+  }
+  return QString("%1, slot %2 (%3): %4; used %5 times.")
+      .arg(QString::fromStdString(w.name))
+      .arg(slot)
+      .arg(bytesText(static_cast<double>(w.slotBytes)), what)
+      .arg(w.uses[static_cast<std::size_t>(slot)]);
+}
 
 QString linkName(const LinkSnap& l) {
   switch (l.kind) {
@@ -89,17 +143,24 @@ QString describeSelection(const Snapshot& s, const Selection& sel) {
                    c.activity == Activity::WaitSync;
         done += c.activity == Activity::Done;
       }
-      int rings = 0;
+      int rings = 0, strips = 0, slotsInUse = 0;
       for (const RingSnap& r : s.rings) rings += r.consumerCard == card.id;
-      html = QString("<p><b>Card %1</b> (server %2, slot %3): %4 cores working, %5 waiting, %6 done; "
-                     "it receives through %7 rings.</p>")
-                 .arg(card.id).arg(card.server).arg(card.local).arg(busy).arg(waiting).arg(done).arg(rings);
+      for (const StagesSnap& w : s.workspace)
+        if (w.card == card.id) {
+          ++strips;
+          slotsInUse += w.occupied;
+        }
+      html = QString("<p><b>Card %1</b> (server %2, slot %3): %4 cores working, %5 waiting, %6 done; ")
+                 .arg(card.id).arg(card.server).arg(card.local).arg(busy).arg(waiting).arg(done);
+      html += strips > 0 ? QString("%1 workspace-stage strips, %2 slots holding data.</p>").arg(strips).arg(slotsInUse)
+                         : QString("it receives through %1 rings.</p>").arg(rings);
       return html;
     }
     case Selection::Kind::Core: {
       if (sel.id < 0 || sel.id >= static_cast<int>(s.cores.size())) break;
       const CoreSnap& c = s.cores[sel.id];
-      html = "<p><b>" + coreHeadline(s, c) + "</b></p><p>Time so far by activity:</p><ul>";
+      html = "<p><b>" + coreHeadline(s, c) + "</b></p><p>" + roleDescription(c.role).toHtmlEscaped() +
+             "</p><p>Time so far by activity:</p><ul>";
       for (int a = 0; a < static_cast<int>(Activity::Count); ++a)
         if (c.timeIn[a] > 0) html += QString("<li>%1: %2</li>").arg(activityText(static_cast<Activity>(a)), timeText(c.timeIn[a]));
       html += "</ul>";
@@ -134,6 +195,21 @@ QString describeSelection(const Snapshot& s, const Selection& sel) {
     case Selection::Kind::Link: {
       if (sel.id < 0 || sel.id >= static_cast<int>(s.links.size())) break;
       return "<p><b>" + linkTooltip(s.links[sel.id]) + "</b></p>";
+    }
+    case Selection::Kind::Stages: {
+      const StagesSnap* w = nullptr;
+      for (const StagesSnap& x : s.workspace)
+        if (x.id == sel.id) w = &x;
+      if (!w) break;
+      html = "<p><b>" + stagesHeadline(*w) + "</b></p>";
+      html += QString("<p>Each slot holds %1. A producer claims a free slot, writes the data and sets the slot's "
+                      "flag behind it (full); consumers poll the flag, read the slot, and the slot is free again "
+                      "once every reader named at the claim has finished. A producer that finds no free slot "
+                      "waits: that is how the number of stages bounds the work in flight.</p>")
+                  .arg(bytesText(static_cast<double>(w->slotBytes)));
+      html += QString("<p>So far: %1 fills, %2 reads, at most %3 of %4 slots in use at once.</p>")
+                  .arg(w->stats.fills).arg(w->stats.reads).arg(w->stats.peakOccupied).arg(w->slotCount());
+      return html;
     }
   }
   return "<p>The selected element does not exist in this run.</p>";

@@ -9,9 +9,9 @@
 namespace moe::ui {
 
 struct Selection {
-  enum class Kind { None, Card, Core, Ring, Link };
+  enum class Kind { None, Card, Core, Ring, Link, Stages };
   Kind kind = Kind::None;
-  int id = -1;  // card id, core id, ring id, or index into Snapshot::links
+  int id = -1;  // card id, core id, ring id, index into Snapshot::links, or workspace strip id
   bool operator==(const Selection&) const = default;
 };
 
@@ -21,6 +21,10 @@ QString describeSelection(const Snapshot& s, const Selection& sel);
 QString coreTooltip(const Snapshot& s, const CoreSnap& c);
 QString ringTooltip(const RingSnap& r);
 QString linkTooltip(const LinkSnap& l);
+QString stagesTooltip(const StagesSnap& w);
+QString slotTooltip(const StagesSnap& w, int slot);
+// What a core in this role does, in one sentence, for the inspector.
+QString roleDescription(Role r);
 QString linkName(const LinkSnap& l);
 
 }  // namespace moe::ui

@@ -4,6 +4,7 @@
 // UpdateExpert golden reference (bit-exact with the emulated kernel).
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/ops/gating.h"
@@ -18,6 +19,9 @@ struct ExpertLoad {
   std::vector<double> perRankBefore;
   std::vector<double> perRankAfter;
   int placePerRank = 1;
+  // Non-empty when the workload has no experts (the fused AlltoAll-Matmul-ReduceScatter):
+  // says why, and the view shows it instead of empty charts.
+  std::string notApplicable;
 };
 
 // max/mean of the values; 0 for an empty or all-zero list.

@@ -1,6 +1,6 @@
 #pragma once
-// One point of the metrics charts (link bandwidth by type, ring occupancy, busy vs
-// waiting cores), sampled by the worker on a grid of emulated time.
+// One point of the metrics charts (link bandwidth by type, ring and workspace-stage
+// occupancy, busy vs waiting cores), sampled by the worker on a grid of emulated time.
 
 #include "core/engine/time.h"
 
@@ -13,6 +13,7 @@ struct MetricsSample {
   double hbmGBps = 0;
   double ringBytes = 0;  // bytes in flight over all rings
   double ringFill = 0;   // ringBytes / total ring capacity
+  double stageFill = 0;  // workspace-stage bytes holding data / all workspace-stage bytes
   int busyCores = 0;
   int waitingCores = 0;
 };

@@ -4,6 +4,9 @@
 #include <sstream>
 
 #include "core/observe/trace_export.h"
+#include "core/pipeline/a2a_matmul_report.h"
+#include "core/pipeline/a2a_matmul_run.h"
+#include "core/pipeline/layer_run.h"
 #include "core/pipeline/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
@@ -35,27 +38,52 @@ void RunController::requestScrub(Time t) {
   QMetaObject::invokeMethod(this, &RunController::serveScrub, Qt::QueuedConnection);
 }
 
-void RunController::load(const Scenario& sc, int dispatchImpl) {
+void RunController::load(const Scenario& sc, int design) {
   sc_ = sc;
-  impl_ = static_cast<DispatchImpl>(dispatchImpl);
+  loaded_ = false;
+  gating_.reset();
+  a2aInputs_.reset();
+  const bool a2a = sc_.workload.kind == WorkloadKind::AlltoallMatmulRs;
+  const bool a2aDesign = design == static_cast<int>(A2aDesign::Pipelined) || design == static_cast<int>(A2aDesign::Sequential);
+  design_ = a2a == a2aDesign ? design
+            : a2a            ? static_cast<int>(A2aDesign::Pipelined)
+                             : static_cast<int>(DispatchImpl::Streaming);
   try {
-    gating_ = std::make_shared<const std::vector<RankGating>>(generateGating(sc_));
-    emit expertLoadReady(computeExpertLoad(sc_, *gating_));
+    if (a2a) {
+      const ops::A2aMatmulShape shape = ops::shapeFromWorkload(sc_.workload);
+      ops::validateA2aMatmul(shape, sc_.hardware);
+      a2aInputs_ = std::make_shared<const ops::A2aMatmulInputs>(ops::generateA2aMatmulInputs(shape, sc_.seed));
+      ExpertLoad none;
+      none.notApplicable = tr("Not applicable: the AlltoAll-Matmul-ReduceScatter workload has no experts and no "
+                              "routing. Its cores, workspace stages and overlap are in the Card and Timeline views.")
+                               .toStdString();
+      emit expertLoadReady(none);
+    } else {
+      gating_ = std::make_shared<const std::vector<RankGating>>(generateGating(sc_));
+      emit expertLoadReady(computeExpertLoad(sc_, *gating_));
+    }
   } catch (const std::exception& e) {
     run_.reset();
     emit failed(QString::fromStdString(e.what()));
     return;
   }
+  loaded_ = true;
   reset();
 }
 
+std::unique_ptr<SteppableRun> RunController::newRun() const {
+  if (a2aInputs_)
+    return std::make_unique<A2aMatmulRun>(sc_, a2aInputs_, design_ == static_cast<int>(A2aDesign::Pipelined));
+  return std::make_unique<LayerRun>(sc_, static_cast<DispatchImpl>(design_), gating_);
+}
+
 void RunController::reset() {
-  if (!gating_) return;
+  if (!loaded_) return;
   setMode(Mode::Paused);
   scrub_.reset();
   scrubServed_ = -1;
   try {
-    run_ = std::make_unique<LayerRun>(sc_, impl_, gating_);
+    run_ = newRun();
   } catch (const std::exception& e) {
     run_.reset();
     emit failed(QString::fromStdString(e.what()));
@@ -117,21 +145,32 @@ void RunController::runToEnd() {
   if (run_ && !run_->finished()) setMode(Mode::ToEnd);
 }
 
+bool RunController::busy() const {
+  const Emulation& emu = run_->emulation();
+  if (a2aInputs_) {
+    std::int64_t arrived = 0, tiles = 0;
+    for (const WorkspaceStages& w : emu.workspaceStages())
+      if (w.group() == "reduce-scatter buffer") {
+        tiles += w.slotCount();
+        arrived += w.stats().fills;
+      }
+    return tiles > 0 && arrived * 10 >= tiles * 4;
+  }
+  const std::string& st = run_->currentStage();
+  if (st.find("dispatch") == std::string::npos || st.find("notify") != std::string::npos) return false;
+  int nonEmpty = 0;
+  for (const RingBuffer& r : emu.rings()) nonEmpty += r.tail() > r.head();
+  double rate = 0;
+  const Machine& m = emu.machine();
+  for (const LinkInfo& l : m.links())
+    if (l.kind == LinkInfo::Kind::Hccs || l.kind == LinkInfo::Kind::NicTx) rate += m.net().resource(l.resource).activeRate;
+  return nonEmpty >= 3 && rate > 0;
+}
+
 void RunController::runUntilBusy() {
   if (!run_) return;
   setMode(Mode::Paused);
   const Simulator& sim = run_->emulation().sim();
-  auto busy = [this] {
-    const std::string& st = run_->currentStage();
-    if (st.find("dispatch") == std::string::npos || st.find("notify") != std::string::npos) return false;
-    int nonEmpty = 0;
-    for (const RingBuffer& r : run_->emulation().rings()) nonEmpty += r.tail() > r.head();
-    double rate = 0;
-    const Machine& m = run_->emulation().machine();
-    for (const LinkInfo& l : m.links())
-      if (l.kind == LinkInfo::Kind::Hccs || l.kind == LinkInfo::Kind::NicTx) rate += m.net().resource(l.resource).activeRate;
-    return nonEmpty >= 3 && rate > 0;
-  };
   while (sim.pendingEvents() > 0 && !busy()) {
     run_->step();
     if (sim.now() >= nextSample_) sampleMetrics(false);
@@ -200,6 +239,12 @@ void RunController::sampleMetrics(bool force) {
     capacity += static_cast<double>(r.capacity());
   }
   s.ringFill = capacity > 0 ? s.ringBytes / capacity : 0;
+  double stageBytes = 0, stageCapacity = 0;
+  for (const WorkspaceStages& w : emu.workspaceStages()) {
+    stageBytes += static_cast<double>(w.occupied()) * static_cast<double>(w.slotBytes());
+    stageCapacity += static_cast<double>(w.slotCount()) * static_cast<double>(w.slotBytes());
+  }
+  s.stageFill = stageCapacity > 0 ? stageBytes / stageCapacity : 0;
   for (int i = 0; i < m.coreCount(); ++i) {
     const Activity a = m.core(i).activity();
     if (a == Activity::Copy || a == Activity::Vector || a == Activity::Cube) ++s.busyCores;
@@ -237,7 +282,7 @@ void RunController::verifyIfFinished() {
     v.summary = tr("DEADLOCK");
     v.details = QString::fromStdString(run_->emulation().deadlockDiagnosis());
   } else {
-    const auto checks = run_->verify(computeReference(sc_, gating_));
+    const auto checks = run_->verifyAgainstReference();
     int passed = 0;
     for (const VerificationCheck& c : checks) {
       passed += c.ok ? 1 : 0;
@@ -253,12 +298,12 @@ void RunController::verifyIfFinished() {
 
 void RunController::serveScrub() {
   const qint64 t = scrubTarget_.load();
-  if (t < 0 || t == scrubServed_ || !gating_) return;
+  if (t < 0 || t == scrubServed_ || !loaded_) return;
   scrubServed_ = t;
   try {
-    // Deterministic re-run: the same scenario and gating give the same events, so running
-    // a fresh LayerRun to t reproduces the live run's state at t exactly.
-    if (!scrub_ || scrub_->emulation().sim().now() > t) scrub_ = std::make_unique<LayerRun>(sc_, impl_, gating_);
+    // Deterministic re-run: the same scenario and inputs give the same events, so running
+    // a fresh run to t reproduces the live run's state at t exactly.
+    if (!scrub_ || scrub_->emulation().sim().now() > t) scrub_ = newRun();
     Simulator& sim = scrub_->emulation().sim();
     while (sim.pendingEvents() > 0 && sim.nextEventTime() <= t) scrub_->step();
     emit scrubReady(takeSnapshot(*scrub_, runId_));
@@ -270,19 +315,23 @@ void RunController::serveScrub() {
 void RunController::exportTrace(const QString& path) {
   if (!run_) return;
   std::ofstream out(path.toStdString());
-  writeChromeTrace(out, {TraceSource{&run_->emulation(), toString(impl_)}});
+  writeChromeTrace(out, {TraceSource{&run_->emulation(), run_->design()}});
   emit exported(out ? tr("Chrome trace written to %1").arg(path) : tr("cannot write %1").arg(path));
 }
 
 void RunController::exportCsv(const QString& path) {
   if (!run_) return;
-  // writeReportCsv reads a RunReport; lend it the live run for the call and take it back.
-  RunReport rep;
-  rep.scenario = sc_;
-  rep.runs.push_back(std::move(run_));
   std::ofstream out(path.toStdString());
-  writeReportCsv(out, rep);
-  run_ = std::move(rep.runs.front());
+  if (auto* a2a = dynamic_cast<const A2aMatmulRun*>(run_.get())) {
+    writeA2aMatmulPhasesCsv(out, {a2a});
+  } else {
+    // writeReportCsv reads a RunReport; lend it the live run for the call and take it back.
+    RunReport rep;
+    rep.scenario = sc_;
+    rep.runs.push_back(std::unique_ptr<LayerRun>(static_cast<LayerRun*>(run_.release())));
+    writeReportCsv(out, rep);
+    run_ = std::move(rep.runs.front());
+  }
   emit exported(out ? tr("stage CSV written to %1").arg(path) : tr("cannot write %1").arg(path));
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// The worker side of the workbench: owns the live LayerRun (and a second one for the
-// timeline scrubber) and lives in its own QThread. The GUI talks to it only through queued
+// The worker side of the workbench: owns the live run (and a second one for the timeline
+// scrubber) and lives in its own QThread. The run is a LayerRun or an A2aMatmulRun,
+// chosen by the scenario's workload; the controller drives either through SteppableRun. The GUI talks to it only through queued
 // slot calls and receives value Frames through queued signals, so the GUI thread never
 // blocks on the emulation (SPEC §5 responsiveness).
 
@@ -10,10 +11,16 @@
 #include <atomic>
 #include <memory>
 
-#include "core/pipeline/layer_run.h"
+#include "core/ops/a2a_matmul_rs.h"
+#include "core/ops/gating.h"
+#include "core/pipeline/steppable_run.h"
 #include "ui/run/frame.h"
 
 namespace moe::ui {
+
+// The design the live run emulates. The MoE layer takes the DispatchImpl values; the fused
+// operator its own two, so one design combo can carry either.
+enum class A2aDesign { Pipelined = 100, Sequential = 101 };
 
 class RunController : public QObject {
   Q_OBJECT
@@ -27,14 +34,18 @@ class RunController : public QObject {
   void requestScrub(Time t);
 
  public slots:
-  void load(const moe::Scenario& sc, int dispatchImpl);  // DispatchImpl::Phased or Streaming
+  // design: DispatchImpl::Phased or Streaming for the MoE layer, A2aDesign for the fused
+  // operator (a value of the other kind picks that workload's default design).
+  void load(const moe::Scenario& sc, int design);
   void reset();
   void play();
   void pause();
   void stepEvent();
   void stepStage();
   void runToEnd();
-  // Runs until dispatch is under way with data in some ring (for --screenshot and tests).
+  // Runs to a busy moment, for --screenshot and tests: the MoE layer until dispatch is
+  // under way with data in some rings; the fused operator until 40% of the partial tiles
+  // have reached their owner (mid-run: in the pipelined kernel all three roles are at work).
   void runUntilBusy();
   // Emulated picoseconds per wall-clock second while playing.
   void setSpeed(double psPerWallSecond);
@@ -60,12 +71,17 @@ class RunController : public QObject {
   void sampleMetrics(bool force);
   void emitFrame(bool restart = false);
   void verifyIfFinished();
+  // A fresh run of the loaded scenario and design, at time 0.
+  std::unique_ptr<SteppableRun> newRun() const;
+  bool busy() const;
 
   Scenario sc_;
-  DispatchImpl impl_ = DispatchImpl::Streaming;
-  std::shared_ptr<const std::vector<RankGating>> gating_;
-  std::unique_ptr<LayerRun> run_;
-  std::unique_ptr<LayerRun> scrub_;
+  bool loaded_ = false;
+  int design_ = static_cast<int>(DispatchImpl::Streaming);
+  std::shared_ptr<const std::vector<RankGating>> gating_;        // MoE layer
+  std::shared_ptr<const ops::A2aMatmulInputs> a2aInputs_;        // fused operator
+  std::unique_ptr<SteppableRun> run_;
+  std::unique_ptr<SteppableRun> scrub_;
   std::uint64_t runId_ = 0;
   Mode mode_ = Mode::Paused;
   double speed_ = 2e6;  // 2 us of emulated time per wall second

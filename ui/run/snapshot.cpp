@@ -1,6 +1,6 @@
 #include "ui/run/snapshot.h"
 
-#include "core/pipeline/layer_run.h"
+#include "core/pipeline/steppable_run.h"
 
 namespace moe::ui {
 
@@ -40,6 +40,24 @@ RingSnap ringSnap(const RingBuffer& r) {
   s.description = r.describe();
   return s;
 }
+
+StagesSnap stagesSnap(const WorkspaceStages& w) {
+  StagesSnap s;
+  s.id = w.id();
+  s.name = w.name();
+  s.group = w.group();
+  s.card = w.card();
+  s.slotBytes = w.slotBytes();
+  s.states.reserve(static_cast<std::size_t>(w.slotCount()));
+  for (int i = 0; i < w.slotCount(); ++i) {
+    s.states.push_back(w.state(i));
+    s.items.push_back(w.item(i));
+    s.uses.push_back(w.uses(i));
+  }
+  s.occupied = w.occupied();
+  s.stats = w.stats();
+  return s;
+}
 }  // namespace
 
 int Snapshot::busyCores() const {
@@ -54,11 +72,12 @@ int Snapshot::waitingCores() const {
   return n;
 }
 
-Snapshot takeSnapshot(const LayerRun& run, std::uint64_t runId) {
+Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId) {
   const Emulation& emu = run.emulation();
   const Machine& m = emu.machine();
   Snapshot s;
   s.runId = runId;
+  s.design = run.design();
   s.now = emu.sim().now();
   s.stage = run.currentStage();
   s.events = emu.sim().eventsRun();
@@ -89,6 +108,7 @@ Snapshot takeSnapshot(const LayerRun& run, std::uint64_t runId) {
     s.cores.push_back(std::move(cs));
   }
   for (const RingBuffer& r : emu.rings()) s.rings.push_back(ringSnap(r));
+  for (const WorkspaceStages& w : emu.workspaceStages()) s.workspace.push_back(stagesSnap(w));
   for (const LinkInfo& l : m.links()) {
     if (l.kind != LinkInfo::Kind::Hccs && l.kind != LinkInfo::Kind::NicTx && l.kind != LinkInfo::Kind::NicRx)
       continue;

@@ -1,5 +1,5 @@
 #pragma once
-// A plain-value picture of one LayerRun at one emulated time (SPEC §4). The worker thread
+// A plain-value picture of one run (LayerRun or A2aMatmulRun) at one emulated time (SPEC §4). The worker thread
 // builds it; the GUI thread only ever sees these copies, never the live emulation, so the
 // two threads share no mutable state.
 
@@ -13,9 +13,10 @@
 #include "core/observe/observer.h"
 #include "core/observe/states.h"
 #include "core/protocol/ring_buffer.h"
+#include "core/protocol/workspace_stages.h"
 
 namespace moe {
-class LayerRun;
+class SteppableRun;
 }
 
 namespace moe::ui {
@@ -58,6 +59,21 @@ struct RingSnap {
   std::int64_t occupied() const { return tail - head; }
 };
 
+// One strip of workspace stages (WorkspaceStages): the state and occupant of every slot.
+struct StagesSnap {
+  int id = 0;
+  std::string name;
+  std::string group;  // "a2a input", "partial sums", "reduce-scatter buffer", ...
+  int card = 0;
+  std::int64_t slotBytes = 0;
+  std::vector<SlotState> states;   // per slot
+  std::vector<std::int64_t> items; // per slot: occupant (or last occupant), -1 never used
+  std::vector<std::int64_t> uses;  // per slot: claims so far
+  int occupied = 0;
+  WorkspaceStagesStats stats;
+  int slotCount() const { return static_cast<int>(states.size()); }
+};
+
 struct LinkSnap {
   LinkInfo::Kind kind = LinkInfo::Kind::Hccs;
   int srcCard = 0;
@@ -78,6 +94,7 @@ struct CardSnap {
 
 struct Snapshot {
   std::uint64_t runId = 0;  // which run (reset) produced it: stale snapshots are dropped
+  std::string design;       // "streaming", "phased", "pipelined", "sequential"
   Time now = 0;
   std::string stage;
   std::uint64_t events = 0;  // events run so far
@@ -89,6 +106,7 @@ struct Snapshot {
   std::vector<CardSnap> cards;
   std::vector<CoreSnap> cores;
   std::vector<RingSnap> rings;
+  std::vector<StagesSnap> workspace;  // workspace-stage strips (the fused operator's slots)
   std::vector<LinkSnap> links;  // HCCS pairs and NIC tx/rx only (the cluster view's links)
   std::vector<StageMark> stageMarks;
 
@@ -96,7 +114,7 @@ struct Snapshot {
   int waitingCores() const;
 };
 
-// O(entities): cores, rings and links are each visited once.
-Snapshot takeSnapshot(const LayerRun& run, std::uint64_t runId);
+// O(entities): cores, rings, workspace slots and links are each visited once.
+Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId);
 
 }  // namespace moe::ui

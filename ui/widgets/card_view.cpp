@@ -10,6 +10,7 @@
 #include "ui/widgets/core_grid_widget.h"
 #include "ui/widgets/palette.h"
 #include "ui/widgets/ring_strip_widget.h"
+#include "ui/widgets/workspace_stages_widget.h"
 
 namespace moe::ui {
 
@@ -24,8 +25,18 @@ CardView::CardView(QWidget* parent) : QWidget(parent) {
   grid_ = new CoreGridWidget;
   rings_ = new RingStripWidget;
   rings_->setToolTip(tr("Ring buffers this card receives through"));
+  stages_ = new WorkspaceStagesWidget;
+  stages_->hide();
+  // Rings and workspace stages share the lower pane; each shows only when the card has some.
+  auto* lower = new QWidget;
+  auto* lowerLay = new QVBoxLayout(lower);
+  lowerLay->setContentsMargins(0, 0, 0, 0);
+  lowerLay->setSpacing(0);
+  lowerLay->addWidget(rings_);
+  lowerLay->addWidget(stages_);
+  lowerLay->addStretch(1);
   auto* scroll = new QScrollArea;
-  scroll->setWidget(rings_);
+  scroll->setWidget(lower);
   scroll->setWidgetResizable(true);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(grid_);
@@ -43,6 +54,8 @@ CardView::CardView(QWidget* parent) : QWidget(parent) {
           [this](int id) { emit selected(Selection{Selection::Kind::Core, id}); });
   connect(rings_, &RingStripWidget::ringClicked, this,
           [this](int id) { emit selected(Selection{Selection::Kind::Ring, id}); });
+  connect(stages_, &WorkspaceStagesWidget::stripClicked, this,
+          [this](int id) { emit selected(Selection{Selection::Kind::Stages, id}); });
 }
 
 void CardView::setSnapshot(std::shared_ptr<const Snapshot> s) {
@@ -68,16 +81,34 @@ void CardView::showCard(int card) {
   }
   grid_->setSnapshot(snap_, card);
   rings_->setSnapshot(snap_, card);
+  stages_->setSnapshot(snap_, card);
   if (!snap_) return;
+  // A workload with workspace stages and no rings (the fused operator) shows only the stages.
+  const bool hasStages = stages_->rowCount() > 0;
+  stages_->setVisible(hasStages);
+  rings_->setVisible(rings_->rowCount() > 0 || !hasStages);
   int busy = 0, waiting = 0;
   for (const CoreSnap& c : snap_->cores) {
     if (c.card != card) continue;
     busy += c.activity == Activity::Copy || c.activity == Activity::Vector || c.activity == Activity::Cube;
     waiting += c.activity == Activity::WaitSpace || c.activity == Activity::WaitData || c.activity == Activity::WaitSync;
   }
-  summary_->setText(tr("at %1, stage %2: %3 cores working, %4 waiting, %5 rings")
-                        .arg(timeText(snap_->now), QString::fromStdString(snap_->stage))
-                        .arg(busy).arg(waiting).arg(rings_->rowCount()));
+  QString buffers = tr("%1 rings").arg(rings_->rowCount());
+  if (hasStages) {
+    int inUse = 0, total = 0;
+    for (const StagesSnap& w : snap_->workspace)
+      if (w.card == card) {
+        inUse += w.occupied;
+        total += w.slotCount();
+      }
+    buffers = tr("workspace stages: %1 of %2 slots in use").arg(inUse).arg(total);
+  }
+  summary_->setText(tr("%1 run at %2, stage %3: %4 cores working, %5 waiting, %6")
+                        .arg(QString::fromStdString(snap_->design), timeText(snap_->now),
+                             QString::fromStdString(snap_->stage))
+                        .arg(busy)
+                        .arg(waiting)
+                        .arg(buffers));
 }
 
 }  // namespace moe::ui

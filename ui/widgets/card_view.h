@@ -1,5 +1,6 @@
 #pragma once
-// The card view: a card picker, the card's core grid and its rings.
+// The card view: a card picker, the card's core grid, and below it the card's rings and
+// workspace stages (each shown when the running operator has any on this card).
 
 #include <QWidget>
 #include <memory>
@@ -14,6 +15,7 @@ namespace moe::ui {
 
 class CoreGridWidget;
 class RingStripWidget;
+class WorkspaceStagesWidget;
 
 class CardView : public QWidget {
   Q_OBJECT
@@ -24,6 +26,7 @@ class CardView : public QWidget {
   int card() const { return card_; }
   CoreGridWidget* grid() const { return grid_; }
   RingStripWidget* rings() const { return rings_; }
+  WorkspaceStagesWidget* stages() const { return stages_; }
 
  signals:
   void selected(const moe::ui::Selection& sel);
@@ -35,6 +38,7 @@ class CardView : public QWidget {
   QLabel* summary_;
   CoreGridWidget* grid_;
   RingStripWidget* rings_;
+  WorkspaceStagesWidget* stages_;
 };
 
 }  // namespace moe::ui

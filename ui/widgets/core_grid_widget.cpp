@@ -3,6 +3,7 @@
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QStringList>
 #include <QToolTip>
 
 #include "ui/models/selection.h"
@@ -11,6 +12,16 @@
 namespace moe::ui {
 
 namespace {
+// "8 a2a, 16 reduce-scatter, 16 idle": the roles of a section's cores, in role order.
+QString roleCounts(const Snapshot& s, const std::vector<int>& ids) {
+  int n[static_cast<int>(Role::Count)] = {};
+  for (int id : ids) ++n[static_cast<int>(s.cores[static_cast<std::size_t>(id)].role)];
+  QStringList parts;
+  for (int r = 0; r < static_cast<int>(Role::Count); ++r)
+    if (n[r] > 0) parts << QString("%1 %2").arg(n[r]).arg(roleText(static_cast<Role>(r)));
+  return parts.join(", ");
+}
+
 constexpr int kColumns = 10;
 constexpr int kGap = 4;
 constexpr int kLegendHeight = 44;
@@ -74,10 +85,11 @@ void CoreGridWidget::paintEvent(QPaintEvent*) {
   p.setRenderHint(QPainter::Antialiasing, false);
   const CardSnap& card = snap_->cards[card_];
   p.setPen(palette().text().color());
-  p.drawText(QPoint(kGap, kSectionLabel - 4), tr("AIV (vector) cores of card %1").arg(card_));
+  p.drawText(QPoint(kGap, kSectionLabel - 4),
+             tr("AIV (vector) cores of card %1: %2").arg(card_).arg(roleCounts(*snap_, card.aiv)));
   if (!card.aic.empty()) {
     const int aicTop = cells_[card.aiv.size()].rect.top();
-    p.drawText(QPoint(kGap, aicTop - 4), tr("AIC (cube) cores"));
+    p.drawText(QPoint(kGap, aicTop - 4), tr("AIC (cube) cores: %1").arg(roleCounts(*snap_, card.aic)));
   }
   QFont small = font();
   small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
@@ -101,7 +113,11 @@ void CoreGridWidget::paintEvent(QPaintEvent*) {
       p.drawRect(cell.rect.adjusted(-2, -2, 2, 2));
     }
   }
-  // Legend: roles as filled swatches, activities as bordered swatches.
+  // Legend: the roles this run uses (idle always) as filled swatches, activities as
+  // bordered swatches. Roles of other workloads would only be noise.
+  bool used[static_cast<int>(Role::Count)] = {};
+  used[static_cast<int>(Role::Idle)] = true;
+  for (const CoreSnap& c : snap_->cores) used[static_cast<int>(c.role)] = true;
   int x = kGap, y = legendTop_;
   auto swatch = [&](const QString& text, const QColor& fill, const QColor& border) {
     const int w = 14 + p.fontMetrics().horizontalAdvance(text) + 10;
@@ -116,10 +132,17 @@ void CoreGridWidget::paintEvent(QPaintEvent*) {
     p.drawText(QPoint(x + 16, y + 11), text);
     x += w;
   };
+  auto heading = [&](const QString& text) {
+    p.setPen(palette().text().color());
+    p.drawText(QPoint(x, y + 11), text);
+    x += p.fontMetrics().horizontalAdvance(text) + 8;
+  };
+  heading(tr("fill = role:"));
   for (int r = 0; r < static_cast<int>(Role::Count); ++r)
-    swatch(roleText(static_cast<Role>(r)), roleColor(static_cast<Role>(r)), roleColor(static_cast<Role>(r)));
+    if (used[r]) swatch(roleText(static_cast<Role>(r)), roleColor(static_cast<Role>(r)), roleColor(static_cast<Role>(r)));
   x = kGap;
   y += 18;
+  heading(tr("border = activity:"));
   for (int a = 0; a < static_cast<int>(Activity::Count); ++a)
     swatch(activityText(static_cast<Activity>(a)), palette().base().color(), activityColor(static_cast<Activity>(a)));
 }

@@ -6,6 +6,7 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
+#include <QLabel>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -71,13 +72,24 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   instances_ = makeView(tr("Token slots per physical expert instance: before = identity placement, after = the "
                            "instances MoeUpdateExpert chose"));
   ranks_ = makeView(tr("Token slots per rank (instance / instances-per-rank), before and after MoeUpdateExpert"));
+  notApplicable_ = new QLabel;
+  notApplicable_->setWordWrap(true);
+  notApplicable_->setTextFormat(Qt::PlainText);
+  notApplicable_->setAlignment(Qt::AlignCenter);
+  notApplicable_->hide();
   auto* lay = new QVBoxLayout(this);
+  lay->addWidget(notApplicable_, 1);
   lay->addWidget(experts_);
   lay->addWidget(instances_);
   lay->addWidget(ranks_);
 }
 
 void ExpertsView::setLoad(const ExpertLoad& L) {
+  const bool na = !L.notApplicable.empty();
+  notApplicable_->setVisible(na);
+  notApplicable_->setText(QString::fromStdString(L.notApplicable));
+  for (QChartView* v : {experts_, instances_, ranks_}) v->setVisible(!na);
+  if (na) return;
   const QList<QColor> one{QColor(0x4e, 0x9a, 0xf1)};
   const QList<QColor> two{QColor(0xb0, 0xb0, 0xb0), QColor(0x3c, 0xa0, 0x6a)};
   fill(experts_, tr("Tokens per logical expert — imbalance (max/mean) %1").arg(imbalance(L.perExpert), 0, 'f', 2),

@@ -5,6 +5,8 @@
 
 #include <QWidget>
 
+class QLabel;
+
 #include "ui/run/expert_load.h"
 
 #include <QtCharts/QChartGlobal>
@@ -24,6 +26,7 @@ class ExpertsView : public QWidget {
   void setLoad(const ExpertLoad& load);
 
  private:
+  QLabel* notApplicable_;
   QChartView* experts_;
   QChartView* instances_;
   QChartView* ranks_;

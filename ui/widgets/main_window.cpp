@@ -25,6 +25,7 @@
 #include "ui/widgets/ring_strip_widget.h"
 #include "ui/widgets/scenario_editor.h"
 #include "ui/widgets/timeline_widget.h"
+#include "ui/widgets/workspace_stages_widget.h"
 
 namespace moe::ui {
 
@@ -262,6 +263,7 @@ void MainWindow::select(const Selection& sel) {
   if (sel.kind == Selection::Kind::Card) card_->showCard(sel.id);
   if (sel.kind == Selection::Kind::Core) card_->grid()->setSelectedCore(sel.id);
   if (sel.kind == Selection::Kind::Ring) card_->rings()->setSelectedRing(sel.id);
+  if (sel.kind == Selection::Kind::Stages) card_->stages()->setSelectedStrip(sel.id);
   if (auto s = shownSnapshot()) inspector_->setHtml(describeSelection(*s, selection_));
 }
 

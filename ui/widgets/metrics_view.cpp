@@ -9,15 +9,17 @@
 namespace moe::ui {
 
 namespace {
-const char* const kNames[] = {"HCCS (sum)", "RDMA NIC tx (sum)", "HBM (sum)", "ring fill %", "cores working",
-                              "cores waiting"};
-const int kChartOf[] = {0, 0, 0, 1, 2, 2};
+const char* const kNames[] = {"HCCS (sum)",  "RDMA NIC tx (sum)",      "HBM (sum)",    "ring fill %",
+                              "workspace stages %", "cores working", "cores waiting"};
+const int kChartOf[] = {0, 0, 0, 1, 1, 2, 2};
 }  // namespace
 
 MetricsView::MetricsView(QWidget* parent) : QWidget(parent) {
   auto* lay = new QVBoxLayout(this);
   lay->addWidget(addChart(tr("Link bandwidth by type"), tr("GB/s"), {Hccs, Nic, Hbm}));
-  lay->addWidget(addChart(tr("Ring occupancy (bytes in flight / total ring capacity)"), tr("%"), {RingFill}));
+  lay->addWidget(addChart(tr("Buffer occupancy: ring bytes in flight / ring capacity, workspace-stage bytes "
+                             "holding data / workspace bytes"),
+                          tr("%"), {RingFill, StageFill}));
   lay->addWidget(addChart(tr("Cores working vs waiting"), tr("cores"), {Busy, Waiting}));
   for (auto& p : points_) p.reserve(4096);
 }
@@ -67,8 +69,13 @@ void MetricsView::showEvent(QShowEvent* e) {
 void MetricsView::append(const std::vector<MetricsSample>& samples) {
   for (const MetricsSample& s : samples) {
     const double t = static_cast<double>(s.t) / 1e6;
-    const double v[Count] = {s.hccsGBps, s.nicGBps, s.hbmGBps, 100.0 * s.ringFill,
-                             static_cast<double>(s.busyCores), static_cast<double>(s.waitingCores)};
+    const double v[Count] = {s.hccsGBps,
+                             s.nicGBps,
+                             s.hbmGBps,
+                             100.0 * s.ringFill,
+                             100.0 * s.stageFill,
+                             static_cast<double>(s.busyCores),
+                             static_cast<double>(s.waitingCores)};
     for (int i = 0; i < Count; ++i) {
       points_[i].append(QPointF(t, v[i]));
       yMax_[kChartOf[i]] = std::max(yMax_[kChartOf[i]], v[i]);

@@ -1,7 +1,8 @@
 #pragma once
-// Metrics over emulated time, as Qt Charts lines: link bandwidth by type, ring occupancy,
-// and cores busy vs waiting. Points accumulate in preallocated vectors and each series is
-// updated with one replace() per frame (the Qt Charts "audio" habit), not point by point.
+// Metrics over emulated time, as Qt Charts lines: link bandwidth by type, ring and
+// workspace-stage occupancy, and cores busy vs waiting. Points accumulate in preallocated
+// vectors and each series is updated with one replace() per frame (the Qt Charts "audio"
+// habit), not point by point.
 
 #include <QVector>
 #include <QWidget>
@@ -33,7 +34,7 @@ class MetricsView : public QWidget {
   void showEvent(QShowEvent* e) override;
 
  private:
-  enum Series { Hccs, Nic, Hbm, RingFill, Busy, Waiting, Count };
+  enum Series { Hccs, Nic, Hbm, RingFill, StageFill, Busy, Waiting, Count };
   QChartView* addChart(const QString& title, const QString& yTitle, std::initializer_list<Series> series);
 
   QLineSeries* series_[Count] = {};

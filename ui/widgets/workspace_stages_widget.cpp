@@ -1,0 +1,209 @@
+#include "ui/widgets/workspace_stages_widget.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <algorithm>
+
+#include "ui/models/selection.h"
+#include "ui/widgets/palette.h"
+
+namespace moe::ui {
+
+namespace {
+constexpr int kHeader = 40;
+constexpr int kLineH = 18;
+constexpr int kGroupGap = 8;
+constexpr int kLabelW = 190;
+constexpr int kValueW = 130;
+constexpr int kMinCellW = 9;
+constexpr int kMaxCellW = 44;
+
+// "card 3 aic 7 partial-sum stages" -> "aic 7 partial-sum stages": the card is the view's.
+QString stripLabel(const StagesSnap& s) {
+  QString n = QString::fromStdString(s.name);
+  const QString prefix = QString("card %1 ").arg(s.card);
+  return n.startsWith(prefix) ? n.mid(prefix.size()) : n;
+}
+}  // namespace
+
+QColor slotColor(SlotState s, bool usedBefore) {
+  switch (s) {
+    case SlotState::Free: return usedBefore ? QColor(0xdc, 0xe6, 0xdc) : QColor(0xf2, 0xf2, 0xf2);
+    case SlotState::Filling: return QColor(0xa8, 0xcc, 0xf8);
+    case SlotState::Full: return QColor(0x4e, 0x9a, 0xf1);
+    case SlotState::Reading: return QColor(0x3c, 0xa0, 0x6a);
+    case SlotState::Count: break;
+  }
+  return Qt::magenta;
+}
+
+QString slotStateText(SlotState s) {
+  const auto n = slotStateName(s);
+  return QString::fromLatin1(n.data(), static_cast<int>(n.size()));
+}
+
+WorkspaceStagesWidget::WorkspaceStagesWidget(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setMinimumHeight(kHeader + kLineH);
+}
+
+QSize WorkspaceStagesWidget::sizeHint() const { return {640, contentHeight()}; }
+
+int WorkspaceStagesWidget::slotsPerLine() const {
+  return std::max(8, (width() - kLabelW - kValueW) / kMinCellW);
+}
+
+void WorkspaceStagesWidget::layoutRows() {
+  rows_.clear();
+  if (!snap_) return;
+  int y = kHeader;
+  std::string group;
+  for (std::size_t i = 0; i < snap_->workspace.size(); ++i) {
+    const StagesSnap& s = snap_->workspace[i];
+    if (s.card != card_) continue;
+    if (!rows_.empty() && s.group != group) y += kGroupGap;
+    group = s.group;
+    const int lines = std::max(1, (s.slotCount() + slotsPerLine() - 1) / slotsPerLine());
+    rows_.push_back(Row{static_cast<int>(i), y, lines});
+    y += lines * kLineH;
+  }
+}
+
+int WorkspaceStagesWidget::contentHeight() const {
+  if (rows_.empty()) return kHeader + kLineH;
+  return rows_.back().top + rows_.back().lines * kLineH + 4;
+}
+
+void WorkspaceStagesWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
+  snap_ = std::move(s);
+  card_ = card;
+  const int before = contentHeight();
+  layoutRows();
+  if (contentHeight() != before) {
+    setMinimumHeight(contentHeight());
+    updateGeometry();
+  }
+  update();
+}
+
+void WorkspaceStagesWidget::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  layoutRows();  // the slots per line depend on the width
+  setMinimumHeight(contentHeight());
+}
+
+void WorkspaceStagesWidget::setSelectedStrip(int id) {
+  selected_ = id;
+  update();
+}
+
+QRect WorkspaceStagesWidget::cellRect(const Row& row, int slot) const {
+  const StagesSnap& s = snap_->workspace[static_cast<std::size_t>(row.strip)];
+  const int perLine = std::min(s.slotCount(), slotsPerLine());
+  const int barW = width() - kLabelW - kValueW;
+  const int cellW = std::clamp(perLine > 0 ? barW / perLine : barW, 1, kMaxCellW);
+  const int line = slot / slotsPerLine(), col = slot % slotsPerLine();
+  return QRect(kLabelW + col * cellW, row.top + line * kLineH + 2, cellW, kLineH - 4);
+}
+
+std::pair<int, int> WorkspaceStagesWidget::hit(const QPoint& p) const {
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const Row& row = rows_[r];
+    if (p.y() < row.top || p.y() >= row.top + row.lines * kLineH) continue;
+    const StagesSnap& s = snap_->workspace[static_cast<std::size_t>(row.strip)];
+    for (int i = 0; i < s.slotCount(); ++i)
+      if (cellRect(row, i).adjusted(0, -2, 0, 2).contains(p)) return {static_cast<int>(r), i};
+    return {static_cast<int>(r), -1};
+  }
+  return {-1, -1};
+}
+
+void WorkspaceStagesWidget::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), palette().base());
+  p.setPen(palette().text().color());
+  if (!snap_ || rows_.empty()) {
+    p.drawText(rect(), Qt::AlignCenter, tr("this card has no workspace stages"));
+    return;
+  }
+  // Legend: what each fill means, then the reading rule.
+  int x = 4;
+  auto swatch = [&](SlotState st, bool used, const QString& text) {
+    p.fillRect(QRect(x, 6, 12, 12), slotColor(st, used));
+    p.setPen(QColor(0x90, 0x90, 0x90));
+    p.drawRect(QRect(x, 6, 12, 12));
+    p.setPen(palette().text().color());
+    p.drawText(QPoint(x + 16, 17), text);
+    x += 16 + p.fontMetrics().horizontalAdvance(text) + 14;
+  };
+  swatch(SlotState::Free, false, tr("free"));
+  swatch(SlotState::Filling, false, tr("filling (claimed, data on its way)"));
+  swatch(SlotState::Full, false, tr("full (flag set)"));
+  swatch(SlotState::Reading, false, tr("being read"));
+  swatch(SlotState::Free, true, tr("free again (read by all)"));
+  p.drawText(QPoint(4, 33), tr("Workspace stages of card %1: one cell per slot; the number is its occupant "
+                               "(a2a: unit, partial sums: output tile, reduce-scatter: source rank)")
+                                .arg(card_));
+  QFont small = font();
+  small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.75));
+  for (const Row& row : rows_) {
+    const StagesSnap& s = snap_->workspace[static_cast<std::size_t>(row.strip)];
+    p.setFont(font());
+    p.setPen(palette().text().color());
+    p.drawText(QRect(4, row.top, kLabelW - 8, kLineH), Qt::AlignVCenter | Qt::AlignLeft, stripLabel(s));
+    p.setFont(small);
+    for (int i = 0; i < s.slotCount(); ++i) {
+      const QRect c = cellRect(row, i);
+      const SlotState st = s.states[static_cast<std::size_t>(i)];
+      p.fillRect(c.adjusted(0, 0, -1, 0), slotColor(st, s.uses[static_cast<std::size_t>(i)] > 0));
+      if (st == SlotState::Reading)
+        p.fillRect(c.adjusted(0, 0, -1, 0), QBrush(QColor(0x10, 0x40, 0x10), Qt::FDiagPattern));
+      if (c.width() >= 18 && st != SlotState::Free) {
+        p.setPen(st == SlotState::Filling ? Qt::black : Qt::white);
+        p.drawText(c, Qt::AlignCenter, QString::number(s.items[static_cast<std::size_t>(i)]));
+      }
+    }
+    p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1));
+    const QRect first = cellRect(row, 0);
+    const QRect last = cellRect(row, std::min(s.slotCount(), slotsPerLine()) - 1);
+    p.drawRect(QRect(first.topLeft(), QPoint(last.right() - 1, first.bottom() + (row.lines - 1) * kLineH)));
+    p.setFont(font());
+    p.setPen(palette().text().color());
+    p.drawText(QRect(width() - kValueW + 6, row.top, kValueW - 8, kLineH), Qt::AlignVCenter,
+               tr("%1/%2 in use, peak %3").arg(s.occupied).arg(s.slotCount()).arg(s.stats.peakOccupied));
+    if (s.id == selected_) {
+      p.setPen(QPen(Qt::black, 1, Qt::DashLine));
+      p.drawRect(QRect(1, row.top, width() - 3, row.lines * kLineH - 1));
+    }
+  }
+}
+
+void WorkspaceStagesWidget::mousePressEvent(QMouseEvent* e) {
+  const auto [r, slot] = hit(e->pos());
+  if (r < 0) return;
+  const int id = snap_->workspace[static_cast<std::size_t>(rows_[static_cast<std::size_t>(r)].strip)].id;
+  setSelectedStrip(id);
+  emit stripClicked(id);
+}
+
+bool WorkspaceStagesWidget::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* he = static_cast<QHelpEvent*>(e);
+    const auto [r, slot] = hit(he->pos());
+    if (r >= 0) {
+      const StagesSnap& s = snap_->workspace[static_cast<std::size_t>(rows_[static_cast<std::size_t>(r)].strip)];
+      QToolTip::showText(he->globalPos(), slot >= 0 ? slotTooltip(s, slot) : stagesTooltip(s), this);
+    } else {
+      QToolTip::showText(he->globalPos(),
+                         tr("Workspace stages: flag-guarded slots that a producer fills and consumers read; "
+                            "STAGES bounds how many a2a units and partial tiles are in flight"),
+                         this);
+    }
+    return true;
+  }
+  return QWidget::event(e);
+}
+
+}  // namespace moe::ui
