@@ -38,20 +38,23 @@ int writeScreenshots(MainWindow& w, const QString& dir) {
   w.resize(1400, 900);
   w.show();
   w.startCompare();
-  // The first frame (time 0) arrives after load; then run until rings and cores are busy.
+  // Run until rings and cores are busy (the MoE layer: dispatch under way; the fused
+  // operator: mid-run). The frame showing that moment reaches the window before the signal.
   QMetaObject::invokeMethod(w.controller(), &RunController::runUntilBusy);
-  while (waitFor(&w, &MainWindow::frameShown, 120000)) {
-    const auto s = w.liveSnapshot();
-    if (s && s->stage.find("dispatch") != std::string::npos && s->stage.find("notify") == std::string::npos) break;
+  if (!waitFor(w.controller(), &RunController::busyReached, 120000)) {
+    std::fprintf(stderr, "the run did not reach a busy moment\n");
+    return 1;
   }
   if (!waitFor(&w, &MainWindow::compareDone, 300000)) {
     std::fprintf(stderr, "compare did not finish\n");
     return 1;
   }
-  // The busiest card: the one with the most bytes in its rings, so card.png shows traffic.
+  // The busiest card: the one with the most bytes in its rings and workspace stages, so
+  // card.png shows traffic.
   const auto s = w.liveSnapshot();
   std::vector<std::int64_t> perCard(s->cards.size(), 0);
   for (const RingSnap& r : s->rings) perCard[r.consumerCard] += r.occupied();
+  for (const StagesSnap& st : s->workspace) perCard[st.card] += st.occupied * st.slotBytes;
   w.cardView()->showCard(static_cast<int>(std::max_element(perCard.begin(), perCard.end()) - perCard.begin()));
   w.timeline()->fitAll();
   w.timeline()->setScrubTime(s->now);

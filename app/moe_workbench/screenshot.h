@@ -1,6 +1,7 @@
 #pragma once
-// `moe-workbench --screenshot DIR`: runs the default scenario headlessly until dispatch is
-// busy, runs the comparison, and writes one PNG per view into DIR.
+// `moe-workbench --screenshot DIR`: runs the loaded scenario headlessly to a busy moment
+// (the MoE layer: dispatch under way; AlltoAll-Matmul-ReduceScatter: mid-run), runs the
+// comparison, and writes one PNG per view into DIR.
 
 #include <QString>
 

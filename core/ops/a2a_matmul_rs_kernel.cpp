@@ -124,11 +124,11 @@ struct A2aMatmulKernel::Impl {
         for (int t = 0; t < nb * nT; ++t)
           c.rsFlag.push_back(m.makeWord(j, card + "rs tile " + std::to_string(t) + " from " + std::to_string(src)));
       c.a2aStages = &emu.addWorkspaceStages(card + "a2a input stages", "a2a input", j, slots, unitBytes());
-      for (int a = 0; a < A; ++a)
-        c.partialStages.push_back(&emu.addWorkspaceStages(card + "aic " + std::to_string(a) + " partial-sum stages",
-                                                          "partial sums", j, pslots, tileBytes()));
       c.rsStages = &emu.addWorkspaceStages(card + "reduce-scatter buffer", "reduce-scatter buffer", j, R * nb * nT,
                                            tileBytes());
+      for (int a = 0; a < A; ++a)
+        c.partialStages.push_back(&emu.addWorkspaceStages(card + "aic " + std::to_string(a) + " partial sums",
+                                                          "partial sums", j, pslots, tileBytes()));
       cards.push_back(std::move(c));
     }
   }

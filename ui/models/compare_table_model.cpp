@@ -20,7 +20,7 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
   if (index.column() >= static_cast<int>(row.size())) return {};
   if (role == Qt::DisplayRole) return row[index.column()];
   if (role == Qt::TextAlignmentRole) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-  if (role == Qt::ToolTipRole) return QString("%1 with %2 dispatch").arg(r_.figureNames[index.row()], r_.impls[index.column()]);
+  if (role == Qt::ToolTipRole) return QString("%1, %2").arg(r_.figureNames[index.row()], r_.impls[index.column()]);
   return {};
 }
 

@@ -1,6 +1,8 @@
 #pragma once
-// Compare mode's worker: runs phased and streaming dispatch on the same scenario and gating
-// (core's runScenario, verified) in its own thread and hands back the key figures as values.
+// Compare mode's worker, in its own thread: for the MoE layer it runs phased and streaming
+// dispatch on the same scenario and gating (core's runScenario, verified); for the fused
+// AlltoAll-Matmul-ReduceScatter it runs the pipelined kernel and the sequential baseline
+// (runA2aMatmulWorkload, verified). It hands back the key figures as values.
 
 #include <QMetaType>
 #include <QObject>
@@ -13,12 +15,16 @@
 namespace moe::ui {
 
 struct CompareResult {
-  QStringList impls;                  // "phased", "streaming"
+  QStringList impls;                  // "phased", "streaming" or "pipelined", "sequential"
   QStringList figureNames;
   std::vector<std::vector<QString>> figures;  // [figure][impl]
   QStringList stageNames;
   std::vector<std::vector<double>> stageUs;   // [impl][stage] durations in us
   QString verdict;                    // verification and cross-check summary
+  QString chartTitle;
+  // Stacked: one bar per design made of its stages (designs whose stages differ, like the
+  // fused kernel's one phase against the baseline's three); else grouped by stage.
+  bool stacked = false;
 };
 
 class CompareRunner : public QObject {

@@ -176,6 +176,7 @@ void RunController::runUntilBusy() {
     if (sim.now() >= nextSample_) sampleMetrics(false);
   }
   emitFrame();
+  emit busyReached();
 }
 
 void RunController::setSpeed(double psPerWallSecond) { speed_ = psPerWallSecond; }

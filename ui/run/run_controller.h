@@ -61,6 +61,8 @@ class RunController : public QObject {
   void modeChanged(int mode);
   void failed(const QString& message);
   void exported(const QString& message);
+  // runUntilBusy reached its busy moment (after the frame showing it).
+  void busyReached();
 
  private:
   void tick();

@@ -17,8 +17,10 @@ namespace moe::ui {
 CardView::CardView(QWidget* parent) : QWidget(parent) {
   auto* top = new QHBoxLayout;
   picker_ = new QComboBox;
+  picker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   picker_->setToolTip(tr("Which card to show; clicking a card in the cluster view also opens it here"));
   summary_ = new QLabel;
+  summary_->setWordWrap(true);  // wraps rather than squeezing the picker
   top->addWidget(new QLabel(tr("Card:")));
   top->addWidget(picker_);
   top->addWidget(summary_, 1);

@@ -11,7 +11,10 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QHorizontalBarSeries>
+#include <QtCharts/QHorizontalStackedBarSeries>
 #include <QtCharts/QValueAxis>
+
+#include "ui/widgets/palette.h"
 
 namespace moe::ui {
 
@@ -41,6 +44,25 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   connect(run_, &QPushButton::clicked, this, &CompareView::runRequested);
 }
 
+void CompareView::setWorkload(WorkloadKind kind) {
+  const bool a2a = kind == WorkloadKind::AlltoallMatmulRs;
+  // A result of the other workload would compare the wrong designs: start empty.
+  model_->setResult(CompareResult{});
+  chart_->chart()->removeAllSeries();
+  for (QAbstractAxis* a : chart_->chart()->axes()) {
+    chart_->chart()->removeAxis(a);
+    delete a;
+  }
+  chart_->chart()->setTitle({});
+  verdict_->setText(tr("Not run yet."));
+  run_->setEnabled(true);
+  run_->setText(a2a ? tr("Run pipelined and sequential") : tr("Run phased and streaming"));
+  run_->setToolTip(a2a ? tr("Runs the pipelined fused kernel and the sequential baseline to the end on the current "
+                            "scenario (in a worker thread) and verifies both against the reference GEMM")
+                       : tr("Runs both dispatch designs to the end on the current scenario (in a worker thread) and "
+                            "verifies both against the golden reference"));
+}
+
 void CompareView::setBusy(const QString& message) {
   verdict_->setText(message);
   run_->setEnabled(false);
@@ -56,22 +78,42 @@ void CompareView::setResult(const CompareResult& r) {
     chart->removeAxis(a);
     delete a;
   }
-  chart->setTitle(tr("Stage durations (us): phased vs streaming"));
-  auto* series = new QHorizontalBarSeries;
-  const QColor colors[] = {QColor(0xb0, 0x7a, 0xe8), QColor(0x3c, 0xa0, 0x6a)};
+  chart->setTitle(r.chartTitle);
+  QAbstractBarSeries* series = nullptr;
   double top = 0;
-  for (std::size_t i = 0; i < r.stageUs.size(); ++i) {
-    auto* set = new QBarSet(r.impls.value(static_cast<int>(i)));
-    set->setColor(colors[i % 2]);
-    for (double v : r.stageUs[i]) {
-      *set << v;
-      top = std::max(top, v);
+  if (r.stacked) {
+    // One bar per design, made of its stages: the bar lengths are the designs' total times.
+    series = new QHorizontalStackedBarSeries;
+    const QColor colors[] = {roleColor(Role::A2A), roleColor(Role::Gemm), roleColor(Role::ReduceScatter),
+                             QColor(0x8a, 0x8a, 0xb8)};
+    std::vector<double> totals(r.stageUs.size(), 0.0);
+    for (int s = 0; s < r.stageNames.size(); ++s) {
+      auto* set = new QBarSet(r.stageNames[s]);
+      set->setColor(colors[s % 4]);
+      for (std::size_t i = 0; i < r.stageUs.size(); ++i) {
+        const double v = s < static_cast<int>(r.stageUs[i].size()) ? r.stageUs[i][static_cast<std::size_t>(s)] : 0.0;
+        *set << v;
+        totals[i] += v;
+      }
+      series->append(set);
     }
-    series->append(set);
+    for (double t : totals) top = std::max(top, t);
+  } else {
+    series = new QHorizontalBarSeries;
+    const QColor colors[] = {QColor(0xb0, 0x7a, 0xe8), QColor(0x3c, 0xa0, 0x6a)};
+    for (std::size_t i = 0; i < r.stageUs.size(); ++i) {
+      auto* set = new QBarSet(r.impls.value(static_cast<int>(i)));
+      set->setColor(colors[i % 2]);
+      for (double v : r.stageUs[i]) {
+        *set << v;
+        top = std::max(top, v);
+      }
+      series->append(set);
+    }
   }
   chart->addSeries(series);
   auto* y = new QBarCategoryAxis;
-  y->append(r.stageNames);
+  y->append(r.stacked ? r.impls : r.stageNames);
   auto* x = new QValueAxis;
   x->setRange(0, top * 1.1 + 1e-9);
   x->setTitleText(tr("us"));

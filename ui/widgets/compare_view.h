@@ -1,10 +1,12 @@
 #pragma once
-// Compare mode: phased vs streaming dispatch side by side on the same scenario: a table of
-// key figures and a chart of stage durations.
+// Compare mode: the two designs of the scenario's workload side by side (phased vs streaming
+// dispatch, or pipelined vs sequential AlltoAll-Matmul-ReduceScatter): a table of key
+// figures and a chart of stage durations.
 
 #include <QWidget>
 #include <QtCharts/QChartGlobal>
 
+#include "core/scenario/scenario.h"
 #include "ui/models/compare_table_model.h"
 
 QT_CHARTS_BEGIN_NAMESPACE
@@ -24,6 +26,8 @@ class CompareView : public QWidget {
   explicit CompareView(QWidget* parent = nullptr);
   void setResult(const CompareResult& r);
   void setBusy(const QString& message);
+  // The button and tooltips name the designs this workload compares.
+  void setWorkload(WorkloadKind kind);
   CompareTableModel* model() const { return model_; }
 
  signals:

@@ -84,6 +84,8 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   lay->addWidget(ranks_);
 }
 
+QString ExpertsView::notApplicableText() const { return notApplicable_->isHidden() ? QString() : notApplicable_->text(); }
+
 void ExpertsView::setLoad(const ExpertLoad& L) {
   const bool na = !L.notApplicable.empty();
   notApplicable_->setVisible(na);

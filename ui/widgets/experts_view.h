@@ -24,6 +24,8 @@ class ExpertsView : public QWidget {
  public:
   explicit ExpertsView(QWidget* parent = nullptr);
   void setLoad(const ExpertLoad& load);
+  // The "not applicable" text when the workload has no experts, else empty.
+  QString notApplicableText() const;
 
  private:
   QLabel* notApplicable_;

@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
@@ -12,6 +13,7 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 #include "core/scenario/scenario_json.h"
 #include "ui/run/run_controller.h"
@@ -57,7 +59,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->addTab(cluster_, tr("Cluster"));
   tabs_->addTab(card_, tr("Card"));
   tabs_->addTab(experts_, tr("Experts"));
-  tabs_->addTab(timeline_, tr("Timeline"));
+  // The timeline tab: a lane choice above the Gantt.
+  auto* timelineTab = new QWidget;
+  auto* timelineHead = new QHBoxLayout;
+  lanes_ = new QComboBox;
+  lanes_->addItem(tr("one lane per core"), static_cast<int>(TimelineWidget::Grouping::PerCore));
+  lanes_->addItem(tr("per card, one lane per role"), static_cast<int>(TimelineWidget::Grouping::ByRole));
+  lanes_->setToolTip(tr("Per core: every core's activities. Per role: the share of each role's cores working on "
+                        "each card, which shows a2a, gemm and reduce-scatter overlapping in the fused operator"));
+  connect(lanes_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
+    timeline_->setGrouping(static_cast<TimelineWidget::Grouping>(lanes_->itemData(i).toInt()));
+  });
+  timelineHead->addWidget(new QLabel(tr("Lanes:")));
+  timelineHead->addWidget(lanes_);
+  timelineHead->addStretch(1);
+  auto* timelineLay = new QVBoxLayout(timelineTab);
+  timelineLay->setContentsMargins(0, 4, 0, 0);
+  timelineLay->addLayout(timelineHead);
+  timelineLay->addWidget(timeline_, 1);
+  tabs_->addTab(timelineTab, tr("Timeline"));
   tabs_->addTab(metrics_, tr("Metrics"));
   tabs_->addTab(editor_, tr("Scenario"));
   tabs_->addTab(compare_, tr("Compare"));
@@ -169,9 +189,7 @@ void MainWindow::buildControls() {
   bar->addWidget(new QLabel(tr(" Speed ")));
   bar->addWidget(speed_);
   impl_ = new QComboBox;
-  impl_->addItem(tr("streaming dispatch"), static_cast<int>(DispatchImpl::Streaming));
-  impl_->addItem(tr("phased dispatch"), static_cast<int>(DispatchImpl::Phased));
-  impl_->setToolTip(tr("Which dispatch design the live run uses (Compare runs both)"));
+  setDesignChoices(WorkloadKind::MoeLayer);
   connect(impl_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { loadScenario(scenario_); });
   bar->addWidget(new QLabel(tr(" Design ")));
   bar->addWidget(impl_);
@@ -217,7 +235,30 @@ void MainWindow::exportPng() {
   if (!f.isEmpty()) statusBar()->showMessage(tabs_->currentWidget()->grab().save(f) ? tr("wrote %1").arg(f) : tr("cannot write %1").arg(f), 8000);
 }
 
+void MainWindow::setDesignChoices(WorkloadKind kind) {
+  designsFor_ = kind;
+  QSignalBlocker block(impl_);
+  impl_->clear();
+  if (kind == WorkloadKind::AlltoallMatmulRs) {
+    impl_->addItem(tr("pipelined (fused)"), static_cast<int>(A2aDesign::Pipelined));
+    impl_->addItem(tr("sequential baseline"), static_cast<int>(A2aDesign::Sequential));
+    impl_->setToolTip(tr("Which AlltoAll-Matmul-ReduceScatter kernel the live run uses: the pipelined fused kernel, "
+                         "or all-to-all, matmul and reduce-scatter with SyncAll between them (Compare runs both)"));
+  } else {
+    impl_->addItem(tr("streaming dispatch"), static_cast<int>(DispatchImpl::Streaming));
+    impl_->addItem(tr("phased dispatch"), static_cast<int>(DispatchImpl::Phased));
+    impl_->setToolTip(tr("Which dispatch design the live run uses (Compare runs both)"));
+  }
+}
+
 void MainWindow::loadScenario(const Scenario& sc) {
+  const bool workloadChanged = sc.workload.kind != designsFor_ || !live_;
+  if (sc.workload.kind != designsFor_) setDesignChoices(sc.workload.kind);
+  if (workloadChanged) {
+    // The fused operator reads best by role (its overlap); the MoE layer core by core.
+    lanes_->setCurrentIndex(sc.workload.kind == WorkloadKind::AlltoallMatmulRs ? 1 : 0);
+    compare_->setWorkload(sc.workload.kind);
+  }
   scenario_ = sc;
   scrub_.reset();
   liveButton_->hide();

@@ -45,11 +45,14 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs() const { return tabs_; }
   ClusterWidget* clusterView() const { return cluster_; }
   CardView* cardView() const { return card_; }
+  ExpertsView* expertsView() const { return experts_; }
   TimelineWidget* timeline() const { return timeline_; }
   MetricsView* metrics() const { return metrics_; }
   ScenarioEditor* editor() const { return editor_; }
   CompareView* compare() const { return compare_; }
   QAction* runAction() const { return run_; }
+  QComboBox* designCombo() const { return impl_; }
+  QComboBox* laneCombo() const { return lanes_; }
   void startCompare();
 
  signals:
@@ -65,6 +68,8 @@ class MainWindow : public QMainWindow {
   void select(const Selection& sel);
   void showLive();
   void exportPng();
+  // The design combo lists the designs of the scenario's workload.
+  void setDesignChoices(WorkloadKind kind);
 
   QThread worker_;
   QThread compareThread_;
@@ -90,6 +95,8 @@ class MainWindow : public QMainWindow {
   QAction* run_;
   QAction* pause_;
   QComboBox* impl_;
+  QComboBox* lanes_;
+  WorkloadKind designsFor_ = WorkloadKind::MoeLayer;
   QComboBox* speed_;
   QLabel* timeLabel_;
   QLabel* stageLabel_;

@@ -28,6 +28,7 @@ QStringList choicesFor(const std::string& path) {
   if (path == "routing.distribution") return {"uniform", "power-law", "hotspot", "group-limited", "trace"};
   if (path == "payload") return {"full", "none"};
   if (path == "dispatch_impl") return {"phased", "streaming", "both"};
+  if (path == "workload.kind") return {"moe-layer", "alltoall-matmul-rs"};
   if (path == "hardware.profile") {
     QStringList l;
     for (const std::string& n : builtinProfileNames()) l << QString::fromStdString(n);
@@ -151,6 +152,8 @@ void ScenarioEditor::addField(QFormLayout* form, const std::string& path, const 
         return;
       }
       revalidate();
+      // Another workload is another run: reload the workbench with it at once (when valid).
+      if (path == "workload.kind" && valid_) emit applyRequested(scenario_);
     });
     f.editor = combo;
   } else {

@@ -3,7 +3,8 @@
 // validation message next to the field as the user types. The form is generated from the
 // scenario's own JSON (scenarioToJson), so a new scenario field appears without UI code;
 // validation is the core's (scenarioFromJson, validateScenario, checkRunnable), whose
-// InputError path names the field to flag.
+// InputError path names the field to flag. Switching the workload kind reloads the run at
+// once; other edits wait for "Use this scenario".
 
 #include <QWidget>
 #include <map>

@@ -13,11 +13,43 @@
 namespace moe::ui {
 
 namespace {
-constexpr int kLabelW = 90;
-constexpr int kRowH = 5;
+constexpr int kLabelW = 160;
+constexpr int kRowH = 5;        // one core
+constexpr int kRoleH = 16;      // one role on one card
+constexpr int kSummaryH = 14;   // one summary lane
+constexpr int kSummaryHeader = 34;  // the stage names, then the overlap figure
 constexpr int kCardGap = 14;
 constexpr int kAxisH = 22;
 constexpr std::size_t kMaxBarsPerCore = 200000;  // bounds memory on very long runs
+const QColor kHidden(0x3c, 0xa0, 0x6a);
+const QColor kExposed(0xd0, 0x40, 0x40);
+
+bool working(Activity a) { return a == Activity::Copy || a == Activity::Vector || a == Activity::Cube; }
+bool waiting(Activity a) { return a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync; }
+bool communication(Role r) { return r == Role::A2A || r == Role::ReduceScatter; }
+
+// `c` washed towards white: a waiting share reads as the same role, but quieter.
+QColor pale(const QColor& c) {
+  return QColor((c.red() + 2 * 255) / 3, (c.green() + 2 * 255) / 3, (c.blue() + 2 * 255) / 3);
+}
+
+// Adds the pixel coverage of [x0, x1) (plot pixels, fractional) to cov: whole pixels via
+// the difference array, the two partial ends directly.
+void cover(double x0, double x1, std::vector<double>& cov, std::vector<double>& diff) {
+  const int w = static_cast<int>(cov.size());
+  x0 = std::max(0.0, x0);
+  x1 = std::min<double>(w, x1);
+  if (x1 <= x0) return;
+  const int i0 = static_cast<int>(x0), i1 = static_cast<int>(x1);
+  if (i0 == i1) {
+    cov[i0] += x1 - x0;
+    return;
+  }
+  cov[i0] += i0 + 1 - x0;
+  diff[i0 + 1] += 1;
+  diff[i1] -= 1;
+  if (i1 < w) cov[i1] += x1 - i1;
+}
 }  // namespace
 
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
@@ -28,7 +60,12 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
 
 void TimelineWidget::clear() {
   bars_.clear();
-  rowCore_.clear();
+  coreRoles_.clear();
+  lanes_.clear();
+  lanesDirty_ = true;
+  comm_.clear();
+  compute_.clear();
+  hasComm_ = false;
   count_ = 0;
   fitted_ = false;
   yOffset_ = 0;
@@ -37,27 +74,108 @@ void TimelineWidget::clear() {
 }
 
 void TimelineWidget::append(const std::vector<ActivityInterval>& iv) {
-  bool newCore = false;
   for (const ActivityInterval& a : iv) {
     // Idle and done spans are the absence of work: leaving them out keeps the chart readable.
     if (a.activity == Activity::Idle || a.activity == Activity::Done || a.end <= a.start) continue;
-    if (a.core >= static_cast<int>(bars_.size())) bars_.resize(a.core + 1);
+    if (a.core >= static_cast<int>(bars_.size())) {
+      bars_.resize(a.core + 1);
+      coreRoles_.resize(a.core + 1, 0);
+    }
     auto& v = bars_[a.core];
-    if (v.empty()) newCore = true;
+    const std::uint32_t bit = 1u << static_cast<int>(a.role);
+    if (!(coreRoles_[a.core] & bit)) {
+      coreRoles_[a.core] |= bit;
+      lanesDirty_ = true;
+    }
     if (v.size() < kMaxBarsPerCore) v.push_back(Bar{a.start, a.end, a.activity, a.role});
+    if (working(a.activity)) {
+      if (communication(a.role)) {
+        comm_.add(a.start, a.end);
+        if (!hasComm_) lanesDirty_ = true;
+        hasComm_ = true;
+      }
+      if (a.role == Role::Gemm) compute_.add(a.start, a.end);
+    }
     ++count_;
   }
-  if (newCore) rebuildRows();
   update();
 }
 
-void TimelineWidget::rebuildRows() {
-  rowCore_.clear();
-  for (std::size_t c = 0; c < bars_.size(); ++c)
-    if (!bars_[c].empty()) rowCore_.push_back(static_cast<int>(c));
+void TimelineWidget::setGrouping(Grouping g) {
+  if (g == grouping_) return;
+  grouping_ = g;
+  lanesDirty_ = true;
+  yOffset_ = 0;
+  update();
+}
+
+int TimelineWidget::laneCount() const {
+  const_cast<TimelineWidget*>(this)->rebuildLanes();
+  return static_cast<int>(lanes_.size());
+}
+
+void TimelineWidget::rebuildLanes() {
+  if (!lanesDirty_ || !snap_) return;
+  lanesDirty_ = false;
+  lanes_.clear();
+  int y = kAxisH;
+  if (hasComm_) {
+    y += kSummaryHeader;
+    for (Summary s : {Summary::Compute, Summary::Communication, Summary::Overlap}) {
+      Lane l;
+      l.kind = Lane::Kind::Summary;
+      l.summary = s;
+      l.top = y;
+      l.height = kSummaryH;
+      lanes_.push_back(l);
+      y += kSummaryH;
+    }
+  }
+  auto cardOf = [this](int core) {
+    return core < static_cast<int>(snap_->cores.size()) ? snap_->cores[core].card : 0;
+  };
+  // Cores with any activity, grouped by card in id order (ids are card-major).
+  std::vector<std::vector<int>> perCard;
+  for (std::size_t c = 0; c < bars_.size(); ++c) {
+    if (bars_[c].empty()) continue;
+    const int card = cardOf(static_cast<int>(c));
+    if (card >= static_cast<int>(perCard.size())) perCard.resize(card + 1);
+    perCard[card].push_back(static_cast<int>(c));
+  }
+  for (int card = 0; card < static_cast<int>(perCard.size()); ++card) {
+    if (perCard[card].empty()) continue;
+    y += kCardGap;
+    if (grouping_ == Grouping::PerCore) {
+      for (int core : perCard[card]) {
+        Lane l;
+      l.kind = Lane::Kind::Core;
+        l.card = card;
+        l.core = core;
+        l.top = y;
+        l.height = kRowH;
+        lanes_.push_back(l);
+        y += kRowH;
+      }
+    } else {
+      for (int r = 0; r < static_cast<int>(Role::Count); ++r) {
+        Lane l;
+      l.kind = Lane::Kind::Role;
+        l.card = card;
+        l.role = static_cast<Role>(r);
+        for (int core : perCard[card])
+          if (coreRoles_[core] & (1u << r)) l.cores.push_back(core);
+        if (l.cores.empty()) continue;
+        l.top = y;
+        l.height = kRoleH;
+        lanes_.push_back(std::move(l));
+        y += kRoleH;
+      }
+    }
+  }
 }
 
 void TimelineWidget::setSnapshot(std::shared_ptr<const Snapshot> s) {
+  if (!snap_ || !s || snap_->cores.size() != s->cores.size()) lanesDirty_ = true;
   snap_ = std::move(s);
   if (!fitted_ && snap_ && snap_->now > 0) fitAll();
   update();
@@ -81,77 +199,197 @@ void TimelineWidget::setScrubTime(Time t) {
   update();
 }
 
-int TimelineWidget::rowTop(int row) const {
-  // Rows of one card sit together; a gap and a label separate cards.
-  int y = kAxisH - yOffset_;
-  int card = -1;
-  for (int r = 0; r <= row && r < static_cast<int>(rowCore_.size()); ++r) {
-    const int c = snap_ && rowCore_[r] < static_cast<int>(snap_->cores.size()) ? snap_->cores[rowCore_[r]].card : 0;
-    if (c != card) {
-      y += kCardGap;
-      card = c;
-    }
-    if (r < row) y += kRowH;
-  }
-  return y;
-}
-
-int TimelineWidget::rowOfY(int y) const {
-  for (int r = 0; r < static_cast<int>(rowCore_.size()); ++r) {
-    const int top = rowTop(r);
-    if (y >= top && y < top + kRowH) return r;
+int TimelineWidget::laneAt(int y) const {
+  for (std::size_t i = 0; i < lanes_.size(); ++i) {
+    const int top = lanes_[i].top - yOffset_;
+    if (y >= top && y < top + lanes_[i].height) return static_cast<int>(i);
   }
   return -1;
 }
 
+void TimelineWidget::paintCoreLane(QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const {
+  const int right = width();
+  const auto& v = bars_[lane.core];
+  // Intervals of a core are closed in time order: binary search the first visible one.
+  auto it = std::lower_bound(v.begin(), v.end(), tLeft, [](const Bar& b, Time t) { return b.end < t; });
+  double lastX = -1;
+  for (; it != v.end() && it->start <= tRight; ++it) {
+    const double x0 = std::max<double>(kLabelW, axis_.x(static_cast<double>(it->start)));
+    const double x1 = std::min<double>(right, axis_.x(static_cast<double>(it->end)));
+    if (x1 < lastX + 0.5 && x1 - x0 < 1) continue;  // sub-pixel bars behind a drawn one
+    p.fillRect(QRectF(x0, y, std::max(1.0, x1 - x0), kRowH - 1), activityColor(it->activity));
+    lastX = x1;
+  }
+  // The activity still open at the snapshot time.
+  const CoreSnap* cs = lane.core < static_cast<int>(snap_->cores.size()) ? &snap_->cores[lane.core] : nullptr;
+  if (cs && cs->activity != Activity::Idle && cs->activity != Activity::Done) {
+    const double x0 = std::max<double>(kLabelW, axis_.x(static_cast<double>(cs->since)));
+    const double x1 = std::min<double>(right, axis_.x(static_cast<double>(snap_->now)));
+    if (x1 > x0) p.fillRect(QRectF(x0, y, x1 - x0, kRowH - 1), activityColor(cs->activity).lighter(130));
+  }
+}
+
+void TimelineWidget::paintRoleLane(QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const {
+  const int w = std::max(0, width() - kLabelW);
+  std::vector<double> work(w, 0), wait(w, 0), dWork(w + 1, 0), dWait(w + 1, 0);
+  auto px = [this](Time t) { return axis_.x(static_cast<double>(t)) - kLabelW; };
+  for (int core : lane.cores) {
+    const auto& v = bars_[core];
+    auto it = std::lower_bound(v.begin(), v.end(), tLeft, [](const Bar& b, Time t) { return b.end < t; });
+    for (; it != v.end() && it->start <= tRight; ++it) {
+      if (it->role != lane.role) continue;
+      if (working(it->activity)) cover(px(it->start), px(it->end), work, dWork);
+      if (waiting(it->activity)) cover(px(it->start), px(it->end), wait, dWait);
+    }
+    const CoreSnap& cs = snap_->cores[core];
+    if (cs.role == lane.role && working(cs.activity)) cover(px(cs.since), px(snap_->now), work, dWork);
+    if (cs.role == lane.role && waiting(cs.activity)) cover(px(cs.since), px(snap_->now), wait, dWait);
+  }
+  const double n = static_cast<double>(lane.cores.size());
+  const int h = lane.height - 2;
+  const QColor full = roleColor(lane.role).darker(115), quiet = pale(roleColor(lane.role));
+  p.fillRect(QRect(kLabelW, y, w, h), QColor(0xf6, 0xf6, 0xf6));
+  // Run-length: one rectangle per run of columns with the same working/waiting heights.
+  double runW = 0, runD = 0;
+  int start = 0, hw = -1, hs = -1;
+  auto flush = [&](int end) {
+    if (hw < 0 || end <= start) return;
+    if (hw > 0) p.fillRect(QRect(kLabelW + start, y + h - hw, end - start, hw), full);
+    if (hs > 0) p.fillRect(QRect(kLabelW + start, y + h - hw - hs, end - start, hs), quiet);
+  };
+  for (int i = 0; i < w; ++i) {
+    runW += dWork[i];
+    runD += dWait[i];
+    const double fw = std::clamp((work[i] + runW) / n, 0.0, 1.0);
+    const double fs = std::clamp((wait[i] + runD) / n, 0.0, 1.0 - fw);
+    const int cw = static_cast<int>(std::lround(fw * h)), cs = static_cast<int>(std::lround(fs * h));
+    if (cw != hw || cs != hs) {
+      flush(i);
+      start = i;
+      hw = cw;
+      hs = cs;
+    }
+  }
+  flush(w);
+}
+
+void TimelineWidget::paintSummaryLane(QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const {
+  const int right = width();
+  const int h = lane.height - 3;
+  auto span = [&](Time s, Time e, const QColor& c) {
+    const Time a = std::max(s, tLeft), b = std::min(e, tRight);
+    if (b <= a) return;
+    const double x0 = std::max<double>(kLabelW, axis_.x(static_cast<double>(a)));
+    const double x1 = std::min<double>(right, axis_.x(static_cast<double>(b)));
+    p.fillRect(QRectF(x0, y, std::max(1.0, x1 - x0), h), c);  // at least a pixel: short spans stay visible
+  };
+  auto visible = [&](const IntervalUnion& u) {
+    auto it = u.spans().upper_bound(tLeft);
+    if (it != u.spans().begin()) --it;
+    return it;
+  };
+  // Open activities count as running until the snapshot time.
+  IntervalUnion comm = comm_, compute = compute_;
+  for (const CoreSnap& c : snap_->cores) {
+    if (!working(c.activity)) continue;
+    if (communication(c.role)) comm.add(c.since, snap_->now);
+    if (c.role == Role::Gemm) compute.add(c.since, snap_->now);
+  }
+  if (lane.summary == Summary::Compute || lane.summary == Summary::Communication) {
+    const IntervalUnion& u = lane.summary == Summary::Compute ? compute : comm;
+    const QColor c = lane.summary == Summary::Compute ? roleColor(Role::Gemm) : roleColor(Role::A2A);
+    for (auto it = visible(u); it != u.spans().end() && it->first <= tRight; ++it) span(it->first, it->second, c);
+    return;
+  }
+  // Overlap: each communication span, green where compute runs too, red where it does not.
+  auto ct = visible(compute);
+  for (auto it = visible(comm); it != comm.spans().end() && it->first <= tRight; ++it) {
+    Time t = it->first;
+    while (ct != compute.spans().end() && ct->second <= t) ++ct;
+    for (auto c = ct; t < it->second; ++c) {
+      if (c == compute.spans().end() || c->first >= it->second) {
+        span(t, it->second, kExposed);
+        break;
+      }
+      if (c->first > t) span(t, c->first, kExposed);
+      const Time hiddenEnd = std::min(c->second, it->second);
+      span(std::max(t, c->first), hiddenEnd, kHidden);
+      t = hiddenEnd;
+    }
+  }
+}
+
+QString TimelineWidget::laneLabel(const Lane& lane) const {
+  switch (lane.kind) {
+    case Lane::Kind::Summary:
+      return lane.summary == Summary::Compute         ? tr("compute (gemm)")
+             : lane.summary == Summary::Communication ? tr("comm (a2a + rs)")
+                                                      : tr("comm hidden?");
+    case Lane::Kind::Role: return tr("%1 (%2)").arg(roleText(lane.role)).arg(lane.cores.size());
+    case Lane::Kind::Core: break;
+  }
+  return {};
+}
+
 void TimelineWidget::paintEvent(QPaintEvent*) {
   if (fitPending_) applyFit();
+  rebuildLanes();
   QPainter p(this);
   p.fillRect(rect(), palette().base());
   p.setPen(palette().text().color());
-  if (rowCore_.empty() || !snap_) {
+  if (lanes_.empty() || !snap_) {
     p.drawText(rect(), Qt::AlignCenter, tr("no activity yet: run or step the emulation"));
     return;
   }
   const int right = width();
   const Time tLeft = static_cast<Time>(axis_.t(kLabelW));
   const Time tRight = static_cast<Time>(axis_.t(right));
+  QFont small = font();
+  small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
   int card = -1;
-  int y = kAxisH - yOffset_;
-  for (std::size_t r = 0; r < rowCore_.size(); ++r) {
-    const int core = rowCore_[r];
-    const CoreSnap* cs = core < static_cast<int>(snap_->cores.size()) ? &snap_->cores[core] : nullptr;
-    const int c = cs ? cs->card : 0;
-    if (c != card) {
-      y += kCardGap;
-      card = c;
-      if (y > 0 && y < height()) {
+  for (const Lane& lane : lanes_) {
+    const int y = lane.top - yOffset_;
+    if (lane.kind != Lane::Kind::Summary && lane.card != card) {
+      card = lane.card;
+      const int gy = y - 2;
+      if (gy > kAxisH && gy < height()) {
+        p.setFont(font());
         p.setPen(palette().text().color());
-        p.drawText(QPoint(4, y - 3), tr("card %1").arg(c));
+        p.drawText(QPoint(4, gy - 1), tr("card %1").arg(card));
         p.setPen(QColor(0xd0, 0xd0, 0xd0));
-        p.drawLine(kLabelW, y - 2, right, y - 2);
+        p.drawLine(kLabelW, gy, right, gy);
       }
     }
-    if (y + kRowH >= kAxisH && y < height()) {
-      const auto& v = bars_[core];
-      // Intervals of a core are closed in time order: binary search the first visible one.
-      auto it = std::lower_bound(v.begin(), v.end(), tLeft, [](const Bar& b, Time t) { return b.end < t; });
-      double lastX = -1;
-      for (; it != v.end() && it->start <= tRight; ++it) {
-        const double x0 = std::max<double>(kLabelW, axis_.x(static_cast<double>(it->start)));
-        const double x1 = std::min<double>(right, axis_.x(static_cast<double>(it->end)));
-        if (x1 < lastX + 0.5 && x1 - x0 < 1) continue;  // sub-pixel bars behind a drawn one
-        p.fillRect(QRectF(x0, y, std::max(1.0, x1 - x0), kRowH - 1), activityColor(it->activity));
-        lastX = x1;
-      }
-      // The activity still open at the snapshot time.
-      if (cs && cs->activity != Activity::Idle && cs->activity != Activity::Done) {
-        const double x0 = std::max<double>(kLabelW, axis_.x(static_cast<double>(cs->since)));
-        const double x1 = std::min<double>(right, axis_.x(static_cast<double>(snap_->now)));
-        if (x1 > x0) p.fillRect(QRectF(x0, y, x1 - x0, kRowH - 1), activityColor(cs->activity).lighter(130));
-      }
+    if (y + lane.height < kAxisH || y >= height()) continue;
+    if (lane.kind == Lane::Kind::Core) paintCoreLane(p, lane, y, tLeft, tRight);
+    if (lane.kind == Lane::Kind::Role) paintRoleLane(p, lane, y, tLeft, tRight);
+    if (lane.kind == Lane::Kind::Summary) paintSummaryLane(p, lane, y, tLeft, tRight);
+    const QString label = laneLabel(lane);
+    if (!label.isEmpty()) {
+      p.setFont(small);
+      p.setPen(palette().text().color());
+      p.drawText(QRect(14, y, kLabelW - 18, lane.height), Qt::AlignVCenter | Qt::AlignLeft, label);
     }
-    y += kRowH;
+  }
+  p.setFont(font());
+  if (hasComm_) {
+    // The headline figure above the summary lanes, from the same unions the lanes draw.
+    const int y = kAxisH + kSummaryHeader - 5 - yOffset_;
+    if (y > kAxisH) {
+      IntervalUnion comm = comm_, compute = compute_;
+      for (const CoreSnap& c : snap_->cores) {
+        if (!working(c.activity)) continue;
+        if (communication(c.role)) comm.add(c.since, snap_->now);
+        if (c.role == Role::Gemm) compute.add(c.since, snap_->now);
+      }
+      const Time total = comm.measure(), hidden = comm.overlap(compute);
+      p.setPen(palette().text().color());
+      p.drawText(QPoint(4, y),
+                 tr("Communication hidden under compute: %1% of %2 of a2a + reduce-scatter work overlaps gemm "
+                    "work (green hidden, red exposed)")
+                     .arg(total > 0 ? 100.0 * static_cast<double>(hidden) / static_cast<double>(total) : 0.0, 0, 'f', 1)
+                     .arg(timeText(total)));
+    }
   }
   // Stage marks, the time axis and the scrubber on top.
   p.fillRect(QRect(0, 0, right, kAxisH), palette().window());
@@ -220,22 +458,59 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
   dragging_ = false;
 }
 
+QString TimelineWidget::laneTooltip(const Lane& lane, Time t) const {
+  auto barAt = [this](int core, Time at) -> const Bar* {
+    const auto& v = bars_[core];
+    auto it = std::lower_bound(v.begin(), v.end(), at, [](const Bar& b, Time x) { return b.end <= x; });
+    return it != v.end() && it->start <= at ? &*it : nullptr;
+  };
+  switch (lane.kind) {
+    case Lane::Kind::Core: {
+      QString text = QString::fromStdString(snap_->cores[lane.core].name);
+      if (const Bar* b = barAt(lane.core, t))
+        text += tr(": %1 as %2 from %3 to %4").arg(activityText(b->activity), roleText(b->role), timeText(b->start),
+                                                   timeText(b->end));
+      return text;
+    }
+    case Lane::Kind::Role: {
+      int work = 0, wait = 0;
+      for (int core : lane.cores) {
+        const Bar* b = barAt(core, t);
+        if (!b || b->role != lane.role) continue;
+        work += working(b->activity);
+        wait += waiting(b->activity);
+      }
+      return tr("Card %1, %2 cores (%3): at %4, %5 working, %6 waiting. Height = share working (dark) and "
+                "waiting (pale).")
+          .arg(lane.card)
+          .arg(roleText(lane.role))
+          .arg(lane.cores.size())
+          .arg(timeText(t))
+          .arg(work)
+          .arg(wait);
+    }
+    case Lane::Kind::Summary:
+      switch (lane.summary) {
+        case Summary::Compute: return tr("When any gemm (AIC) core was working: loading tiles or on the cube.");
+        case Summary::Communication:
+          return tr("When any a2a or reduce-scatter (AIV) core was working: moving tiles, or summing partials.");
+        case Summary::Overlap:
+          return tr("Communication time, green where some gemm core worked at the same time (hidden under "
+                    "compute), red where none did (exposed). The pipelined kernel hides most of it; the "
+                    "sequential baseline, with SyncAll between its phases, hides none.");
+      }
+  }
+  return {};
+}
+
 bool TimelineWidget::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
-    const int row = rowOfY(he->pos().y());
-    QString text = tr("Per-core Gantt: colour = activity. Wheel zooms, drag pans, click moves the scrubber (red) "
-                      "and shows the cluster and card views at that time.");
-    if (row >= 0 && snap_) {
-      const int core = rowCore_[row];
-      const Time t = static_cast<Time>(axis_.t(he->pos().x()));
-      const auto& v = bars_[core];
-      auto it = std::lower_bound(v.begin(), v.end(), t, [](const Bar& b, Time x) { return b.end < x; });
-      text = QString::fromStdString(snap_->cores[core].name);
-      if (it != v.end() && it->start <= t)
-        text += tr(": %1 as %2 from %3 to %4").arg(activityText(it->activity), roleText(it->role),
-                                                    timeText(it->start), timeText(it->end));
-    }
+    const int i = laneAt(he->pos().y());
+    QString text = tr("Gantt by card: per core (colour = activity) or per role (height = share of the role's cores "
+                      "working). Wheel zooms, drag pans, click moves the scrubber (red) and shows the cluster and "
+                      "card views at that time.");
+    if (i >= 0 && snap_) text = laneTooltip(lanes_[i], static_cast<Time>(axis_.t(he->pos().x())));
     QToolTip::showText(he->globalPos(), text, this);
     return true;
   }

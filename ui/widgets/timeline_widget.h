@@ -1,11 +1,16 @@
 #pragma once
-// The timeline: a per-core Gantt of activities grouped by card, from the observer's
-// activity log. Wheel zooms around the cursor, dragging pans, a click moves the scrubber.
+// The timeline: a Gantt of the observer's activity log, grouped by card. Lanes are either
+// one per core (colour = activity) or one per role on each card (height = share of that
+// role's cores working, pale = waiting). When the run has communication roles (a2a,
+// reduce-scatter) next to compute (gemm), summary lanes on top show when any core of each
+// kind was working and where communication was hidden under compute or exposed.
+// Wheel zooms around the cursor, dragging pans, a click moves the scrubber.
 
 #include <QWidget>
 #include <memory>
 #include <vector>
 
+#include "core/observe/interval_union.h"
 #include "core/observe/observer.h"
 #include "ui/run/snapshot.h"
 
@@ -23,15 +28,26 @@ struct TimeAxis {
 class TimelineWidget : public QWidget {
   Q_OBJECT
  public:
+  enum class Grouping { PerCore, ByRole };
+
   explicit TimelineWidget(QWidget* parent = nullptr);
   void clear();
   void append(const std::vector<ActivityInterval>& iv);
   void setSnapshot(std::shared_ptr<const Snapshot> s);
   void setScrubTime(Time t);
   Time scrubTime() const { return scrub_; }
+  void setGrouping(Grouping g);
+  Grouping grouping() const { return grouping_; }
   void fitAll();
   const TimeAxis& axis() const { return axis_; }
   std::size_t intervalCount() const { return count_; }
+  int laneCount() const;
+
+  // Closed activity so far: time any communication core (a2a, reduce-scatter) was working,
+  // and how much of it some compute core (gemm) was working too.
+  bool hasOverlapSummary() const { return hasComm_ && compute_.size() > 0; }
+  Time communicationTime() const { return comm_.measure(); }
+  Time hiddenCommunicationTime() const { return comm_.overlap(compute_); }
 
  signals:
   void scrubbed(Time t);
@@ -50,14 +66,34 @@ class TimelineWidget : public QWidget {
     Activity activity;
     Role role;
   };
+  enum class Summary { Compute, Communication, Overlap };
+  struct Lane {
+    enum class Kind { Core, Role, Summary } kind = Kind::Core;
+    int card = -1;      // Core and Role lanes
+    int core = -1;      // Core lanes
+    Role role = Role::Idle;
+    Summary summary = Summary::Compute;
+    std::vector<int> cores;  // Role lanes: the cores that ever had this role on this card
+    int top = 0;        // y without the scroll offset
+    int height = 0;
+  };
   void applyFit();
-  int rowTop(int row) const;
-  int rowOfY(int y) const;
-  void rebuildRows();
+  void rebuildLanes();
+  int laneAt(int y) const;
+  void paintCoreLane(class QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const;
+  void paintRoleLane(QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const;
+  void paintSummaryLane(QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const;
+  QString laneLabel(const Lane& lane) const;
+  QString laneTooltip(const Lane& lane, Time t) const;
 
   std::shared_ptr<const Snapshot> snap_;
-  std::vector<std::vector<Bar>> bars_;  // per core id
-  std::vector<int> rowCore_;            // row -> core, cores with any activity, in id order
+  std::vector<std::vector<Bar>> bars_;     // per core id
+  std::vector<std::uint32_t> coreRoles_;   // per core id: bit mask of the roles it had
+  std::vector<Lane> lanes_;
+  bool lanesDirty_ = true;
+  Grouping grouping_ = Grouping::PerCore;
+  IntervalUnion comm_, compute_;
+  bool hasComm_ = false;
   std::size_t count_ = 0;
   TimeAxis axis_;
   bool fitted_ = false;

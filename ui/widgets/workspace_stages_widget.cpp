@@ -13,14 +13,14 @@ namespace moe::ui {
 
 namespace {
 constexpr int kHeader = 40;
-constexpr int kLineH = 18;
+constexpr int kLineH = 16;
 constexpr int kGroupGap = 8;
-constexpr int kLabelW = 190;
-constexpr int kValueW = 130;
+constexpr int kLabelW = 200;
+constexpr int kValueW = 190;
 constexpr int kMinCellW = 9;
 constexpr int kMaxCellW = 44;
 
-// "card 3 aic 7 partial-sum stages" -> "aic 7 partial-sum stages": the card is the view's.
+// "card 3 aic 7 partial sums" -> "aic 7 partial sums": the card is the view's.
 QString stripLabel(const StagesSnap& s) {
   QString n = QString::fromStdString(s.name);
   const QString prefix = QString("card %1 ").arg(s.card);
@@ -143,8 +143,8 @@ void WorkspaceStagesWidget::paintEvent(QPaintEvent*) {
   swatch(SlotState::Full, false, tr("full (flag set)"));
   swatch(SlotState::Reading, false, tr("being read"));
   swatch(SlotState::Free, true, tr("free again (read by all)"));
-  p.drawText(QPoint(4, 33), tr("Workspace stages of card %1: one cell per slot; the number is its occupant "
-                               "(a2a: unit, partial sums: output tile, reduce-scatter: source rank)")
+  p.drawText(QPoint(4, 33), tr("Card %1: one cell per slot, numbered by its occupant (a2a: unit, partial sums: "
+                               "tile, reduce-scatter: source rank)")
                                 .arg(card_));
   QFont small = font();
   small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.75));
@@ -169,7 +169,6 @@ void WorkspaceStagesWidget::paintEvent(QPaintEvent*) {
     const QRect first = cellRect(row, 0);
     const QRect last = cellRect(row, std::min(s.slotCount(), slotsPerLine()) - 1);
     p.drawRect(QRect(first.topLeft(), QPoint(last.right() - 1, first.bottom() + (row.lines - 1) * kLineH)));
-    p.setFont(font());
     p.setPen(palette().text().color());
     p.drawText(QRect(width() - kValueW + 6, row.top, kValueW - 8, kLineH), Qt::AlignVCenter,
                tr("%1/%2 in use, peak %3").arg(s.occupied).arg(s.slotCount()).arg(s.stats.peakOccupied));
