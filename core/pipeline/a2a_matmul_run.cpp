@@ -14,7 +14,8 @@ Scenario a2aMatmulMachineScenario(const Scenario& base, const ops::A2aMatmulShap
   return sc;
 }
 
-A2aMatmulRun::A2aMatmulRun(const Scenario& sc, std::shared_ptr<const ops::A2aMatmulInputs> in, bool pipelined)
+A2aMatmulRun::A2aMatmulRun(const Scenario& sc, std::shared_ptr<const ops::A2aMatmulInputs> in,
+                           bool pipelined)
     : in_(std::move(in)) {
   ops::validateA2aMatmul(in_->shape, sc.hardware);
   emu_ = std::make_unique<Emulation>(a2aMatmulMachineScenario(sc, in_->shape));
@@ -30,7 +31,8 @@ std::shared_ptr<const ops::A2aMatmulInputs> generatedInputs(const Scenario& sc) 
 }
 }  // namespace
 
-A2aMatmulRun::A2aMatmulRun(const Scenario& sc, bool pipelined) : A2aMatmulRun(sc, generatedInputs(sc), pipelined) {}
+A2aMatmulRun::A2aMatmulRun(const Scenario& sc, bool pipelined)
+    : A2aMatmulRun(sc, generatedInputs(sc), pipelined) {}
 
 A2aMatmulRun::~A2aMatmulRun() = default;
 
@@ -39,25 +41,32 @@ bool A2aMatmulRun::step() {
   return !finished();
 }
 
-void A2aMatmulRun::runToEnd() { emu_->sim().run(); }
+void A2aMatmulRun::runToEnd() {
+  emu_->sim().run();
+}
 
-bool A2aMatmulRun::finished() const { return emu_->sim().programDone(driverProgram_); }
+bool A2aMatmulRun::finished() const {
+  return emu_->sim().programDone(driverProgram_);
+}
 
 VerificationCheck A2aMatmulRun::completion() const {
   VerificationCheck c{design() + " run completed", false, {}};
   if (!finished()) {
-    c.detail = emu_->sim().pendingEvents() > 0 ? "the run has not reached its end" : emulation().deadlockDiagnosis();
+    c.detail = emu_->sim().pendingEvents() > 0 ? "the run has not reached its end"
+                                               : emulation().deadlockDiagnosis();
     return c;
   }
   const auto v = emu_->violations();
   c.ok = v.empty();
-  c.detail = c.ok ? "all programs finished" : std::to_string(v.size()) + " protocol violations, first: " + v.front();
+  c.detail = c.ok ? "all programs finished"
+                  : std::to_string(v.size()) + " protocol violations, first: " + v.front();
   return c;
 }
 
 VerificationCheck A2aMatmulRun::verify(const ops::A2aMatmulReference& ref) const {
   const std::string mm = ops::compareWithReference(ref, outputs());
-  return {design() + " == reference GEMM", mm.empty(), mm.empty() ? "|got - ref| <= 2^-10|ref| + 1e-3 sum|a w| + 1e-6" : mm};
+  return {design() + " == reference GEMM", mm.empty(),
+          mm.empty() ? "|got - ref| <= 2^-10|ref| + 1e-3 sum|a w| + 1e-6" : mm};
 }
 
 std::vector<VerificationCheck> A2aMatmulRun::verifyAgainstReference() const {
@@ -87,9 +96,11 @@ A2aMatmulRunResult A2aMatmulRun::result() const {
   return res;
 }
 
-A2aMatmulRunResult runA2aMatmul(const Scenario& sc, const ops::A2aMatmulInputs& in, bool pipelined) {
+A2aMatmulRunResult runA2aMatmul(const Scenario& sc, const ops::A2aMatmulInputs& in,
+                                bool pipelined) {
   // Borrows `in` for the call: an aliasing pointer that owns nothing.
-  A2aMatmulRun run(sc, std::shared_ptr<const ops::A2aMatmulInputs>(std::shared_ptr<void>(), &in), pipelined);
+  A2aMatmulRun run(sc, std::shared_ptr<const ops::A2aMatmulInputs>(std::shared_ptr<void>(), &in),
+                   pipelined);
   run.runToEnd();
   return run.result();
 }

@@ -19,13 +19,13 @@ namespace moe {
 struct A2aMatmulRunResult {
   bool pipelined = false;
   bool finished = false;
-  std::string deadlock;              // the diagnosis when it did not finish
-  VerificationCheck completed;       // "<design> run completed": finished, no protocol violation
-  Time time = 0;                     // emulated time from launch to the last core's end
+  std::string deadlock;                // the diagnosis when it did not finish
+  VerificationCheck completed;         // "<design> run completed": finished, no protocol violation
+  Time time = 0;                       // emulated time from launch to the last core's end
   std::vector<A2aMatmulPhase> phases;  // sequential: all-to-all, matmul, reduce-scatter
   std::vector<std::vector<fp16>> out;  // per rank, [M/r, N]
-  std::int64_t workspaceBytes = 0;   // per rank: a2a slots + partial-sum slots + RS buffer
-  std::uint64_t digest = 0;          // event log, end time and output bytes
+  std::int64_t workspaceBytes = 0;     // per rank: a2a slots + partial-sum slots + RS buffer
+  std::uint64_t digest = 0;            // event log, end time and output bytes
   std::uint64_t events = 0;
 };
 

@@ -32,9 +32,9 @@ enum class SlotState : std::uint8_t {
 std::string_view slotStateName(SlotState s);
 
 struct WorkspaceStagesStats {
-  std::int64_t fills = 0;        // claims so far
-  std::int64_t reads = 0;        // finished reads so far
-  int peakOccupied = 0;          // most slots not Free at once
+  std::int64_t fills = 0;  // claims so far
+  std::int64_t reads = 0;  // finished reads so far
+  int peakOccupied = 0;    // most slots not Free at once
 };
 
 class WorkspaceStages {
@@ -59,7 +59,9 @@ class WorkspaceStages {
   void endRead(int slot);
 
   SlotState state(int slot) const;
-  std::int64_t item(int slot) const { return slots_[static_cast<std::size_t>(slot)].item; }  // -1 if never used
+  std::int64_t item(int slot) const {
+    return slots_[static_cast<std::size_t>(slot)].item;
+  }  // -1 if never used
   int readersLeft(int slot) const { return slots_[static_cast<std::size_t>(slot)].readersLeft; }
   std::int64_t uses(int slot) const { return slots_[static_cast<std::size_t>(slot)].uses; }
   int occupied() const { return occupied_; }

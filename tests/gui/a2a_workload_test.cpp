@@ -9,8 +9,8 @@
 #include <QProcess>
 #include <QSet>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "core/scenario/scenario_json.h"
@@ -38,7 +38,11 @@ Scenario a2aScenario() {
 // Waits until the window shows a live snapshot of `design` at time 0 (a fresh load).
 bool waitForFreshRun(MainWindow& w, const std::string& design) {
   return QTest::qWaitFor(
-      [&] { return w.liveSnapshot() && w.liveSnapshot()->design == design && w.liveSnapshot()->events == 0; }, 60000);
+      [&] {
+        return w.liveSnapshot() && w.liveSnapshot()->design == design &&
+               w.liveSnapshot()->events == 0;
+      },
+      60000);
 }
 
 // Runs to the end and waits for the final verification (the one from load is not done).
@@ -135,8 +139,10 @@ class A2aWorkloadTest : public QObject {
     int gemmWorking = 0;
     for (const CoreSnap& c : s->cores) {
       if (c.card != 0) continue;
-      if (c.cube) QCOMPARE(c.role, Role::Gemm);
-      else QVERIFY(c.role == Role::A2A || c.role == Role::ReduceScatter);
+      if (c.cube)
+        QCOMPARE(c.role, Role::Gemm);
+      else
+        QVERIFY(c.role == Role::A2A || c.role == Role::ReduceScatter);
       gemmWorking += c.cube && (c.activity == Activity::Cube || c.activity == Activity::Copy);
     }
     QVERIFY(gemmWorking > 0);
@@ -207,17 +213,19 @@ class A2aWorkloadTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w.liveSnapshot()->finished, 10000);
     TimelineWidget* t = w.timeline();
     QVERIFY(t->hasOverlapSummary());
-    const double hidden = static_cast<double>(t->hiddenCommunicationTime()) / static_cast<double>(t->communicationTime());
+    const double hidden = static_cast<double>(t->hiddenCommunicationTime()) /
+                          static_cast<double>(t->communicationTime());
     QVERIFY2(hidden > 0.5, qPrintable(QString("pipelined hides %1").arg(hidden)));
-    QCOMPARE(t->laneCount(), 3 + 8 * 3);  // summary lanes, then gemm / a2a / reduce-scatter per card
+    QCOMPARE(t->laneCount(),
+             3 + 8 * 3);  // summary lanes, then gemm / a2a / reduce-scatter per card
 
     w.designCombo()->setCurrentIndex(1);
     QVERIFY(waitForFreshRun(w, "sequential"));
     QVERIFY(runToEndVerified(w));
     QVERIFY2(w.verification().ok, qPrintable(w.verification().details));
     QTRY_VERIFY_WITH_TIMEOUT(w.liveSnapshot()->finished, 10000);
-    const double seqHidden =
-        static_cast<double>(t->hiddenCommunicationTime()) / static_cast<double>(t->communicationTime());
+    const double seqHidden = static_cast<double>(t->hiddenCommunicationTime()) /
+                             static_cast<double>(t->communicationTime());
     QVERIFY2(seqHidden < 0.05, qPrintable(QString("sequential hides %1").arg(seqHidden)));
   }
 
@@ -232,10 +240,13 @@ class A2aWorkloadTest : public QObject {
     for (const char* name : {"card", "timeline", "compare"}) {
       const QImage img(QDir(dir.path()).filePath(QString(name) + ".png"));
       QVERIFY(img.width() >= 800 && img.height() >= 600);
-      hashes.insert(QCryptographicHash::hash(QByteArray(reinterpret_cast<const char*>(img.constBits()),
-                                                        static_cast<int>(img.sizeInBytes())),
-                                             QCryptographicHash::Sha256));
-      QVERIFY2(countColour(img, roleColor(Role::Gemm).darker(115)) + countColour(img, roleColor(Role::Gemm)) > 200,
+      hashes.insert(
+          QCryptographicHash::hash(QByteArray(reinterpret_cast<const char*>(img.constBits()),
+                                              static_cast<int>(img.sizeInBytes())),
+                                   QCryptographicHash::Sha256));
+      QVERIFY2(countColour(img, roleColor(Role::Gemm).darker(115)) +
+                       countColour(img, roleColor(Role::Gemm)) >
+                   200,
                name);
     }
     QCOMPARE(hashes.size(), 3);

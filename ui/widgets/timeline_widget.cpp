@@ -13,7 +13,8 @@
 namespace moe::ui {
 
 namespace {
-constexpr int kLabelW = 160;
+constexpr int kCoreLabelW = 90;   // per core: only card names
+constexpr int kLaneLabelW = 160;  // role and summary lanes are labelled
 constexpr int kRowH = 5;        // one core
 constexpr int kRoleH = 16;      // one role on one card
 constexpr int kSummaryH = 14;   // one summary lane
@@ -55,7 +56,7 @@ void cover(double x0, double x1, std::vector<double>& cov, std::vector<double>& 
 TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
   setMinimumSize(400, 200);
-  axis_.left = kLabelW;
+  axis_.left = kCoreLabelW;
 }
 
 void TimelineWidget::clear() {
@@ -118,6 +119,8 @@ void TimelineWidget::rebuildLanes() {
   if (!lanesDirty_ || !snap_) return;
   lanesDirty_ = false;
   lanes_.clear();
+  // The plot starts after the label column (t0 stays the time at its left edge).
+  axis_.left = grouping_ == Grouping::PerCore && !hasComm_ ? kCoreLabelW : kLaneLabelW;
   int y = kAxisH;
   if (hasComm_) {
     y += kSummaryHeader;
@@ -190,7 +193,7 @@ void TimelineWidget::applyFit() {
   fitPending_ = false;
   const Time end = snap_ ? std::max<Time>(snap_->now, 1) : 1;
   axis_.t0 = 0;
-  axis_.psPerPx = static_cast<double>(end) / std::max(50, width() - kLabelW - 10);
+  axis_.psPerPx = static_cast<double>(end) / std::max(50, width() - axis_.left - 10);
   fitted_ = snap_ && snap_->finished;
 }
 
@@ -214,7 +217,7 @@ void TimelineWidget::paintCoreLane(QPainter& p, const Lane& lane, int y, Time tL
   auto it = std::lower_bound(v.begin(), v.end(), tLeft, [](const Bar& b, Time t) { return b.end < t; });
   double lastX = -1;
   for (; it != v.end() && it->start <= tRight; ++it) {
-    const double x0 = std::max<double>(kLabelW, axis_.x(static_cast<double>(it->start)));
+    const double x0 = std::max<double>(axis_.left, axis_.x(static_cast<double>(it->start)));
     const double x1 = std::min<double>(right, axis_.x(static_cast<double>(it->end)));
     if (x1 < lastX + 0.5 && x1 - x0 < 1) continue;  // sub-pixel bars behind a drawn one
     p.fillRect(QRectF(x0, y, std::max(1.0, x1 - x0), kRowH - 1), activityColor(it->activity));
@@ -223,16 +226,16 @@ void TimelineWidget::paintCoreLane(QPainter& p, const Lane& lane, int y, Time tL
   // The activity still open at the snapshot time.
   const CoreSnap* cs = lane.core < static_cast<int>(snap_->cores.size()) ? &snap_->cores[lane.core] : nullptr;
   if (cs && cs->activity != Activity::Idle && cs->activity != Activity::Done) {
-    const double x0 = std::max<double>(kLabelW, axis_.x(static_cast<double>(cs->since)));
+    const double x0 = std::max<double>(axis_.left, axis_.x(static_cast<double>(cs->since)));
     const double x1 = std::min<double>(right, axis_.x(static_cast<double>(snap_->now)));
     if (x1 > x0) p.fillRect(QRectF(x0, y, x1 - x0, kRowH - 1), activityColor(cs->activity).lighter(130));
   }
 }
 
 void TimelineWidget::paintRoleLane(QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const {
-  const int w = std::max(0, width() - kLabelW);
+  const int w = std::max(0, width() - axis_.left);
   std::vector<double> work(w, 0), wait(w, 0), dWork(w + 1, 0), dWait(w + 1, 0);
-  auto px = [this](Time t) { return axis_.x(static_cast<double>(t)) - kLabelW; };
+  auto px = [this](Time t) { return axis_.x(static_cast<double>(t)) - axis_.left; };
   for (int core : lane.cores) {
     const auto& v = bars_[core];
     auto it = std::lower_bound(v.begin(), v.end(), tLeft, [](const Bar& b, Time t) { return b.end < t; });
@@ -248,14 +251,14 @@ void TimelineWidget::paintRoleLane(QPainter& p, const Lane& lane, int y, Time tL
   const double n = static_cast<double>(lane.cores.size());
   const int h = lane.height - 2;
   const QColor full = roleColor(lane.role).darker(115), quiet = pale(roleColor(lane.role));
-  p.fillRect(QRect(kLabelW, y, w, h), QColor(0xf6, 0xf6, 0xf6));
+  p.fillRect(QRect(axis_.left, y, w, h), QColor(0xf6, 0xf6, 0xf6));
   // Run-length: one rectangle per run of columns with the same working/waiting heights.
   double runW = 0, runD = 0;
   int start = 0, hw = -1, hs = -1;
   auto flush = [&](int end) {
     if (hw < 0 || end <= start) return;
-    if (hw > 0) p.fillRect(QRect(kLabelW + start, y + h - hw, end - start, hw), full);
-    if (hs > 0) p.fillRect(QRect(kLabelW + start, y + h - hw - hs, end - start, hs), quiet);
+    if (hw > 0) p.fillRect(QRect(axis_.left + start, y + h - hw, end - start, hw), full);
+    if (hs > 0) p.fillRect(QRect(axis_.left + start, y + h - hw - hs, end - start, hs), quiet);
   };
   for (int i = 0; i < w; ++i) {
     runW += dWork[i];
@@ -279,7 +282,7 @@ void TimelineWidget::paintSummaryLane(QPainter& p, const Lane& lane, int y, Time
   auto span = [&](Time s, Time e, const QColor& c) {
     const Time a = std::max(s, tLeft), b = std::min(e, tRight);
     if (b <= a) return;
-    const double x0 = std::max<double>(kLabelW, axis_.x(static_cast<double>(a)));
+    const double x0 = std::max<double>(axis_.left, axis_.x(static_cast<double>(a)));
     const double x1 = std::min<double>(right, axis_.x(static_cast<double>(b)));
     p.fillRect(QRectF(x0, y, std::max(1.0, x1 - x0), h), c);  // at least a pixel: short spans stay visible
   };
@@ -332,8 +335,8 @@ QString TimelineWidget::laneLabel(const Lane& lane) const {
 }
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
+  rebuildLanes();  // first: it sets the label column the fit depends on
   if (fitPending_) applyFit();
-  rebuildLanes();
   QPainter p(this);
   p.fillRect(rect(), palette().base());
   p.setPen(palette().text().color());
@@ -342,7 +345,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     return;
   }
   const int right = width();
-  const Time tLeft = static_cast<Time>(axis_.t(kLabelW));
+  const Time tLeft = static_cast<Time>(axis_.t(axis_.left));
   const Time tRight = static_cast<Time>(axis_.t(right));
   QFont small = font();
   small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
@@ -357,7 +360,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
         p.setPen(palette().text().color());
         p.drawText(QPoint(4, gy - 1), tr("card %1").arg(card));
         p.setPen(QColor(0xd0, 0xd0, 0xd0));
-        p.drawLine(kLabelW, gy, right, gy);
+        p.drawLine(axis_.left, gy, right, gy);
       }
     }
     if (y + lane.height < kAxisH || y >= height()) continue;
@@ -368,7 +371,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     if (!label.isEmpty()) {
       p.setFont(small);
       p.setPen(palette().text().color());
-      p.drawText(QRect(14, y, kLabelW - 18, lane.height), Qt::AlignVCenter | Qt::AlignLeft, label);
+      p.drawText(QRect(14, y, axis_.left - 18, lane.height), Qt::AlignVCenter | Qt::AlignLeft, label);
     }
   }
   p.setFont(font());
@@ -385,8 +388,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
       const Time total = comm.measure(), hidden = comm.overlap(compute);
       p.setPen(palette().text().color());
       p.drawText(QPoint(4, y),
-                 tr("Communication hidden under compute: %1% of %2 of a2a + reduce-scatter work overlaps gemm "
-                    "work (green hidden, red exposed)")
+                 tr("Communication hidden under compute: %1% of %2 (green hidden, red exposed)")
                      .arg(total > 0 ? 100.0 * static_cast<double>(hidden) / static_cast<double>(total) : 0.0, 0, 'f', 1)
                      .arg(timeText(total)));
     }
@@ -405,13 +407,13 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   }
   for (const StageMark& m : snap_->stageMarks) {
     const double x = axis_.x(static_cast<double>(m.start));
-    if (x < kLabelW || x > right) continue;
+    if (x < axis_.left || x > right) continue;
     p.setPen(QPen(QColor(0x70, 0x70, 0x70), 1, Qt::DotLine));
     p.drawLine(QPointF(x, kAxisH), QPointF(x, height()));
     p.drawText(QPointF(x + 3, kAxisH + 10), QString::fromStdString(m.name));
   }
   const double sx = axis_.x(static_cast<double>(scrub_));
-  if (sx >= kLabelW && sx <= right) {
+  if (sx >= axis_.left && sx <= right) {
     p.setPen(QPen(QColor(0xd0, 0x20, 0x20), 2));
     p.drawLine(QPointF(sx, 0), QPointF(sx, height()));
   }
@@ -450,7 +452,7 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* e) {
 }
 
 void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
-  if (!dragging_ && e->pos().x() >= kLabelW) {
+  if (!dragging_ && e->pos().x() >= axis_.left) {
     const Time t = std::max<Time>(0, static_cast<Time>(axis_.t(e->pos().x())));
     setScrubTime(t);
     emit scrubbed(t);

@@ -30,11 +30,16 @@ QString stripLabel(const StagesSnap& s) {
 
 QColor slotColor(SlotState s, bool usedBefore) {
   switch (s) {
-    case SlotState::Free: return usedBefore ? QColor(0xdc, 0xe6, 0xdc) : QColor(0xf2, 0xf2, 0xf2);
-    case SlotState::Filling: return QColor(0xa8, 0xcc, 0xf8);
-    case SlotState::Full: return QColor(0x4e, 0x9a, 0xf1);
-    case SlotState::Reading: return QColor(0x3c, 0xa0, 0x6a);
-    case SlotState::Count: break;
+    case SlotState::Free:
+      return usedBefore ? QColor(0xdc, 0xe6, 0xdc) : QColor(0xf2, 0xf2, 0xf2);
+    case SlotState::Filling:
+      return QColor(0xa8, 0xcc, 0xf8);
+    case SlotState::Full:
+      return QColor(0x4e, 0x9a, 0xf1);
+    case SlotState::Reading:
+      return QColor(0x3c, 0xa0, 0x6a);
+    case SlotState::Count:
+      break;
   }
   return Qt::magenta;
 }
@@ -49,7 +54,9 @@ WorkspaceStagesWidget::WorkspaceStagesWidget(QWidget* parent) : QWidget(parent) 
   setMinimumHeight(kHeader + kLineH);
 }
 
-QSize WorkspaceStagesWidget::sizeHint() const { return {640, contentHeight()}; }
+QSize WorkspaceStagesWidget::sizeHint() const {
+  return {640, contentHeight()};
+}
 
 int WorkspaceStagesWidget::slotsPerLine() const {
   return std::max(8, (width() - kLabelW - kValueW) / kMinCellW);
@@ -143,16 +150,18 @@ void WorkspaceStagesWidget::paintEvent(QPaintEvent*) {
   swatch(SlotState::Full, false, tr("full (flag set)"));
   swatch(SlotState::Reading, false, tr("being read"));
   swatch(SlotState::Free, true, tr("free again (read by all)"));
-  p.drawText(QPoint(4, 33), tr("Card %1: one cell per slot, numbered by its occupant (a2a: unit, partial sums: "
-                               "tile, reduce-scatter: source rank)")
-                                .arg(card_));
+  p.drawText(QPoint(4, 33),
+             tr("Card %1: one cell per slot, numbered by its occupant (a2a: unit, partial sums: "
+                "tile, reduce-scatter: source rank)")
+                 .arg(card_));
   QFont small = font();
   small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.75));
   for (const Row& row : rows_) {
     const StagesSnap& s = snap_->workspace[static_cast<std::size_t>(row.strip)];
     p.setFont(font());
     p.setPen(palette().text().color());
-    p.drawText(QRect(4, row.top, kLabelW - 8, kLineH), Qt::AlignVCenter | Qt::AlignLeft, stripLabel(s));
+    p.drawText(QRect(4, row.top, kLabelW - 8, kLineH), Qt::AlignVCenter | Qt::AlignLeft,
+               stripLabel(s));
     p.setFont(small);
     for (int i = 0; i < s.slotCount(); ++i) {
       const QRect c = cellRect(row, i);
@@ -168,10 +177,12 @@ void WorkspaceStagesWidget::paintEvent(QPaintEvent*) {
     p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1));
     const QRect first = cellRect(row, 0);
     const QRect last = cellRect(row, std::min(s.slotCount(), slotsPerLine()) - 1);
-    p.drawRect(QRect(first.topLeft(), QPoint(last.right() - 1, first.bottom() + (row.lines - 1) * kLineH)));
+    p.drawRect(QRect(first.topLeft(),
+                     QPoint(last.right() - 1, first.bottom() + (row.lines - 1) * kLineH)));
     p.setPen(palette().text().color());
-    p.drawText(QRect(width() - kValueW + 6, row.top, kValueW - 8, kLineH), Qt::AlignVCenter,
-               tr("%1/%2 in use, peak %3").arg(s.occupied).arg(s.slotCount()).arg(s.stats.peakOccupied));
+    p.drawText(
+        QRect(width() - kValueW + 6, row.top, kValueW - 8, kLineH), Qt::AlignVCenter,
+        tr("%1/%2 in use, peak %3").arg(s.occupied).arg(s.slotCount()).arg(s.stats.peakOccupied));
     if (s.id == selected_) {
       p.setPen(QPen(Qt::black, 1, Qt::DashLine));
       p.drawRect(QRect(1, row.top, width() - 3, row.lines * kLineH - 1));
@@ -182,7 +193,8 @@ void WorkspaceStagesWidget::paintEvent(QPaintEvent*) {
 void WorkspaceStagesWidget::mousePressEvent(QMouseEvent* e) {
   const auto [r, slot] = hit(e->pos());
   if (r < 0) return;
-  const int id = snap_->workspace[static_cast<std::size_t>(rows_[static_cast<std::size_t>(r)].strip)].id;
+  const int id =
+      snap_->workspace[static_cast<std::size_t>(rows_[static_cast<std::size_t>(r)].strip)].id;
   setSelectedStrip(id);
   emit stripClicked(id);
 }
@@ -192,13 +204,16 @@ bool WorkspaceStagesWidget::event(QEvent* e) {
     auto* he = static_cast<QHelpEvent*>(e);
     const auto [r, slot] = hit(he->pos());
     if (r >= 0) {
-      const StagesSnap& s = snap_->workspace[static_cast<std::size_t>(rows_[static_cast<std::size_t>(r)].strip)];
-      QToolTip::showText(he->globalPos(), slot >= 0 ? slotTooltip(s, slot) : stagesTooltip(s), this);
-    } else {
-      QToolTip::showText(he->globalPos(),
-                         tr("Workspace stages: flag-guarded slots that a producer fills and consumers read; "
-                            "STAGES bounds how many a2a units and partial tiles are in flight"),
+      const StagesSnap& s =
+          snap_->workspace[static_cast<std::size_t>(rows_[static_cast<std::size_t>(r)].strip)];
+      QToolTip::showText(he->globalPos(), slot >= 0 ? slotTooltip(s, slot) : stagesTooltip(s),
                          this);
+    } else {
+      QToolTip::showText(
+          he->globalPos(),
+          tr("Workspace stages: flag-guarded slots that a producer fills and consumers read; "
+             "STAGES bounds how many a2a units and partial tiles are in flight"),
+          this);
     }
     return true;
   }
