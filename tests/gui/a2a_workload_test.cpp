@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QCryptographicHash>
 #include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QProcess>
 #include <QSet>
@@ -158,6 +159,19 @@ class A2aWorkloadTest : public QObject {
     QVERIFY(w.cardView()->stages()->isVisibleTo(w.cardView()));
     QVERIFY(!w.cardView()->rings()->isVisibleTo(w.cardView()));
     QVERIFY(w.cardView()->stages()->rowCount() == 22);  // a2a input, RS buffer, 20 partial strips
+
+    // The scrubber re-runs the same kernel to an earlier time: fewer partial tiles delivered.
+    auto delivered = [](const Snapshot& snap) {
+      std::int64_t n = 0;
+      for (const StagesSnap& st : snap.workspace) n += st.group == "reduce-scatter buffer" ? st.stats.fills : 0;
+      return n;
+    };
+    QSignalSpy scrubbed(&w, &MainWindow::scrubShown);
+    w.controller()->requestScrub(s->now / 2);
+    QVERIFY(scrubbed.wait(60000));
+    QCOMPARE(w.shownSnapshot()->design, std::string("pipelined"));
+    QVERIFY(w.shownSnapshot()->now <= s->now / 2);
+    QVERIFY(delivered(*w.shownSnapshot()) < delivered(*s));
   }
 
   void workspaceStageImageChangesWithOccupancy() {
