@@ -39,6 +39,7 @@ void RunController::load(const Scenario& sc, int dispatchImpl) {
   sc_ = sc;
   impl_ = static_cast<DispatchImpl>(dispatchImpl);
   try {
+    sc_ = withEplbTable(sc);  // a generated eplb table is computed once per load
     gating_ = std::make_shared<const std::vector<RankGating>>(generateGating(sc_));
     emit expertLoadReady(computeExpertLoad(sc_, *gating_));
   } catch (const std::exception& e) {
