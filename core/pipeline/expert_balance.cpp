@@ -123,6 +123,12 @@ ExpertLoad computeExpertLoad(const Scenario& given, const std::vector<RankGating
       L.perRankAfter[static_cast<std::size_t>(inst / P)] += 1;
     }
   }
+  for (int inst = 0; inst < instances; ++inst) {
+    const int e = L.instanceLogical[static_cast<std::size_t>(inst)];
+    if (e >= 0 && L.table[static_cast<std::size_t>(e)][0] > 1 && L.perExpert[static_cast<std::size_t>(e)] > 0 &&
+        L.perInstanceAfter[static_cast<std::size_t>(inst)] == 0)
+      ++L.idleReplicas;
+  }
   return L;
 }
 

@@ -58,6 +58,10 @@ struct ExpertLoad {
   std::vector<std::vector<int>> table;    // eplb_table rows [count, inst..., padding]
   int placePerRank = 1;
   int redundantExperts = 0;
+  // Replicas of routed experts that received nothing. In balance mode 0 (by rank) ranks are
+  // split into groups of ceil(world / count), so only ceil(world / ceil(world / count))
+  // replicas are ever used: 9 replicas on 16 ranks use 8.
+  int idleReplicas = 0;
 };
 ExpertLoad computeExpertLoad(const Scenario& sc, const std::vector<RankGating>& gating);
 

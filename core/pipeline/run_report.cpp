@@ -126,6 +126,11 @@ void printExpertLoad(std::ostream& out, const RunReport& r) {
                 imbalance(L.perRankBefore), imbalance(L.perRankAfter), max(L.perRankBefore), mean(L.perRankBefore),
                 max(L.perRankAfter), mean(L.perRankAfter));
   out << line;
+  if (L.idleReplicas > 0)
+    out << "note: " << L.idleReplicas
+        << " replica(s) of routed experts received no tokens: balance mode 0 (by rank) splits the ranks into groups "
+           "of ceil(world / count), so an expert with count replicas uses only ceil(world / ceil(world / count)) of "
+           "them; balance mode 1 (by token) uses all\n";
 }
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include <QTimer>
 #include <QToolBar>
 
+#include "core/pipeline/expert_balance.h"
 #include "core/scenario/scenario_json.h"
 #include "ui/run/run_controller.h"
 #include "ui/widgets/card_view.h"
@@ -80,6 +81,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   connect(controller_, &RunController::frameReady, this, &MainWindow::onFrame);
   connect(controller_, &RunController::expertLoadReady, experts_, &ExpertsView::setLoad);
+  connect(experts_, &ExpertsView::rebalanceRequested, this, &MainWindow::rebalance);
   connect(controller_, &RunController::verificationReady, this, [this](const Verification& v) {
     verification_ = v;
     verifyLabel_->setText(v.summary);
@@ -225,6 +227,18 @@ void MainWindow::loadScenario(const Scenario& sc) {
   if (!(editor_->scenario() == sc)) editor_->setScenario(sc);
   const int impl = impl_->currentData().toInt();
   QMetaObject::invokeMethod(controller_, [c = controller_, sc, impl] { c->load(sc, impl); });
+}
+
+void MainWindow::rebalance(const std::vector<double>& perExpertLoad, int redundantExperts) {
+  try {
+    const Scenario next = rebalancedScenario(scenario_, perExpertLoad, redundantExperts);
+    loadScenario(next);
+    statusBar()->showMessage(tr("Rebalanced: EPLB table from this run's load with %1 redundant experts; re-running")
+                                 .arg(redundantExperts),
+                             8000);
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(tr("Cannot rebalance: %1").arg(QString::fromStdString(e.what())), 12000);
+  }
 }
 
 void MainWindow::startCompare() {

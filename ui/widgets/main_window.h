@@ -6,6 +6,7 @@
 #include <QMainWindow>
 #include <QThread>
 #include <memory>
+#include <vector>
 
 #include "ui/models/selection.h"
 #include "ui/run/compare_runner.h"
@@ -49,8 +50,12 @@ class MainWindow : public QMainWindow {
   MetricsView* metrics() const { return metrics_; }
   ScenarioEditor* editor() const { return editor_; }
   CompareView* compare() const { return compare_; }
+  ExpertsView* expertsView() const { return experts_; }
   QAction* runAction() const { return run_; }
+  const Scenario& scenario() const { return scenario_; }
   void startCompare();
+  // Regenerates the eplb table with EPLB from a per-expert load and re-runs the layer.
+  void rebalance(const std::vector<double>& perExpertLoad, int redundantExperts);
 
  signals:
   void frameShown();          // after the views took a new live frame
