@@ -37,6 +37,12 @@ EplbPlan planEplb(const Scenario& sc, const std::vector<double>& weight) {
   } catch (const InputError& e) {
     // EPLB's own field names, in the scenario's terms.
     const std::string& p = e.path();
+    if (p == "max_replicas")
+      throw InputError("eplb.redundant_experts",
+                       "too many: MoeUpdateExpert allows at most world_size (" + std::to_string(R) +
+                           ") instances per expert, so " + std::to_string(sc.model.experts) + " experts fill at most " +
+                           std::to_string(static_cast<long long>(R) * sc.model.experts) + " slots, got " +
+                           std::to_string(slots));
     const std::string field = p == "num_groups"     ? "eplb.groups"
                               : p.rfind("weight", 0) == 0 ? "eplb.table_from"
                                                           : "eplb.redundant_experts";

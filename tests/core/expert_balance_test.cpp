@@ -183,6 +183,13 @@ TEST(ExpertBalance, EachScenarioRuleNamesItsField) {
               for (int e = 0; e < 32; ++e) s.eplb.table.push_back({1, e});
             }),
             "eplb.redundant_experts");
+  // MoeUpdateExpert allows at most world-size instances per expert: 8 experts x 8 ranks = 64
+  // slots, fewer than 8 + 64.
+  EXPECT_EQ(with([](Scenario& s) {
+              s.model.experts = 8;
+              s.eplb.redundantExperts = 64;
+            }),
+            "eplb.redundant_experts");
   // EPLB needs at most world-size replicas; the hierarchical policy with groups per server
   // is accepted.
   EXPECT_EQ(with([](Scenario& s) { s.eplb.groups = 8; }), "(accepted)");
