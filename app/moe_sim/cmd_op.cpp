@@ -49,7 +49,7 @@ const moesim::RegisterCommand kRegisterOp([](CLI::App& app, int& exitCode) {
   // The callback outlives this setup function, so the option targets live on the heap.
   auto name = std::make_shared<std::string>();
   auto input = std::make_shared<std::string>();
-  op->add_option("NAME", *name, "operator: update-expert | layout")->required();
+  op->add_option("NAME", *name, "operator: update-expert | layout | eplb")->required();
   op->add_option("--input", *input, "case file (JSON object of the operator's inputs)")->required();
   op->callback([name, input, &exitCode] {
     const nlohmann::json out = moe::ops::runOpJson(*name, readCase(*input));

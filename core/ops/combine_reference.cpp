@@ -21,7 +21,7 @@ std::vector<float> combineSumFp32(const CombineShape& sh, const CombineSource& s
     for (int k = 0; k < K; ++k) {
       const std::size_t i = static_cast<std::size_t>(t) * K + k;
       if (!(*src.keep)[i]) continue;
-      expertRow(expertCoefficients((*src.ids)[i]), x, y.data(), H);
+      expertRow(expertCoefficients((*src.experts)[i]), x, y.data(), H);
       const float w = (*src.weights)[i];
       for (int h = 0; h < H; ++h) s[h] += w * bf16ToFloat(y[h]);
     }
@@ -47,7 +47,7 @@ CombineReference combineReference(const CombineShape& sh, const CombineSource& s
     for (int k = 0; k < K; ++k) {
       const std::size_t i = static_cast<std::size_t>(t) * K + k;
       if (!(*src.keep)[i]) continue;
-      expertRow(expertCoefficients((*src.ids)[i]), x, y.data(), H);
+      expertRow(expertCoefficients((*src.experts)[i]), x, y.data(), H);
       for (int h = 0; h < H; ++h) b[h] += std::fabs((*src.weights)[i] * bf16ToFloat(y[h]));
     }
     if (sh.sharedExpert) {

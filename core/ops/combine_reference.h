@@ -2,7 +2,8 @@
 // Golden references for combine (SPEC §3.5) and CombineAddRmsNorm (SPEC §3.5c).
 //
 //   out[t] = bf16( sum over kept k of w[t,k] * y_k(t)  (+ shared(t)) )
-// with y_k(t) = bf16(a_e x_t + b_e) the output of instance e = ids[t,k], the sum in fp32
+// with y_k(t) = bf16(a_e x_t + b_e) the output of logical expert e = experts[t,k] (whichever
+// replica served it: replicas hold the same weights), the sum in fp32
 // in k order, rounded once. The emulated designs sum in other orders (per server first),
 // so they are compared within combineTolerance().
 
@@ -15,7 +16,7 @@ namespace moe {
 
 struct CombineSource {  // one source rank
   const std::vector<bf16>* x;                // [BS*H]
-  const std::vector<std::int32_t>* ids;      // [BS*K] physical instances
+  const std::vector<std::int32_t>* experts;  // [BS*K] logical experts (the router's choice)
   const std::vector<float>* weights;         // [BS*K]
   const std::vector<std::uint8_t>* keep;     // [BS*K]
 };
@@ -24,7 +25,7 @@ struct CombineShape {
   int tokens = 0;
   int hidden = 0;
   int topk = 0;
-  int localExperts = 0;  // instance e uses expertCoefficients(e)
+  int localExperts = 0;
   bool sharedExpert = false;
 };
 

@@ -43,10 +43,11 @@ void expertRow(const ExpertCoefficients& c, const bf16* x, bf16* y, int hidden) 
   for (int h = 0; h < hidden; ++h) y[h] = floatToBf16(c.a * bf16ToFloat(x[h]) + c.b);
 }
 
-std::vector<bf16> expertsReference(const DispatchOutput& r, int rank, int P, int H) {
+std::vector<bf16> expertsReference(const DispatchOutput& r, int rank, int P, int H,
+                                   const std::vector<int>& instanceLogical) {
   std::vector<bf16> y(r.expandX.size());
   for (int le = 0; le < P; ++le) {
-    const ExpertCoefficients c = expertCoefficients(rank * P + le);
+    const ExpertCoefficients c = expertCoefficients(instanceLogical[static_cast<std::size_t>(rank * P + le)]);
     const std::int64_t begin = r.offsets[le * (r.offsets.size() / P)];
     const std::int64_t end = begin + r.expertTokenNums[le];
     for (std::int64_t row = begin; row < end; ++row)

@@ -49,13 +49,15 @@ struct ExpertCoefficients {
   float a;
   float b;
 };
-ExpertCoefficients expertCoefficients(int globalInstance);
+// Keyed by logical expert: every replica of an expert holds the same weights.
+ExpertCoefficients expertCoefficients(int logicalExpert);
 
 // The expert output of one row: y[h] = bf16(a * x[h] + b).
 void expertRow(const ExpertCoefficients& c, const bf16* x, bf16* y, int hidden);
 
 // Applies each row's expert to one rank's expandX: [A*H] -> [A*H].
-std::vector<bf16> expertsReference(const DispatchOutput& received, int rank, int localExperts,
-                                   int hidden);
+// instanceLogical maps physical instance -> logical expert (rank * localExperts + le).
+std::vector<bf16> expertsReference(const DispatchOutput& received, int rank, int localExperts, int hidden,
+                                   const std::vector<int>& instanceLogical);
 
 }  // namespace moe

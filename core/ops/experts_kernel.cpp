@@ -24,7 +24,8 @@ Task expertCore(LayerContext& ctx, int d, AiCore& core, std::vector<ExpertShare>
       std::max<std::int64_t>(1, std::min<std::int64_t>(128, ctx.m.hw().l1Bytes / ctx.rowBytes));
   Buffer* tile = ctx.m.allocUb(core, tileRows * ctx.rowBytes, "l1.tile", true);
   for (const ExpertShare& sh : shares) {
-  const ExpertCoefficients c = expertCoefficients(d * ctx.P + sh.le);
+  // The instance holds its logical expert's weights: replicas compute the same function.
+  const ExpertCoefficients c = expertCoefficients(ctx.instanceLogical[static_cast<std::size_t>(d * ctx.P + sh.le)]);
   for (std::int64_t r0 = sh.rowBegin; r0 < sh.rowEnd; r0 += tileRows) {
     const std::int64_t n = std::min(tileRows, sh.rowEnd - r0);
     const Region rows{tile, 0, n * ctx.rowBytes};

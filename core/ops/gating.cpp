@@ -415,4 +415,31 @@ std::vector<double> expectedExpertLoad(const Scenario& scenario) {
   return load;
 }
 
+std::vector<double> warmupExpertLoad(const Scenario& scenario) {
+  const Shape sh = validatedShape(scenario);
+  validateRouting(scenario, sh);
+  const auto k = static_cast<std::size_t>(sh.topk);
+  const std::size_t tokens = static_cast<std::size_t>(sh.ranks) * static_cast<std::size_t>(sh.tokens);
+  std::vector<double> load(static_cast<std::size_t>(sh.experts), 0.0);
+  if (scenario.routing.kind == RoutingKind::Trace) {
+    const Trace trace = readTrace(scenario, sh);
+    for (std::size_t t = tokens; t < 2 * tokens; ++t) {
+      const std::size_t row = t % trace.rows;
+      for (std::size_t j = 0; j < k; ++j) load[static_cast<std::size_t>(trace.ids[row * k + j])] += 1;
+    }
+    return load;
+  }
+  TokenRouter router(scenario, sh);
+  std::vector<std::int32_t> ids(k);
+  std::vector<float> weights(k);
+  for (int r = 0; r < sh.ranks; ++r) {
+    Rng rng(Rng::derive(scenario.seed, kWarmupStream + static_cast<std::uint64_t>(r)));
+    for (int i = 0; i < sh.tokens; ++i) {
+      router.route(rng, ids.data(), weights.data());
+      for (std::int32_t id : ids) load[static_cast<std::size_t>(id)] += 1;
+    }
+  }
+  return load;
+}
+
 }  // namespace moe

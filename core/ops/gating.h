@@ -63,4 +63,12 @@ std::vector<double> expertPopularity(const Scenario& scenario);
 // the rows the scenario's tokens use (the whole file if there are no tokens).
 std::vector<double> expectedExpertLoad(const Scenario& scenario);
 
+// Token slots per logical expert in one warm-up batch: a batch of the same shape as the run's
+// (R*BS tokens) routed with the same popularity, but from its own random stream (rank r
+// draws from Rng(Rng::derive(seed, kWarmupStream + r))), so it observes the distribution
+// without seeing the run's own tokens. Trace routing uses the R*BS rows that follow the
+// run's rows (wrapping). Sums to R*BS*K.
+inline constexpr std::uint64_t kWarmupStream = 0x7761726d7570ull << 16;
+std::vector<double> warmupExpertLoad(const Scenario& scenario);
+
 }  // namespace moe

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/ops/eplb.h"
 #include "core/ops/layout.h"
 #include "core/ops/update_expert.h"
 #include "core/util/error.h"
@@ -148,16 +149,45 @@ json layout(const json& in) {
   return out;
 }
 
+json eplb(const json& in) {
+  jf::rejectUnknownKeys(in, "", {"weight", "num_replicas", "num_groups", "num_nodes", "num_gpus", "max_replicas"});
+  EplbInput a;
+  const json& w = jf::array(jf::requiredMember(in, "", "weight"), "weight", 4097);
+  for (std::size_t l = 0; l < w.size(); ++l) {
+    const std::string rp = jf::index("weight", l);
+    const json& row = jf::array(w[l], rp, (1u << 14) + 1);
+    std::vector<double> v;
+    for (std::size_t e = 0; e < row.size(); ++e) {
+      require(row[e].is_number(), jf::index(rp, e), "must be a number");
+      v.push_back(row[e].get<double>());  // validateEplb checks finite and >= 0
+    }
+    a.weight.push_back(std::move(v));
+  }
+  a.numReplicas = int32Field(in, "num_replicas");
+  a.numGroups = int32Field(in, "num_groups");
+  a.numNodes = int32Field(in, "num_nodes");
+  a.numGpus = int32Field(in, "num_gpus");
+  if (jf::member(in, "max_replicas")) a.maxReplicas = int32Field(in, "max_replicas");
+
+  const EplbResult r = rebalanceExperts(a);
+  json out = json::object();
+  out["phy2log"] = r.phy2log;
+  out["log2phy"] = r.log2phy;
+  out["logcnt"] = r.logcnt;
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& opNames() {
-  static const std::vector<std::string> names{"update-expert", "layout"};
+  static const std::vector<std::string> names{"update-expert", "layout", "eplb"};
   return names;
 }
 
 json runOpJson(const std::string& name, const json& input) {
-  if (name == "update-expert" || name == "layout") jf::object(input, "");
+  if (name == "update-expert" || name == "layout" || name == "eplb") jf::object(input, "");
   if (name == "update-expert") return updateExpert(input);
+  if (name == "eplb") return eplb(input);
   if (name == "layout") return layout(input);
   std::string known;
   for (const auto& n : opNames()) known += (known.empty() ? "" : ", ") + n;

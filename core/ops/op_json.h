@@ -23,6 +23,9 @@ const std::vector<std::string>& opNames();
 //                     ranks_per_server;
 //                 out num_tokens_per_rank, num_tokens_per_rdma_rank, num_tokens_per_expert,
 //                     is_token_in_rank [[bool]].
+//  eplb:          in  weight [[number]] (layers x logical experts), num_replicas, num_groups,
+//                     num_nodes, num_gpus, optional max_replicas (0 = no cap);
+//                 out phy2log [[int]], log2phy [[[int]]] (-1 padded), logcnt [[int]].
 nlohmann::json runOpJson(const std::string& name, const nlohmann::json& input);
 
 }  // namespace moe::ops

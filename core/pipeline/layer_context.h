@@ -81,6 +81,9 @@ struct LayerContext {
   std::int64_t metaBytes;    // one record header on the wire, 32-B aligned
   std::int64_t recordBytes;  // metaBytes + rowBytes rounded to 32
   std::vector<CardTensors> cards;
+  // Physical instance -> the logical expert whose weights it holds (from the eplb table);
+  // replicas of one expert compute the same function.
+  std::vector<int> instanceLogical;
   std::int64_t commBufferBytes = 0;     // dispatch's rings or windows, for the footprint report
   std::int64_t combineBufferBytes = 0;  // combine's rings or windows
   Fault fault = Fault::None;

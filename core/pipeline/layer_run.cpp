@@ -10,6 +10,7 @@
 #include "core/ops/dispatch_common.h"
 #include "core/ops/dispatch_tiling.h"
 #include "core/ops/kernels.h"
+#include "core/pipeline/expert_balance.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 #include "core/util/hash.h"
@@ -17,6 +18,8 @@
 namespace moe {
 
 std::pair<std::vector<std::int32_t>, int> scenarioTable(const Scenario& sc) {
+  if (sc.eplb.tableFrom != EplbTableSource::Explicit)
+    throw std::logic_error("scenarioTable: the table is generated; use withEplbTable(scenario) first");
   if (sc.eplb.table.empty()) {
     std::vector<std::int32_t> t;
     for (int e = 0; e < sc.model.experts; ++e) t.insert(t.end(), {1, e});
@@ -49,7 +52,8 @@ ops::UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, 
   return a;
 }
 
-ReferenceLayer computeReference(const Scenario& sc, std::shared_ptr<const std::vector<RankGating>> gatingPtr) {
+ReferenceLayer computeReference(const Scenario& given, std::shared_ptr<const std::vector<RankGating>> gatingPtr) {
+  const Scenario sc = withEplbTable(given);
   ReferenceLayer ref;
   ref.gating = gatingPtr;
   const std::vector<RankGating>& gating = *gatingPtr;
@@ -79,7 +83,8 @@ ReferenceLayer computeReference(const Scenario& sc, std::shared_ptr<const std::v
   return ref;
 }
 
-int scenarioPlacePerRank(const Scenario& sc) {
+int scenarioPlacePerRank(const Scenario& given) {
+  const Scenario sc = withEplbTable(given);
   // Instances per rank depend only on the table; any valid ids (distinct per token, in
   // range) let MoeUpdateExpert's validator check it.
   RankGating probe;
@@ -92,6 +97,10 @@ int scenarioPlacePerRank(const Scenario& sc) {
   const int P = ops::updateExpertPlacePerRank(args);
   require(sc.eplb.placePerRank == 0 || sc.eplb.placePerRank == P, "eplb.place_per_rank",
           "must match the table's " + std::to_string(P) + " instances per rank");
+  const int slots = sc.model.experts + sc.eplb.redundantExperts;
+  require(sc.eplb.redundantExperts == 0 || P * sc.cluster.ranks() == slots, "eplb.redundant_experts",
+          "the table has " + std::to_string(P * sc.cluster.ranks()) + " instances, but experts + redundant_experts = " +
+              std::to_string(slots));
   return P;
 }
 
@@ -119,7 +128,7 @@ std::vector<T> hostRead(const Buffer* b) {
 
 LayerRun::LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const std::vector<RankGating>> gating,
                    Fault fault)
-    : sc_(sc), impl_(impl), gating_(std::move(gating)) {
+    : sc_(withEplbTable(sc)), impl_(impl), gating_(std::move(gating)) {
   if (impl != DispatchImpl::Phased && impl != DispatchImpl::Streaming)
     throw std::logic_error("LayerRun runs one dispatch design at a time");
   if (!gating_) gating_ = std::make_shared<const std::vector<RankGating>>(generateGating(sc_));
@@ -130,6 +139,7 @@ LayerRun::LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const 
   ctx_ = std::make_unique<LayerContext>(*emu_, P, scenarioTable(sc_).second);
   LayerContext& c = *ctx_;
   c.fault = fault;
+  c.instanceLogical = instanceToLogical(sc_, c.R * c.P);
   validateDispatchTiling(sc_, P);  // phased uses the same cores and staging
 
   Machine& m = emu_->machine();
@@ -368,10 +378,14 @@ std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const
         const auto* got = ctx_->cards[r].expandX->as<bf16>();
         const auto* gotY = ctx_->cards[r].expertOut->as<bf16>();
         for (int le = 0; le < ctx_->P; ++le) {
-          const ExpertCoefficients c = expertCoefficients(r * ctx_->P + le);
           const std::int64_t begin = w.offsets[le * R];
           for (std::int64_t row = begin; row < begin + w.expertTokenNums[le]; ++row) {
-            const bf16* want = &(*ref.gating)[w.expandIdx[row * 3]].x[static_cast<std::size_t>(w.expandIdx[row * 3 + 1]) * ctx_->H];
+            // The row's function is its token's routed logical expert (gating's choice), so a
+            // replica on any rank must compute the same output as the expert's other replicas.
+            const RankGating& src = (*ref.gating)[w.expandIdx[row * 3]];
+            const std::int64_t slot = static_cast<std::int64_t>(w.expandIdx[row * 3 + 1]) * ctx_->K + w.expandIdx[row * 3 + 2];
+            const ExpertCoefficients c = expertCoefficients(src.topkIds[static_cast<std::size_t>(slot)]);
+            const bf16* want = &src.x[static_cast<std::size_t>(w.expandIdx[row * 3 + 1]) * ctx_->H];
             const bf16* have = got + row * ctx_->H;
             if (rowsMm.empty() && std::memcmp(have, want, ctx_->rowBytes) != 0)
               rowsMm = "rank " + std::to_string(r) + " expandX: row " + std::to_string(row) + " differs";
@@ -397,7 +411,7 @@ std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const
       std::vector<std::uint8_t> keep = ref.updateExpert[r].balancedActiveMask.value_or(
           std::vector<std::uint8_t>(static_cast<std::size_t>(ctx_->BS) * ctx_->K, 1));
       const CombineShape shape{ctx_->BS, ctx_->H, ctx_->K, ctx_->P, sc_.combine.sharedExpert};
-      const CombineSource src{&g.x, &ref.updateExpert[r].balancedIds, &g.topkWeights, &keep};
+      const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep};
       const auto* got = ctx_->cards[r].xOut->as<bf16>();
       if (!sc_.combine.addRmsNorm) {
         const CombineReference want = combineReference(shape, src);

@@ -2,6 +2,7 @@
 // A whole `moe-sim run`: one LayerRun per dispatch design on the same gating output, the
 // verification against the golden chain, and the printable summary.
 
+#include "core/pipeline/expert_balance.h"
 #include <cstdint>
 #include <memory>
 #include <ostream>
@@ -13,13 +14,15 @@
 namespace moe {
 
 struct RunReport {
-  Scenario scenario;
+  Scenario given;     // as loaded
+  Scenario scenario;  // as run: a generated eplb table in place (withEplbTable)
   std::vector<std::unique_ptr<LayerRun>> runs;  // phased and/or streaming, in that order
   bool verified = false;
   std::vector<std::vector<VerificationCheck>> checks;  // per run
   std::vector<VerificationCheck> crossChecks;          // phased vs streaming
   std::vector<std::string> deadlocks;                  // per run: diagnosis, empty if none
   std::uint64_t digest = 0;
+  ExpertLoad load;  // token slots per rank before and after MoeUpdateExpert
 
   bool ok() const;
 };

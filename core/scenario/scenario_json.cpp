@@ -44,6 +44,9 @@ constexpr EnumName<PayloadMode> kPayloadNames[] = {{PayloadMode::Full, "full"},
 constexpr EnumName<DispatchImpl> kImplNames[] = {{DispatchImpl::Phased, "phased"},
                                                  {DispatchImpl::Streaming, "streaming"},
                                                  {DispatchImpl::Both, "both"}};
+constexpr EnumName<EplbTableSource> kTableSourceNames[] = {{EplbTableSource::Explicit, "explicit"},
+                                                           {EplbTableSource::ExpectedLoad, "expected-load"},
+                                                           {EplbTableSource::WarmUp, "warm-up"}};
 constexpr EnumName<WorkloadKind> kWorkloadNames[] = {
     {WorkloadKind::MoeLayer, "moe-layer"}, {WorkloadKind::AlltoallMatmulRs, "alltoall-matmul-rs"}};
 
@@ -135,6 +138,10 @@ std::string toString(PayloadMode m) {
 std::string toString(DispatchImpl d) {
   return enumName(kImplNames, d);
 }
+std::string toString(EplbTableSource t) {
+  return enumName(kTableSourceNames, t);
+}
+
 std::string toString(WorkloadKind w) {
   return enumName(kWorkloadNames, w);
 }
@@ -192,8 +199,13 @@ Scenario scenarioFromJson(const json& j) {
     const std::string p = "eplb";
     const json& e = objectMember(j, "eplb", p);
     jf::rejectUnknownKeys(
-        e, p, {"place_per_rank", "balance_mode", "table", "pruning_threshold", "active_tokens"});
+        e, p,
+        {"place_per_rank", "redundant_experts", "table_from", "groups", "balance_mode", "table", "pruning_threshold",
+         "active_tokens"});
     readInt(e, p, "place_per_rank", s.eplb.placePerRank, 0, kMaxPhysicalExperts);
+    readInt(e, p, "redundant_experts", s.eplb.redundantExperts, 0, kMaxPhysicalExperts);
+    readEnum(e, p, "table_from", kTableSourceNames, s.eplb.tableFrom);
+    readInt(e, p, "groups", s.eplb.groups, 1, kMaxPhysicalExperts);
     readInt(e, p, "balance_mode", s.eplb.balanceMode, 0, 1);
     if (const json* t = jf::member(e, "table")) {
       // Only shape and int32 range here; the instance ids' meaning is checked by the
@@ -301,10 +313,17 @@ void validateScenario(const Scenario& s) {
   const EplbConfig& e = s.eplb;
   require(e.balanceMode == 0 || e.balanceMode == 1, "eplb.balance_mode",
           "must be 0 (by rank) or 1 (by token), got " + str(e.balanceMode));
-  if (e.placePerRank == 0) {
+  require(e.redundantExperts >= 0 && m.experts + e.redundantExperts <= kMaxPhysicalExperts,
+          "eplb.redundant_experts",
+          "model.experts + redundant_experts must be <= 1024, got " + str(m.experts + e.redundantExperts));
+  if (e.placePerRank == 0 && e.redundantExperts == 0) {
     require(m.experts % ranks == 0, "model.experts",
             "must be divisible by the rank count (" + str(ranks) + ") when eplb.place_per_rank " +
                 "is 0, got " + str(m.experts));
+  } else if (e.placePerRank == 0) {
+    require((m.experts + e.redundantExperts) % ranks == 0, "eplb.redundant_experts",
+            "model.experts + redundant_experts (" + str(m.experts + e.redundantExperts) +
+                ") must be divisible by the rank count (" + str(ranks) + ")");
   } else {
     require(e.placePerRank > 0, "eplb.place_per_rank", "must be >= 0");
     const std::int64_t instances = std::int64_t{e.placePerRank} * ranks;
@@ -313,6 +332,21 @@ void validateScenario(const Scenario& s) {
     require(instances >= m.experts, "eplb.place_per_rank",
             "place_per_rank x ranks = " + str(instances) + " must be >= model.experts (" +
                 str(m.experts) + ")");
+  }
+  if (e.placePerRank > 0 && e.redundantExperts > 0)
+    require(std::int64_t{e.placePerRank} * ranks == m.experts + e.redundantExperts, "eplb.place_per_rank",
+            "must be 0 or (model.experts + redundant_experts) / ranks = " +
+                str((m.experts + e.redundantExperts) / ranks) + " with redundant_experts set");
+  if (e.tableFrom != EplbTableSource::Explicit) {
+    require(e.table.empty(), "eplb.table",
+            "must be empty when table_from is \"" + enumName(kTableSourceNames, e.tableFrom) +
+                "\" (the table is generated)");
+    require(m.experts % e.groups == 0, "eplb.groups",
+            "model.experts (" + str(m.experts) + ") must be divisible by groups, got " + str(e.groups));
+  } else if (e.redundantExperts > 0) {
+    require(!e.table.empty(), "eplb.table_from",
+            "redundant_experts needs a table: set table_from to \"expected-load\" or \"warm-up\", or give "
+            "eplb.table");
   }
   if (!e.table.empty()) {
     require(static_cast<int>(e.table.size()) == m.experts, "eplb.table",
@@ -418,6 +452,9 @@ json scenarioToJson(const Scenario& s) {
                   {"topk_groups", s.routing.topkGroups},
                   {"trace_file", s.routing.traceFile}};
   j["eplb"] = {{"place_per_rank", s.eplb.placePerRank},
+               {"redundant_experts", s.eplb.redundantExperts},
+               {"table_from", enumName(kTableSourceNames, s.eplb.tableFrom)},
+               {"groups", s.eplb.groups},
                {"balance_mode", s.eplb.balanceMode},
                {"table", s.eplb.table.empty() ? json::array() : json(s.eplb.table)},
                {"pruning_threshold", thresholds},

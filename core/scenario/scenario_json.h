@@ -35,5 +35,6 @@ std::string toString(RoutingKind k);
 std::string toString(PayloadMode m);
 std::string toString(DispatchImpl d);
 std::string toString(WorkloadKind w);
+std::string toString(EplbTableSource t);
 
 }  // namespace moe

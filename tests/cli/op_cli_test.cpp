@@ -244,3 +244,38 @@ TEST_F(OpCli, BadValuesAreRejectedWithTheirPaths) {
                                       "ranks_per_server": 8})"),
                  "num_experts", "multiple of num_ranks");
 }
+
+TEST_F(OpCli, ExampleEplbCaseMatchesThePublishedPlacement) {
+  const auto r = run("op eplb --input " + quoted(MOE_SOURCE_DIR "/examples/op/eplb.json"));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json out = json::parse(r.out);
+  EXPECT_EQ(out.size(), 3u) << out.dump();
+  EXPECT_EQ(out.at("phy2log"), json::parse("[[5, 6, 5, 7, 8, 4, 3, 4, 10, 9, 10, 2, 0, 1, 11, 1],"
+                                           " [7, 10, 6, 8, 6, 11, 8, 9, 2, 4, 5, 1, 5, 0, 3, 1]]"));
+  EXPECT_EQ(out.at("logcnt")[0], json::parse("[1, 2, 1, 1, 2, 2, 1, 1, 1, 1, 2, 1]"));
+  EXPECT_EQ(out.at("log2phy")[0][1], json::parse("[15, 13]"));
+  EXPECT_EQ(out.at("log2phy")[0][0], json::parse("[12, -1]"));
+}
+
+TEST_F(OpCli, EplbDivisibilityRulesAreBadInputNamingTheField) {
+  const std::string base = R"({"weight": [[1, 2, 3, 4, 5, 6, 7, 8]], "num_replicas": 8, "num_groups": 4,
+                               "num_nodes": 2, "num_gpus": 4})";
+  auto with = [&](const std::string& key, int v) {
+    json j = json::parse(base);
+    j[key] = v;
+    return j.dump();
+  };
+  ASSERT_EQ(runOp("eplb", base).exitCode, 0);
+  expectBadInput(runOp("eplb", with("num_groups", 3)), "num_groups", "divisible by num_groups");
+  expectBadInput(runOp("eplb", with("num_gpus", 3)), "num_gpus", "divisible by num_nodes");
+  expectBadInput(runOp("eplb", with("num_replicas", 10)), "num_replicas", "divisible by num_gpus");
+  expectBadInput(runOp("eplb", with("num_replicas", 4)), "num_replicas", ">= the number of logical experts");
+  json ragged = json::parse(base);
+  ragged["weight"].push_back({1, 2});
+  expectBadInput(runOp("eplb", ragged.dump()), "weight[1]", "same number of logical experts");
+  json negative = json::parse(base);
+  negative["weight"][0][3] = -1;
+  expectBadInput(runOp("eplb", negative.dump()), "weight[0][3]", ">= 0");
+  expectBadInput(runOp("eplb", R"({"weight": [[1]], "num_replicas": 1, "num_groups": 1, "num_nodes": 1})"), "num_gpus",
+                 "");
+}

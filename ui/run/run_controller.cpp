@@ -50,15 +50,12 @@ void RunController::load(const Scenario& sc, int design) {
                              : static_cast<int>(DispatchImpl::Streaming);
   try {
     if (a2a) {
+      // No experts here: the window tells the Experts view so (no expert load is sent).
       const ops::A2aMatmulShape shape = ops::shapeFromWorkload(sc_.workload);
       ops::validateA2aMatmul(shape, sc_.hardware);
       a2aInputs_ = std::make_shared<const ops::A2aMatmulInputs>(ops::generateA2aMatmulInputs(shape, sc_.seed));
-      ExpertLoad none;
-      none.notApplicable = tr("Not applicable: the AlltoAll-Matmul-ReduceScatter workload has no experts and no "
-                              "routing. Its cores, workspace stages and overlap are in the Card and Timeline views.")
-                               .toStdString();
-      emit expertLoadReady(none);
     } else {
+      sc_ = withEplbTable(sc);  // a generated eplb table is computed once per load
       gating_ = std::make_shared<const std::vector<RankGating>>(generateGating(sc_));
       emit expertLoadReady(computeExpertLoad(sc_, *gating_));
     }

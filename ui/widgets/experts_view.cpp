@@ -1,12 +1,22 @@
 #include "ui/widgets/experts_view.h"
 
+#include "ui/models/eplb_table_model.h"
+#include "ui/widgets/instance_load_widget.h"
+
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -54,7 +64,9 @@ void fill(QChartView* view, const QString& title, const QStringList& names, cons
   // Category labels must be unique, so every bar keeps its number; long axes turn them.
   for (std::size_t i = 0; i < n; ++i) cats << QString::number(i);
   x->append(cats);
-  x->setLabelsAngle(n > 32 ? -90 : 0);
+  // Past 32 bars the numbers no longer fit; the axis names the range and tooltips the rest.
+  x->setLabelsVisible(n <= 32);
+  if (n > 32) x->setTitleText(QString("0 … %1").arg(n - 1));
   auto* y = new QValueAxis;
   y->setRange(0, top * 1.1);
   y->setTitleText("token slots");
@@ -68,39 +80,108 @@ void fill(QChartView* view, const QString& title, const QStringList& names, cons
 }  // namespace
 
 ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
+  summary_ = new QLabel;
+  summary_->setWordWrap(true);
+  summary_->setTextFormat(Qt::RichText);
+  redundant_ = new QSpinBox;
+  redundant_->setRange(0, 1024);
+  redundant_->setPrefix(tr("redundant experts: "));
+  redundant_->setToolTip(tr("Extra physical expert slots over the whole cluster for the rebalanced table; "
+                            "experts + redundant experts must divide by the rank count"));
+  rebalance_ = new QPushButton(tr("Rebalance from this load"));
+  rebalance_->setToolTip(tr("Run EPLB on the tokens each logical expert received in this run, store the table in the "
+                            "scenario and re-run the layer"));
+  rebalance_->setEnabled(false);
+  connect(rebalance_, &QPushButton::clicked, this,
+          [this] { emit rebalanceRequested(load_.perExpert, redundant_->value()); });
+
   experts_ = makeView(tr("Token slots the router sent to each logical expert (EPLB does not change this)"));
-  instances_ = makeView(tr("Token slots per physical expert instance: before = identity placement, after = the "
-                           "instances MoeUpdateExpert chose"));
-  ranks_ = makeView(tr("Token slots per rank (instance / instances-per-rank), before and after MoeUpdateExpert"));
+  instances_ = new InstanceLoadWidget;
+  ranks_ = makeView(tr("Token slots per rank: before = identity placement (expert e on rank e*R/E, no replicas), "
+                       "after = the instances MoeUpdateExpert chose"));
+  model_ = new EplbTableModel(this);
+  table_ = new QTableView;
+  auto* sorted = new QSortFilterProxyModel(this);
+  sorted->setSourceModel(model_);
+  sorted->setSortRole(EplbTableModel::SortRole);
+  table_->setModel(sorted);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(EplbTableModel::Routed, Qt::DescendingOrder);  // hot experts and their replicas first
+  table_->verticalHeader()->hide();
+  table_->setAlternatingRowColors(true);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(EplbTableModel::Instances, QHeaderView::Stretch);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);  // wrapped replica lists
+  table_->setWordWrap(true);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+
+  auto* head = new QHBoxLayout;
+  head->addWidget(summary_, 1);
+  head->addWidget(redundant_);
+  head->addWidget(rebalance_);
+  auto* charts = new QWidget;
+  auto* left = new QVBoxLayout(charts);
+  left->setContentsMargins(0, 0, 0, 0);
+  left->addWidget(experts_, 3);
+  left->addWidget(instances_, 3);
+  left->addWidget(ranks_, 3);
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(charts);
+  split->addWidget(table_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setSizes({560, 420});  // scaled to the real width when shown
+  table_->setMinimumWidth(360);
   notApplicable_ = new QLabel;
   notApplicable_->setWordWrap(true);
   notApplicable_->setTextFormat(Qt::PlainText);
   notApplicable_->setAlignment(Qt::AlignCenter);
   notApplicable_->hide();
+  content_ = new QWidget;
+  auto* inner = new QVBoxLayout(content_);
+  inner->setContentsMargins(0, 0, 0, 0);
+  inner->addLayout(head);
+  inner->addWidget(split, 1);
   auto* lay = new QVBoxLayout(this);
   lay->addWidget(notApplicable_, 1);
-  lay->addWidget(experts_);
-  lay->addWidget(instances_);
-  lay->addWidget(ranks_);
+  lay->addWidget(content_, 1);
+}
+
+void ExpertsView::setNotApplicable(const QString& why) {
+  notApplicable_->setText(why);
+  notApplicable_->setVisible(!why.isEmpty());
+  content_->setVisible(why.isEmpty());
 }
 
 QString ExpertsView::notApplicableText() const { return notApplicable_->isHidden() ? QString() : notApplicable_->text(); }
 
 void ExpertsView::setLoad(const ExpertLoad& L) {
-  const bool na = !L.notApplicable.empty();
-  notApplicable_->setVisible(na);
-  notApplicable_->setText(QString::fromStdString(L.notApplicable));
-  for (QChartView* v : {experts_, instances_, ranks_}) v->setVisible(!na);
-  if (na) return;
+  load_ = L;
+  const int ranks = static_cast<int>(L.perRankAfter.size());
+  redundant_->setSingleStep(std::max(1, ranks));
+  if (L.redundantExperts > 0) redundant_->setValue(L.redundantExperts);
+  else if (redundant_->value() == 0) redundant_->setValue(ranks);  // one spare slot per rank
+  rebalance_->setEnabled(!L.perExpert.empty());
+  summary_->setText(tr("<b>Per-rank token load max/mean: %1 before mapping → %2 after UpdateExpert</b><br>"
+                       "%3 instances (%4 logical + %5 redundant), %6 per rank")
+                        .arg(imbalance(L.perRankBefore), 0, 'f', 2)
+                        .arg(imbalance(L.perRankAfter), 0, 'f', 2)
+                        .arg(L.placePerRank * ranks)
+                        .arg(L.perExpert.size())
+                        .arg(L.redundantExperts)
+                        .arg(L.placePerRank) +
+                    (L.idleReplicas > 0
+                         ? tr(" · <span style='color:#b03030'>%1 replica(s) idle: balance mode 0 (by rank) uses only "
+                              "ceil(R / ceil(R / count)) replicas of an expert</span>")
+                               .arg(L.idleReplicas)
+                         : QString()));
+  model_->setLoad(L);
   const QList<QColor> one{QColor(0x4e, 0x9a, 0xf1)};
   const QList<QColor> two{QColor(0xb0, 0xb0, 0xb0), QColor(0x3c, 0xa0, 0x6a)};
   fill(experts_, tr("Tokens per logical expert — imbalance (max/mean) %1").arg(imbalance(L.perExpert), 0, 'f', 2),
        {tr("routed")}, {L.perExpert}, one);
-  fill(instances_,
-       tr("Tokens per physical instance — imbalance before %1, after UpdateExpert %2")
-           .arg(imbalance(L.perInstanceBefore), 0, 'f', 2)
-           .arg(imbalance(L.perInstanceAfter), 0, 'f', 2),
-       {tr("before"), tr("after")}, {L.perInstanceBefore, L.perInstanceAfter}, two);
+  instances_->setLoad(L, model_->colors());
   fill(ranks_,
        tr("Tokens per rank (%1 instances each) — imbalance before %2, after %3")
            .arg(L.placePerRank)

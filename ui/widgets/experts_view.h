@@ -1,15 +1,21 @@
 #pragma once
-// Expert load before and after MoeUpdateExpert: Qt Charts bars per logical expert, per
-// physical instance and per rank, each titled with its imbalance (max/mean). Chart code
-// stays behind this widget so a later move to Qt Graphs touches one file.
+// The load-balancing story (SPEC §4, issue 6): tokens per logical expert, per physical
+// instance (replicas of one expert linked by colour) and per rank before and after
+// MoeUpdateExpert, the eplb_table as a grid, and a one-click rebalance that regenerates the
+// table with EPLB from the current load and re-runs the layer. Chart code stays behind this
+// widget so a later move to Qt Graphs touches one file.
 
 #include <QWidget>
-
-class QLabel;
+#include <vector>
 
 #include "ui/run/expert_load.h"
 
 #include <QtCharts/QChartGlobal>
+
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QTableView;
 
 QT_CHARTS_BEGIN_NAMESPACE
 class QChartView;
@@ -19,19 +25,39 @@ QT_CHARTS_USE_NAMESPACE
 
 namespace moe::ui {
 
+class EplbTableModel;
+class InstanceLoadWidget;
+
 class ExpertsView : public QWidget {
   Q_OBJECT
  public:
   explicit ExpertsView(QWidget* parent = nullptr);
   void setLoad(const ExpertLoad& load);
-  // The "not applicable" text when the workload has no experts, else empty.
+  // For a workload without experts (the fused AlltoAll-Matmul-ReduceScatter): shows `why`
+  // instead of the charts; an empty text shows the charts again.
+  void setNotApplicable(const QString& why);
   QString notApplicableText() const;
+  const ExpertLoad& load() const { return load_; }
+  EplbTableModel* tableModel() const { return model_; }
+  QPushButton* rebalanceButton() const { return rebalance_; }
+  QSpinBox* redundantSpin() const { return redundant_; }
+
+ signals:
+  // The user asked for a table generated from `perExpertLoad` with that many spare slots.
+  void rebalanceRequested(const std::vector<double>& perExpertLoad, int redundantExperts);
 
  private:
+  ExpertLoad load_;
   QLabel* notApplicable_;
+  QWidget* content_;
+  QLabel* summary_;
+  QSpinBox* redundant_;
+  QPushButton* rebalance_;
   QChartView* experts_;
-  QChartView* instances_;
+  InstanceLoadWidget* instances_;
   QChartView* ranks_;
+  EplbTableModel* model_;
+  QTableView* table_;
 };
 
 }  // namespace moe::ui

@@ -15,6 +15,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include "core/pipeline/expert_balance.h"
 #include "core/scenario/scenario_json.h"
 #include "ui/run/run_controller.h"
 #include "ui/widgets/card_view.h"
@@ -101,6 +102,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   connect(controller_, &RunController::frameReady, this, &MainWindow::onFrame);
   connect(controller_, &RunController::expertLoadReady, experts_, &ExpertsView::setLoad);
+  connect(experts_, &ExpertsView::rebalanceRequested, this, &MainWindow::rebalance);
   connect(controller_, &RunController::verificationReady, this, [this](const Verification& v) {
     verification_ = v;
     verifyLabel_->setText(v.summary);
@@ -258,6 +260,11 @@ void MainWindow::loadScenario(const Scenario& sc) {
     // The fused operator reads best by role (its overlap); the MoE layer core by core.
     lanes_->setCurrentIndex(sc.workload.kind == WorkloadKind::AlltoallMatmulRs ? 1 : 0);
     compare_->setWorkload(sc.workload.kind);
+    experts_->setNotApplicable(sc.workload.kind == WorkloadKind::AlltoallMatmulRs
+                                   ? tr("Not applicable: the AlltoAll-Matmul-ReduceScatter workload has no experts "
+                                        "and no routing. Its cores, workspace stages and overlap are in the Card "
+                                        "and Timeline views.")
+                                   : QString());
   }
   scenario_ = sc;
   scrub_.reset();
@@ -267,6 +274,18 @@ void MainWindow::loadScenario(const Scenario& sc) {
   if (!(editor_->scenario() == sc)) editor_->setScenario(sc);
   const int impl = impl_->currentData().toInt();
   QMetaObject::invokeMethod(controller_, [c = controller_, sc, impl] { c->load(sc, impl); });
+}
+
+void MainWindow::rebalance(const std::vector<double>& perExpertLoad, int redundantExperts) {
+  try {
+    const Scenario next = rebalancedScenario(scenario_, perExpertLoad, redundantExperts);
+    loadScenario(next);
+    statusBar()->showMessage(tr("Rebalanced: EPLB table from this run's load with %1 redundant experts; re-running")
+                                 .arg(redundantExperts),
+                             8000);
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(tr("Cannot rebalance: %1").arg(QString::fromStdString(e.what())), 12000);
+  }
 }
 
 void MainWindow::startCompare() {

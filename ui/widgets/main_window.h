@@ -6,6 +6,7 @@
 #include <QMainWindow>
 #include <QThread>
 #include <memory>
+#include <vector>
 
 #include "ui/models/selection.h"
 #include "ui/run/compare_runner.h"
@@ -53,7 +54,10 @@ class MainWindow : public QMainWindow {
   QAction* runAction() const { return run_; }
   QComboBox* designCombo() const { return impl_; }
   QComboBox* laneCombo() const { return lanes_; }
+  const Scenario& scenario() const { return scenario_; }
   void startCompare();
+  // Regenerates the eplb table with EPLB from a per-expert load and re-runs the layer.
+  void rebalance(const std::vector<double>& perExpertLoad, int redundantExperts);
 
  signals:
   void frameShown();          // after the views took a new live frame
