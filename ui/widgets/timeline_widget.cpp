@@ -405,12 +405,19 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     p.drawLine(QPointF(x, kAxisH - 5), QPointF(x, kAxisH));
     p.drawText(QPointF(x + 2, kAxisH - 7), timeText(static_cast<long long>(t)));
   }
-  for (const StageMark& m : snap_->stageMarks) {
-    const double x = axis_.x(static_cast<double>(m.start));
+  const QFontMetrics fm(p.font());
+  const auto& marks = snap_->stageMarks;
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    const double x = axis_.x(static_cast<double>(marks[i].start));
     if (x < axis_.left || x > right) continue;
     p.setPen(QPen(QColor(0x70, 0x70, 0x70), 1, Qt::DotLine));
     p.drawLine(QPointF(x, kAxisH), QPointF(x, height()));
-    p.drawText(QPointF(x + 3, kAxisH + 10), QString::fromStdString(m.name));
+    // A short stage gets only the room up to the next one: its name is elided, or left out
+    // when not even a few letters fit (zoom in to read it), so names never overlap.
+    const double next = i + 1 < marks.size() ? std::min<double>(right, axis_.x(static_cast<double>(marks[i + 1].start))) : right;
+    const int room = static_cast<int>(next - x) - 6;
+    const QString name = fm.elidedText(QString::fromStdString(marks[i].name), Qt::ElideRight, room);
+    if (room >= fm.horizontalAdvance("ab…")) p.drawText(QPointF(x + 3, kAxisH + 10), name);
   }
   const double sx = axis_.x(static_cast<double>(scrub_));
   if (sx >= axis_.left && sx <= right) {
