@@ -81,8 +81,9 @@ void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
   const double ratio = r.sequential.time > 0 ? static_cast<double>(r.pipelined.time) / static_cast<double>(r.sequential.time) : 0.0;
   out << "ratio pipelined/sequential: " << fmt("%.3f", ratio) << "\n";
   out << "overlap ratio: " << fmt("%.3f", r.overlapRatio()) << "\n";
-  out << "peak workspace per rank: pipelined " << r.pipelined.workspaceBytes << " B, sequential "
-      << r.sequential.workspaceBytes << " B\n";
+  out << "workspace per rank: allocated pipelined " << r.pipelined.workspaceBytes << " B, sequential "
+      << r.sequential.workspaceBytes << " B; peak in use (measured) pipelined " << r.pipelined.workspacePeakInUseBytes
+      << " B, sequential " << r.sequential.workspacePeakInUseBytes << " B\n";
   for (const auto& c : r.checks) out << (c.ok ? "[ok]   " : "[FAIL] ") << c.name << ": " << c.detail << "\n";
   if (!r.verified) out << "(outputs not verified; pass --verify)\n";
   out << "legend: overlap ratio = (T_sequential - T_pipelined) / (T_sequential all-to-all + "

@@ -1,6 +1,9 @@
 #include "core/pipeline/a2a_matmul_run.h"
 
 #include <algorithm>
+#include <map>
+
+#include <algorithm>
 
 #include "core/util/hash.h"
 
@@ -91,6 +94,10 @@ A2aMatmulRunResult A2aMatmulRun::result() const {
   res.phases = phases();
   res.out = outputs();
   res.workspaceBytes = workspaceBytes();
+  std::map<int, std::int64_t> inUse;  // per card
+  for (const WorkspaceStages& w : emu_->workspaceStages())
+    inUse[w.card()] += static_cast<std::int64_t>(w.stats().peakOccupied) * w.slotBytes();
+  for (const auto& [card, bytes] : inUse) res.workspacePeakInUseBytes = std::max(res.workspacePeakInUseBytes, bytes);
   res.digest = digest();
   res.events = emu_->sim().eventsRun();
   return res;

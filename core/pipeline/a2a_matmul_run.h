@@ -25,6 +25,10 @@ struct A2aMatmulRunResult {
   std::vector<A2aMatmulPhase> phases;  // sequential: all-to-all, matmul, reduce-scatter
   std::vector<std::vector<fp16>> out;  // per rank, [M/r, N]
   std::int64_t workspaceBytes = 0;     // per rank: a2a slots + partial-sum slots + RS buffer
+  // Measured: the most workspace bytes any rank had in use, as the sum over its strips of
+  // each strip's peak (slots not free at once x slot bytes). An upper bound of the true
+  // simultaneous peak, since strips may peak at different times.
+  std::int64_t workspacePeakInUseBytes = 0;
   std::uint64_t digest = 0;            // event log, end time and output bytes
   std::uint64_t events = 0;
 };

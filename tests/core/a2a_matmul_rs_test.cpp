@@ -161,6 +161,11 @@ TEST(A2aMatmulKernelTiming, PipelinedBeatsSequentialOnTheDefaultShape) {
   ASSERT_EQ(seq.phases.size(), 3u);
   EXPECT_EQ(seq.phases[0].name, "all-to-all");
   EXPECT_LE(pipe.workspaceBytes, seq.workspaceBytes);  // STAGES bounds the slots
+  // The measured peak is in use for real, and never more than what was allocated.
+  for (const auto* r : {&pipe, &seq}) {
+    EXPECT_GT(r->workspacePeakInUseBytes, 0);
+    EXPECT_LE(r->workspacePeakInUseBytes, r->workspaceBytes);
+  }
 }
 
 }  // namespace
