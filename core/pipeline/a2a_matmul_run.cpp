@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include <algorithm>
-
 #include "core/util/hash.h"
 
 namespace moe {

@@ -1,7 +1,6 @@
 #include "core/pipeline/expert_balance.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "core/ops/update_expert.h"
 #include "core/pipeline/layer_run.h"
@@ -30,8 +29,6 @@ EplbPlan planEplb(const Scenario& sc, const std::vector<double>& weight) {
   const int R = sc.cluster.ranks();
   const int slots = sc.model.experts + sc.eplb.redundantExperts;
   EplbPlan plan;
-  plan.source = sc.eplb.tableFrom;
-  plan.weight = weight;
   try {
     plan.placement = ops::placeExperts(weight, slots, sc.eplb.groups, sc.cluster.servers, R, /*maxReplicas=*/R);
   } catch (const InputError& e) {
@@ -87,10 +84,9 @@ std::vector<int> instanceToLogical(const Scenario& sc, int instances) {
 }
 
 double imbalance(const std::vector<double>& v) {
-  if (v.empty()) return 0;
-  const double sum = std::accumulate(v.begin(), v.end(), 0.0);
-  if (sum <= 0) return 0;
-  return *std::max_element(v.begin(), v.end()) / (sum / static_cast<double>(v.size()));
+  // ops::maxOverMean, except that no load at all reads 0 (nothing to show), not 1.
+  const bool noLoad = std::none_of(v.begin(), v.end(), [](double x) { return x > 0; });
+  return noLoad ? 0 : ops::maxOverMean(v);
 }
 
 ExpertLoad computeExpertLoad(const Scenario& given, const std::vector<RankGating>& gating) {

@@ -13,11 +13,10 @@
 
 namespace moe {
 
-// A generated table and what it was generated from.
+// A generated table: EPLB's placement (phy2log, the policy used, max/mean on the load it
+// was given) and the same placement as MoeUpdateExpert's eplb_table.
 struct EplbPlan {
-  EplbTableSource source = EplbTableSource::Explicit;
-  std::vector<double> weight;  // token slots per logical expert the table was built from
-  ops::Placement placement;    // phy2log, the policy used, max/mean on `weight`
+  ops::Placement placement;
   ops::UpdateExpertTable table;
 };
 
