@@ -11,7 +11,7 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
-#include "core/ops/op_json.h"
+#include "core/op_io/op_json.h"
 #include "core/util/error.h"
 
 namespace {
@@ -52,7 +52,7 @@ const moesim::RegisterCommand kRegisterOp([](CLI::App& app, int& exitCode) {
   op->add_option("NAME", *name, "operator: update-expert | layout | eplb")->required();
   op->add_option("--input", *input, "case file (JSON object of the operator's inputs)")->required();
   op->callback([name, input, &exitCode] {
-    const nlohmann::json out = moe::ops::runOpJson(*name, readCase(*input));
+    const nlohmann::json out = moe::runOpJson(*name, readCase(*input));
     std::cout << out.dump(2) << "\n";
     exitCode = 0;
   });

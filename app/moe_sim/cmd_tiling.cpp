@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
-#include "core/ops/dispatch_tiling.h"
+#include "core/plan/dispatch_tiling.h"
 #include "core/pipeline/layer_run.h"
 #include "core/scenario/scenario_json.h"
 

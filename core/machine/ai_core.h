@@ -16,7 +16,7 @@
 
 #include "core/engine/simulator.h"
 #include "core/machine/memory.h"
-#include "core/observe/states.h"
+#include "core/record/states.h"
 
 namespace moe {
 

@@ -11,11 +11,11 @@
 
 #include "core/engine/simulator.h"
 #include "core/machine/ai_core.h"
+#include "core/machine/cluster_shape.h"
 #include "core/machine/flow_network.h"
 #include "core/machine/hardware_profile.h"
 #include "core/machine/memory.h"
-#include "core/observe/observer.h"
-#include "core/scenario/scenario.h"
+#include "core/record/observer.h"
 
 namespace moe {
 

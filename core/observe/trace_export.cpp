@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "core/pipeline/emulation.h"
+#include "core/runtime/emulation.h"
 
 namespace moe {
 

@@ -44,9 +44,9 @@ bool A2aMatmulReport::ok() const {
 
 A2aMatmulReport runA2aMatmulWorkload(const Scenario& sc, bool verify) {
   A2aMatmulReport rep;
-  rep.shape = ops::shapeFromWorkload(sc.workload);
-  ops::validateA2aMatmul(rep.shape, sc.hardware);
-  const auto in = std::make_shared<const ops::A2aMatmulInputs>(ops::generateA2aMatmulInputs(rep.shape, sc.seed));
+  rep.shape = shapeFromWorkload(sc.workload);
+  validateA2aMatmul(rep.shape, sc.hardware);
+  const auto in = std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(rep.shape, sc.seed));
   auto runOne = [&](bool pipelined) {
     auto run = std::make_shared<A2aMatmulRun>(sc, in, pipelined);
     run->runToEnd();
@@ -60,7 +60,7 @@ A2aMatmulReport runA2aMatmulWorkload(const Scenario& sc, bool verify) {
   rep.checks.push_back(rep.pipelined.completed);
   rep.checks.push_back(rep.sequential.completed);
   if (verify) {
-    const ops::A2aMatmulReference ref = ops::a2aMatmulReference(*in);
+    const A2aMatmulReference ref = a2aMatmulReference(*in);
     rep.checks.push_back(rep.pipelinedRun->verify(ref));
     rep.checks.push_back(rep.sequentialRun->verify(ref));
   }
@@ -68,7 +68,7 @@ A2aMatmulReport runA2aMatmulWorkload(const Scenario& sc, bool verify) {
 }
 
 void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
-  const ops::A2aMatmulShape& s = r.shape;
+  const A2aMatmulShape& s = r.shape;
   out << "workload: alltoall-matmul-rs  M=" << s.m << " N=" << s.n << " K=" << s.k << " ranks=" << s.ranks
       << " tile=" << s.tileM << "x" << s.tileN << "x" << s.tileK << " stages=" << s.stages << "\n";
   auto us = [](Time t) { return fmt("%.3f", toMicroseconds(t)); };

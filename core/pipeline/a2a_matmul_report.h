@@ -13,7 +13,7 @@
 namespace moe {
 
 struct A2aMatmulReport {
-  ops::A2aMatmulShape shape;
+  A2aMatmulShape shape;
   A2aMatmulRunResult pipelined, sequential;
   // The finished runs themselves, kept for the trace (their emulations hold the event log).
   std::shared_ptr<const A2aMatmulRun> pipelinedRun, sequentialRun;

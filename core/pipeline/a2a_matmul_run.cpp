@@ -7,7 +7,7 @@
 
 namespace moe {
 
-Scenario a2aMatmulMachineScenario(const Scenario& base, const ops::A2aMatmulShape& s) {
+Scenario a2aMatmulMachineScenario(const Scenario& base, const A2aMatmulShape& s) {
   Scenario sc = base;
   sc.cluster.cardsPerServer = sc.hardware.cardsPerServer;
   sc.cluster.servers = std::max(1, s.ranks / sc.hardware.cardsPerServer);
@@ -15,20 +15,20 @@ Scenario a2aMatmulMachineScenario(const Scenario& base, const ops::A2aMatmulShap
   return sc;
 }
 
-A2aMatmulRun::A2aMatmulRun(const Scenario& sc, std::shared_ptr<const ops::A2aMatmulInputs> in,
+A2aMatmulRun::A2aMatmulRun(const Scenario& sc, std::shared_ptr<const A2aMatmulInputs> in,
                            bool pipelined)
     : in_(std::move(in)) {
-  ops::validateA2aMatmul(in_->shape, sc.hardware);
+  validateA2aMatmul(in_->shape, sc.hardware);
   emu_ = std::make_unique<Emulation>(a2aMatmulMachineScenario(sc, in_->shape));
   kernel_ = std::make_unique<A2aMatmulKernel>(*emu_, *in_, pipelined);
   driverProgram_ = emu_->sim().spawn(kernel_->driver(), "host");
 }
 
 namespace {
-std::shared_ptr<const ops::A2aMatmulInputs> generatedInputs(const Scenario& sc) {
-  const ops::A2aMatmulShape s = ops::shapeFromWorkload(sc.workload);
-  ops::validateA2aMatmul(s, sc.hardware);  // before generating: a bad shape may be huge
-  return std::make_shared<const ops::A2aMatmulInputs>(ops::generateA2aMatmulInputs(s, sc.seed));
+std::shared_ptr<const A2aMatmulInputs> generatedInputs(const Scenario& sc) {
+  const A2aMatmulShape s = shapeFromWorkload(sc.workload);
+  validateA2aMatmul(s, sc.hardware);  // before generating: a bad shape may be huge
+  return std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(s, sc.seed));
 }
 }  // namespace
 
@@ -64,14 +64,14 @@ VerificationCheck A2aMatmulRun::completion() const {
   return c;
 }
 
-VerificationCheck A2aMatmulRun::verify(const ops::A2aMatmulReference& ref) const {
-  const std::string mm = ops::compareWithReference(ref, outputs());
+VerificationCheck A2aMatmulRun::verify(const A2aMatmulReference& ref) const {
+  const std::string mm = compareWithReference(ref, outputs());
   return {design() + " == reference GEMM", mm.empty(),
           mm.empty() ? "|got - ref| <= 2^-10|ref| + 1e-3 sum|a w| + 1e-6" : mm};
 }
 
 std::vector<VerificationCheck> A2aMatmulRun::verifyAgainstReference() const {
-  return {completion(), verify(ops::a2aMatmulReference(*in_))};
+  return {completion(), verify(a2aMatmulReference(*in_))};
 }
 
 std::uint64_t A2aMatmulRun::digest() const {
@@ -101,10 +101,10 @@ A2aMatmulRunResult A2aMatmulRun::result() const {
   return res;
 }
 
-A2aMatmulRunResult runA2aMatmul(const Scenario& sc, const ops::A2aMatmulInputs& in,
+A2aMatmulRunResult runA2aMatmul(const Scenario& sc, const A2aMatmulInputs& in,
                                 bool pipelined) {
   // Borrows `in` for the call: an aliasing pointer that owns nothing.
-  A2aMatmulRun run(sc, std::shared_ptr<const ops::A2aMatmulInputs>(std::shared_ptr<void>(), &in),
+  A2aMatmulRun run(sc, std::shared_ptr<const A2aMatmulInputs>(std::shared_ptr<void>(), &in),
                    pipelined);
   run.runToEnd();
   return run.result();

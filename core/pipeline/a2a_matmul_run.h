@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/ops/a2a_matmul_rs.h"
-#include "core/ops/a2a_matmul_rs_kernel.h"
-#include "core/pipeline/steppable_run.h"
+#include "core/reference/a2a_matmul_rs.h"
+#include "core/kernels/a2a_matmul_rs_kernel.h"
+#include "core/runtime/steppable_run.h"
 
 namespace moe {
 
@@ -35,12 +35,12 @@ struct A2aMatmulRunResult {
 
 // The scenario the run's machine is built from: as many cards as the workload has ranks
 // (whole servers, or one server), full payload.
-Scenario a2aMatmulMachineScenario(const Scenario& sc, const ops::A2aMatmulShape& s);
+Scenario a2aMatmulMachineScenario(const Scenario& sc, const A2aMatmulShape& s);
 
 class A2aMatmulRun : public SteppableRun {
  public:
   // Throws InputError (naming the workload field) for a shape the kernel cannot run.
-  A2aMatmulRun(const Scenario& sc, std::shared_ptr<const ops::A2aMatmulInputs> in, bool pipelined);
+  A2aMatmulRun(const Scenario& sc, std::shared_ptr<const A2aMatmulInputs> in, bool pipelined);
   // Generates the inputs from the scenario's workload shape and seed.
   A2aMatmulRun(const Scenario& sc, bool pipelined);
   ~A2aMatmulRun() override;
@@ -56,8 +56,8 @@ class A2aMatmulRun : public SteppableRun {
   std::uint64_t digest() const override;
 
   bool pipelined() const { return kernel_->pipelined(); }
-  const ops::A2aMatmulShape& shape() const { return in_->shape; }
-  const ops::A2aMatmulInputs& inputs() const { return *in_; }
+  const A2aMatmulShape& shape() const { return in_->shape; }
+  const A2aMatmulInputs& inputs() const { return *in_; }
   const std::vector<A2aMatmulPhase>& phases() const { return kernel_->phases(); }
   std::int64_t workspaceBytes() const { return kernel_->workspaceBytes(); }
   std::vector<std::vector<fp16>> outputs() const { return kernel_->outputs(); }
@@ -65,17 +65,17 @@ class A2aMatmulRun : public SteppableRun {
   // "<design> run completed": every program finished and no workspace stage was misused.
   VerificationCheck completion() const;
   // "<design> == reference GEMM", within the tolerance of compareWithReference.
-  VerificationCheck verify(const ops::A2aMatmulReference& ref) const;
+  VerificationCheck verify(const A2aMatmulReference& ref) const;
   A2aMatmulRunResult result() const;
 
  private:
-  std::shared_ptr<const ops::A2aMatmulInputs> in_;
+  std::shared_ptr<const A2aMatmulInputs> in_;
   std::unique_ptr<Emulation> emu_;
   std::unique_ptr<A2aMatmulKernel> kernel_;
   int driverProgram_ = -1;
 };
 
 // Runs one kernel to the end on explicit inputs (the tests' entry point).
-A2aMatmulRunResult runA2aMatmul(const Scenario& sc, const ops::A2aMatmulInputs& in, bool pipelined);
+A2aMatmulRunResult runA2aMatmul(const Scenario& sc, const A2aMatmulInputs& in, bool pipelined);
 
 }  // namespace moe

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/ops/update_expert.h"
+#include "core/reference/update_expert.h"
 #include "core/pipeline/layer_run.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
@@ -30,7 +30,7 @@ EplbPlan planEplb(const Scenario& sc, const std::vector<double>& weight) {
   const int slots = sc.model.experts + sc.eplb.redundantExperts;
   EplbPlan plan;
   try {
-    plan.placement = ops::placeExperts(weight, slots, sc.eplb.groups, sc.cluster.servers, R, /*maxReplicas=*/R);
+    plan.placement = placeExperts(weight, slots, sc.eplb.groups, sc.cluster.servers, R, /*maxReplicas=*/R);
   } catch (const InputError& e) {
     // EPLB's own field names, in the scenario's terms.
     const std::string& p = e.path();
@@ -45,7 +45,7 @@ EplbPlan planEplb(const Scenario& sc, const std::vector<double>& weight) {
                                                           : "eplb.redundant_experts";
     throw InputError(field, "EPLB: " + p + ": " + e.rule());
   }
-  plan.table = ops::toUpdateExpertTable(plan.placement.phy2log, sc.model.experts, R);
+  plan.table = toUpdateExpertTable(plan.placement.phy2log, sc.model.experts, R);
   return plan;
 }
 
@@ -84,9 +84,9 @@ std::vector<int> instanceToLogical(const Scenario& sc, int instances) {
 }
 
 double imbalance(const std::vector<double>& v) {
-  // ops::maxOverMean, except that no load at all reads 0 (nothing to show), not 1.
+  // maxOverMean, except that no load at all reads 0 (nothing to show), not 1.
   const bool noLoad = std::none_of(v.begin(), v.end(), [](double x) { return x > 0; });
-  return noLoad ? 0 : ops::maxOverMean(v);
+  return noLoad ? 0 : maxOverMean(v);
 }
 
 ExpertLoad computeExpertLoad(const Scenario& given, const std::vector<RankGating>& gating) {
@@ -113,10 +113,10 @@ ExpertLoad computeExpertLoad(const Scenario& given, const std::vector<RankGating
     for (std::int32_t e : gating[static_cast<std::size_t>(r)].topkIds) {
       L.perExpert[static_cast<std::size_t>(e)] += 1;
       L.perInstanceBefore[static_cast<std::size_t>(e)] += 1;
-      L.perRankBefore[static_cast<std::size_t>(ops::identityCard(e, E, R))] += 1;
+      L.perRankBefore[static_cast<std::size_t>(identityCard(e, E, R))] += 1;
     }
-    const ops::UpdateExpertResult ue =
-        ops::updateExpertReference(updateExpertArgs(sc, gating[static_cast<std::size_t>(r)], r));
+    const UpdateExpertResult ue =
+        updateExpertReference(updateExpertArgs(sc, gating[static_cast<std::size_t>(r)], r));
     for (std::size_t i = 0; i < ue.balancedIds.size(); ++i) {
       if (ue.balancedActiveMask && !(*ue.balancedActiveMask)[i]) continue;  // pruned slot
       const std::int32_t inst = ue.balancedIds[i];

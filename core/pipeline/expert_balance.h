@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/ops/eplb.h"
-#include "core/ops/gating.h"
+#include "core/plan/eplb.h"
+#include "core/reference/gating.h"
 #include "core/scenario/scenario.h"
 
 namespace moe {
@@ -16,8 +16,8 @@ namespace moe {
 // A generated table: EPLB's placement (phy2log, the policy used, max/mean on the load it
 // was given) and the same placement as MoeUpdateExpert's eplb_table.
 struct EplbPlan {
-  ops::Placement placement;
-  ops::UpdateExpertTable table;
+  Placement placement;
+  UpdateExpertTable table;
 };
 
 // The load EPLB balances for a generating scenario: expected slots (R*BS*K times the
@@ -44,7 +44,7 @@ std::vector<int> instanceToLogical(const Scenario& sc, int instances);
 
 // Token slots per logical expert, per physical instance and per rank (SPEC §4 "expert
 // load"). "Before" is the identity placement without redundancy (expert e on rank
-// e * R / E, see ops::identityCard); "after" is what MoeUpdateExpert chose, pruned slots
+// e * R / E, see identityCard); "after" is what MoeUpdateExpert chose, pruned slots
 // excluded. Computed with the MoeUpdateExpert golden reference, which the emulated kernel
 // matches bit for bit.
 struct ExpertLoad {

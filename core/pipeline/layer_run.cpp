@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <cstring>
 
-#include "core/ops/a2a_matmul_rs.h"
-#include "core/ops/combine_reference.h"
-#include "core/ops/dispatch_common.h"
-#include "core/ops/dispatch_tiling.h"
-#include "core/ops/kernels.h"
+#include "core/reference/a2a_matmul_rs.h"
+#include "core/reference/combine_reference.h"
+#include "core/kernels/dispatch_common.h"
+#include "core/plan/dispatch_tiling.h"
+#include "core/kernels/kernels.h"
 #include "core/pipeline/expert_balance.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
@@ -31,8 +31,8 @@ std::pair<std::vector<std::int32_t>, int> scenarioTable(const Scenario& sc) {
   return {t, F};
 }
 
-ops::UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int rank) {
-  ops::UpdateExpertArgs a;
+UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int rank) {
+  UpdateExpertArgs a;
   a.bs = sc.model.tokensPerRank;
   a.k = sc.model.topk;
   a.expertIds = g.topkIds;
@@ -61,14 +61,14 @@ ReferenceLayer computeReference(const Scenario& given, std::shared_ptr<const std
   std::vector<DispatchSource> sources(R);
   int P = 0;
   for (int r = 0; r < R; ++r) {
-    ref.updateExpert.push_back(ops::updateExpertReference(updateExpertArgs(sc, gating[r], r)));
+    ref.updateExpert.push_back(updateExpertReference(updateExpertArgs(sc, gating[r], r)));
     const auto& ue = ref.updateExpert.back();
     P = ue.placePerRank;
     DispatchSource& s = sources[r];
     s.ids = ue.balancedIds;
     s.weights = gating[r].topkWeights;
     s.mask = ue.balancedActiveMask.value_or(std::vector<std::uint8_t>(static_cast<std::size_t>(BS) * K, 1));
-    ops::LayoutArgs la;
+    LayoutArgs la;
     la.numTokens = BS;
     la.numTopk = K;
     la.topkIdx = s.ids;
@@ -77,7 +77,7 @@ ReferenceLayer computeReference(const Scenario& given, std::shared_ptr<const std
     la.numRanks = R;
     la.numExperts = R * P;
     la.ranksPerServer = sc.cluster.cardsPerServer;
-    ref.layout.push_back(ops::layoutReference(la));
+    ref.layout.push_back(layoutReference(la));
   }
   ref.dispatch = dispatchReference(DispatchShape{R, BS, sc.model.hidden, K, P}, sources, false);
   return ref;
@@ -92,9 +92,9 @@ int scenarioPlacePerRank(const Scenario& given) {
   for (std::size_t i = 0; i < probe.topkIds.size(); ++i)
     probe.topkIds[i] = static_cast<std::int32_t>(i % static_cast<std::size_t>(sc.model.topk));
   probe.topkWeights.assign(probe.topkIds.size(), 1.0f);
-  const ops::UpdateExpertArgs args = updateExpertArgs(sc, probe, 0);
-  ops::validateUpdateExpert(args, "eplb");
-  const int P = ops::updateExpertPlacePerRank(args);
+  const UpdateExpertArgs args = updateExpertArgs(sc, probe, 0);
+  validateUpdateExpert(args, "eplb");
+  const int P = updateExpertPlacePerRank(args);
   require(sc.eplb.placePerRank == 0 || sc.eplb.placePerRank == P, "eplb.place_per_rank",
           "must match the table's " + std::to_string(P) + " instances per rank");
   const int slots = sc.model.experts + sc.eplb.redundantExperts;
@@ -107,7 +107,7 @@ int scenarioPlacePerRank(const Scenario& given) {
 void checkRunnable(const Scenario& sc) {
   // The workload `run` would emulate must be runnable too (the fused operator's shape rules).
   if (sc.workload.kind == WorkloadKind::AlltoallMatmulRs)
-    ops::validateA2aMatmul(ops::shapeFromWorkload(sc.workload), sc.hardware);
+    validateA2aMatmul(shapeFromWorkload(sc.workload), sc.hardware);
   const int P = scenarioPlacePerRank(sc);
   validateDispatchTiling(sc, P);
 }
@@ -282,10 +282,10 @@ std::vector<std::vector<bf16>> LayerRun::expertOutputs() const {
   return out;
 }
 
-std::vector<ops::LayoutResult> LayerRun::layoutOutputs() const {
-  std::vector<ops::LayoutResult> out;
+std::vector<LayoutResult> LayerRun::layoutOutputs() const {
+  std::vector<LayoutResult> out;
   for (const CardTensors& t : ctx_->cards) {
-    ops::LayoutResult l;
+    LayoutResult l;
     l.numTokensPerRank = hostRead<std::int32_t>(t.tokensPerRank);
     l.numTokensPerRdmaRank = hostRead<std::int32_t>(t.tokensPerRdmaRank);
     l.numTokensPerExpert = hostRead<std::int32_t>(t.tokensPerExpert);

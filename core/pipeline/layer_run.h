@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "core/ops/dispatch_reference.h"
-#include "core/ops/gating.h"
-#include "core/ops/layout.h"
-#include "core/ops/update_expert.h"
-#include "core/pipeline/emulation.h"
-#include "core/pipeline/layer_context.h"
-#include "core/pipeline/steppable_run.h"
+#include "core/reference/dispatch_reference.h"
+#include "core/reference/gating.h"
+#include "core/reference/layout.h"
+#include "core/reference/update_expert.h"
+#include "core/runtime/emulation.h"
+#include "core/runtime/layer_context.h"
+#include "core/runtime/steppable_run.h"
 
 namespace moe {
 
@@ -32,8 +32,8 @@ struct StageReport {
 // received row, and each expert output row, against the source row its expandIdx names.
 struct ReferenceLayer {
   std::shared_ptr<const std::vector<RankGating>> gating;
-  std::vector<ops::UpdateExpertResult> updateExpert;  // per rank
-  std::vector<ops::LayoutResult> layout;              // per rank
+  std::vector<UpdateExpertResult> updateExpert;  // per rank
+  std::vector<LayoutResult> layout;              // per rank
   std::vector<DispatchOutput> dispatch;               // per rank, expandX empty
 };
 ReferenceLayer computeReference(const Scenario& sc, std::shared_ptr<const std::vector<RankGating>> gating);
@@ -72,7 +72,7 @@ class LayerRun : public SteppableRun {
   // (the metadata alone is small; the rows are hundreds of MB on the default scenario).
   std::vector<DispatchOutput> dispatchOutputs(bool withRows = true) const;
   std::vector<std::vector<bf16>> expertOutputs() const;
-  std::vector<ops::LayoutResult> layoutOutputs() const;
+  std::vector<LayoutResult> layoutOutputs() const;
   std::vector<std::vector<std::int32_t>> balancedIds() const;
   std::vector<std::vector<std::uint8_t>> keepMasks() const;
 
@@ -123,6 +123,6 @@ class LayerRun : public SteppableRun {
 std::pair<std::vector<std::int32_t>, int> scenarioTable(const Scenario& sc);
 
 // UpdateExpert arguments for one rank, from the gating output.
-ops::UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int rank);
+UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int rank);
 
 }  // namespace moe

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "core/ops/a2a_matmul_rs.h"
+#include "core/reference/a2a_matmul_rs.h"
 #include "core/pipeline/a2a_matmul_run.h"
 #include "core/util/error.h"
 
 using moe::fp16;
-using moe::ops::A2aMatmulShape;
+using moe::A2aMatmulShape;
 
 namespace {
 
@@ -48,7 +48,7 @@ A2aMatmulShape small(int ranks, int m, int n, int k, int tm, int tn, int tk, int
 
 std::string refusal(const A2aMatmulShape& s, moe::HardwareProfile hw = {}) {
   try {
-    moe::ops::validateA2aMatmul(s, hw);
+    moe::validateA2aMatmul(s, hw);
   } catch (const moe::InputError& e) {
     return e.path();
   }
@@ -106,8 +106,8 @@ TEST(A2aMatmulValidation, EachRuleNamesItsField) {
 // r ranks of random data; the reference against a naive double-precision GEMM.
 TEST(A2aMatmulReference, MatchesDoublePrecisionGemm) {
   const A2aMatmulShape s = small(2, 8, 5, 6, 2, 5, 3, 1);
-  const auto in = moe::ops::generateA2aMatmulInputs(s, 7);
-  const auto ref = moe::ops::a2aMatmulReference(in);
+  const auto in = moe::generateA2aMatmulInputs(s, 7);
+  const auto ref = moe::a2aMatmulReference(in);
   for (int i = 0; i < s.m; ++i)
     for (int c = 0; c < s.n; ++c) {
       double want = 0;
@@ -118,8 +118,8 @@ TEST(A2aMatmulReference, MatchesDoublePrecisionGemm) {
   // The comparison catches a wrong element.
   auto bad = ref.out;
   bad[1][3] = moe::floatToFp16(moe::fp16ToFloat(bad[1][3]) + 1.0f);
-  EXPECT_NE(moe::ops::compareWithReference(ref, bad), "");
-  EXPECT_EQ(moe::ops::compareWithReference(ref, ref.out), "");
+  EXPECT_NE(moe::compareWithReference(ref, bad), "");
+  EXPECT_EQ(moe::compareWithReference(ref, ref.out), "");
 }
 
 struct KernelCase {
@@ -130,12 +130,12 @@ class A2aMatmulKernel : public ::testing::TestWithParam<A2aMatmulShape> {};
 
 TEST_P(A2aMatmulKernel, PipelinedAndSequentialMatchTheReference) {
   const A2aMatmulShape s = GetParam();
-  const auto in = moe::ops::generateA2aMatmulInputs(s, 3);
-  const auto ref = moe::ops::a2aMatmulReference(in);
+  const auto in = moe::generateA2aMatmulInputs(s, 3);
+  const auto ref = moe::a2aMatmulReference(in);
   for (bool pipelined : {true, false}) {
     const auto run = moe::runA2aMatmul(moe::Scenario{}, in, pipelined);
     ASSERT_TRUE(run.finished) << run.deadlock;
-    EXPECT_EQ(moe::ops::compareWithReference(ref, run.out), "") << (pipelined ? "pipelined" : "sequential");
+    EXPECT_EQ(moe::compareWithReference(ref, run.out), "") << (pipelined ? "pipelined" : "sequential");
     EXPECT_GT(run.time, 0);
   }
 }
@@ -152,8 +152,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, A2aMatmulKernel,
 
 TEST(A2aMatmulKernelTiming, PipelinedBeatsSequentialOnTheDefaultShape) {
   const moe::Scenario sc;
-  const auto s = moe::ops::shapeFromWorkload(sc.workload);
-  const auto in = moe::ops::generateA2aMatmulInputs(s, sc.seed);
+  const auto s = moe::shapeFromWorkload(sc.workload);
+  const auto in = moe::generateA2aMatmulInputs(s, sc.seed);
   const auto pipe = moe::runA2aMatmul(sc, in, true);
   const auto seq = moe::runA2aMatmul(sc, in, false);
   ASSERT_TRUE(pipe.finished && seq.finished);

@@ -3,10 +3,10 @@
 #include <random>
 #include <stdexcept>
 
-#include "core/ops/core_split.h"
+#include "core/plan/core_split.h"
 
-using moe::ops::CoreRange;
-using moe::ops::splitContiguous;
+using moe::CoreRange;
+using moe::splitContiguous;
 
 TEST(CoreSplit, FirstRemainderCoresTakeOneExtraElement) {
   // 10 = 4 cores * 2 + 2: cores 0 and 1 get 3, cores 2 and 3 get 2.

@@ -6,7 +6,7 @@
 
 #include "core/engine/simulator.h"
 #include "core/machine/flow_network.h"
-#include "core/pipeline/emulation.h"
+#include "core/runtime/emulation.h"
 
 using namespace moe;
 

@@ -1,4 +1,4 @@
-// EPLB table generation (core/ops/eplb.h): hand-worked cases for each step, the composition,
+// EPLB table generation (core/plan/eplb.h): hand-worked cases for each step, the composition,
 // every validation rule, and properties on random inputs.
 
 #include <gtest/gtest.h>
@@ -7,12 +7,12 @@
 #include <numeric>
 #include <string>
 
-#include "core/ops/eplb.h"
-#include "core/ops/update_expert.h"
+#include "core/plan/eplb.h"
+#include "core/reference/update_expert.h"
 #include "core/util/error.h"
 #include "core/util/rng.h"
 
-using namespace moe::ops;
+using namespace moe;
 using moe::InputError;
 using moe::Rng;
 

@@ -1,4 +1,4 @@
-#include "core/ops/gating.h"
+#include "core/reference/gating.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <tuple>
 
-#include "core/ops/dispatch_tiling.h"
+#include "core/plan/dispatch_tiling.h"
 #include "core/pipeline/layer_run.h"
 #include "core/util/error.h"
 #include "core/util/rng.h"

@@ -3,13 +3,13 @@
 #include <random>
 #include <string>
 
-#include "core/ops/layout.h"
+#include "core/reference/layout.h"
 #include "core/util/error.h"
 
 using moe::InputError;
-using moe::ops::LayoutArgs;
-using moe::ops::layoutReference;
-using moe::ops::validateLayout;
+using moe::LayoutArgs;
+using moe::layoutReference;
+using moe::validateLayout;
 
 namespace {
 
@@ -110,7 +110,7 @@ TEST(LayoutRandomized, CountsAgreeWithTheMembershipMatrix) {
 
     const auto r = layoutReference(a);
     const int R = a.numRanks;
-    const int S = moe::ops::layoutServers(R, a.ranksPerServer);
+    const int S = moe::layoutServers(R, a.ranksPerServer);
     const int perRank = a.numExperts / R;
     ASSERT_EQ(r.numTokensPerRank.size(), size_t(R));
     ASSERT_EQ(r.numTokensPerRdmaRank.size(), size_t(S));

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/pipeline/emulation.h"
+#include "core/runtime/emulation.h"
 
 using namespace moe;
 

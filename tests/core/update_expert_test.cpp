@@ -7,13 +7,13 @@
 #include <random>
 #include <string>
 
-#include "core/ops/update_expert.h"
+#include "core/reference/update_expert.h"
 #include "core/util/error.h"
 
 using moe::InputError;
-using moe::ops::UpdateExpertArgs;
-using moe::ops::updateExpertReference;
-using moe::ops::validateUpdateExpert;
+using moe::UpdateExpertArgs;
+using moe::updateExpertReference;
+using moe::validateUpdateExpert;
 
 namespace {
 

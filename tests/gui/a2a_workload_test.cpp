@@ -21,7 +21,7 @@
 #include "ui/widgets/core_grid_widget.h"
 #include "ui/widgets/experts_view.h"
 #include "ui/widgets/main_window.h"
-#include "ui/widgets/palette.h"
+#include "ui/style/palette.h"
 #include "ui/widgets/ring_strip_widget.h"
 #include "ui/widgets/scenario_editor.h"
 #include "ui/widgets/timeline_widget.h"

@@ -5,7 +5,7 @@
 #include <QAbstractTableModel>
 
 #include "ui/run/expert_load.h"
-#include "ui/widgets/expert_colors.h"
+#include "ui/style/expert_colors.h"
 
 namespace moe::ui {
 

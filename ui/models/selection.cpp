@@ -1,6 +1,6 @@
 #include "ui/models/selection.h"
 
-#include "ui/widgets/palette.h"
+#include "ui/style/palette.h"
 
 namespace moe::ui {
 

@@ -4,7 +4,7 @@
 
 #include <QString>
 
-#include "ui/run/snapshot.h"
+#include "core/observe/snapshot.h"
 
 namespace moe::ui {
 

@@ -3,7 +3,7 @@
 #include "core/pipeline/a2a_matmul_report.h"
 #include "core/pipeline/run_report.h"
 #include "core/scenario/scenario_json.h"
-#include "ui/widgets/palette.h"
+#include "ui/style/palette.h"
 
 namespace moe::ui {
 

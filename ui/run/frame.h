@@ -7,10 +7,10 @@
 #include <QString>
 #include <vector>
 
-#include "core/observe/observer.h"
+#include "core/record/observer.h"
 #include "ui/run/expert_load.h"
 #include "ui/run/metrics_sample.h"
-#include "ui/run/snapshot.h"
+#include "core/observe/snapshot.h"
 
 namespace moe::ui {
 
@@ -35,6 +35,6 @@ void registerMetaTypes();
 
 Q_DECLARE_METATYPE(moe::Scenario)
 Q_DECLARE_METATYPE(moe::ui::Frame)
-Q_DECLARE_METATYPE(moe::ui::Snapshot)
+Q_DECLARE_METATYPE(moe::Snapshot)
 Q_DECLARE_METATYPE(moe::ui::ExpertLoad)
 Q_DECLARE_METATYPE(moe::ui::Verification)

@@ -23,7 +23,7 @@ constexpr std::size_t kMaxIntervalsPerFrame = 200000;
 
 void registerMetaTypes() {
   qRegisterMetaType<moe::ui::Frame>();
-  qRegisterMetaType<moe::ui::Snapshot>();
+  qRegisterMetaType<moe::Snapshot>();
   qRegisterMetaType<moe::ui::ExpertLoad>();
   qRegisterMetaType<moe::ui::Verification>();
   qRegisterMetaType<moe::Scenario>();
@@ -51,9 +51,9 @@ void RunController::load(const Scenario& sc, int design) {
   try {
     if (a2a) {
       // No experts here: the window tells the Experts view so (no expert load is sent).
-      const ops::A2aMatmulShape shape = ops::shapeFromWorkload(sc_.workload);
-      ops::validateA2aMatmul(shape, sc_.hardware);
-      a2aInputs_ = std::make_shared<const ops::A2aMatmulInputs>(ops::generateA2aMatmulInputs(shape, sc_.seed));
+      const A2aMatmulShape shape = shapeFromWorkload(sc_.workload);
+      validateA2aMatmul(shape, sc_.hardware);
+      a2aInputs_ = std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(shape, sc_.seed));
     } else {
       sc_ = withEplbTable(sc);  // a generated eplb table is computed once per load
       gating_ = std::make_shared<const std::vector<RankGating>>(generateGating(sc_));

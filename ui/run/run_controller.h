@@ -11,9 +11,9 @@
 #include <atomic>
 #include <memory>
 
-#include "core/ops/a2a_matmul_rs.h"
-#include "core/ops/gating.h"
-#include "core/pipeline/steppable_run.h"
+#include "core/reference/a2a_matmul_rs.h"
+#include "core/reference/gating.h"
+#include "core/runtime/steppable_run.h"
 #include "ui/run/frame.h"
 
 namespace moe::ui {
@@ -55,7 +55,7 @@ class RunController : public QObject {
 
  signals:
   void frameReady(const moe::ui::Frame& f);
-  void scrubReady(const moe::ui::Snapshot& s);
+  void scrubReady(const moe::Snapshot& s);
   void expertLoadReady(const moe::ui::ExpertLoad& l);
   void verificationReady(const moe::ui::Verification& v);
   void modeChanged(int mode);
@@ -81,7 +81,7 @@ class RunController : public QObject {
   bool loaded_ = false;
   int design_ = static_cast<int>(DispatchImpl::Streaming);
   std::shared_ptr<const std::vector<RankGating>> gating_;        // MoE layer
-  std::shared_ptr<const ops::A2aMatmulInputs> a2aInputs_;        // fused operator
+  std::shared_ptr<const A2aMatmulInputs> a2aInputs_;        // fused operator
   std::unique_ptr<SteppableRun> run_;
   std::unique_ptr<SteppableRun> scrub_;
   std::uint64_t runId_ = 0;

@@ -8,7 +8,7 @@
 #include <QVBoxLayout>
 
 #include "ui/widgets/core_grid_widget.h"
-#include "ui/widgets/palette.h"
+#include "ui/style/palette.h"
 #include "ui/widgets/ring_strip_widget.h"
 #include "ui/widgets/workspace_stages_widget.h"
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "ui/widgets/palette.h"
+#include "ui/style/palette.h"
 
 namespace moe::ui {
 

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "ui/models/selection.h"
-#include "ui/run/snapshot.h"
+#include "core/observe/snapshot.h"
 
 namespace moe::ui {
 

@@ -14,7 +14,7 @@
 #include <QtCharts/QHorizontalStackedBarSeries>
 #include <QtCharts/QValueAxis>
 
-#include "ui/widgets/palette.h"
+#include "ui/style/palette.h"
 
 namespace moe::ui {
 

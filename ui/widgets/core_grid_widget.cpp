@@ -7,7 +7,7 @@
 #include <QToolTip>
 
 #include "ui/models/selection.h"
-#include "ui/widgets/palette.h"
+#include "ui/style/palette.h"
 
 namespace moe::ui {
 

@@ -8,7 +8,7 @@
 #include <QWidget>
 
 #include "ui/run/expert_load.h"
-#include "ui/widgets/expert_colors.h"
+#include "ui/style/expert_colors.h"
 
 namespace moe::ui {
 

@@ -6,7 +6,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "ui/run/snapshot.h"
+#include "core/observe/snapshot.h"
 
 namespace moe::ui {
 

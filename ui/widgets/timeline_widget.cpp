@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ui/widgets/palette.h"
+#include "ui/style/palette.h"
 
 namespace moe::ui {
 

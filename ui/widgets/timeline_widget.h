@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/observe/interval_union.h"
-#include "core/observe/observer.h"
-#include "ui/run/snapshot.h"
+#include "core/record/observer.h"
+#include "core/observe/snapshot.h"
 
 namespace moe::ui {
 

@@ -1,0 +1,25 @@
+#pragma once
+// The last step of every combine design, per token: add the shared expert, round the
+// fp32 sum to bf16 once, and with AddRmsNorm add the residual and normalize.
+
+#include "core/runtime/layer_context.h"
+
+namespace moe {
+
+class CombineFinisher {
+ public:
+  // Allocates its UB scratch on `core` (rows of H elements).
+  CombineFinisher(LayerContext& ctx, AiCore& core, int rank);
+  // The fp32 running sum of one token, in this core's UB.
+  Buffer* sum() { return sum_; }
+  // Writes token t's outputs (XOut, or x_out/y/rstd) from sum().
+  Task finish(int t);
+
+ private:
+  LayerContext& ctx_;
+  AiCore& core_;
+  int rank_;
+  Buffer *sum_, *xRow_, *outRow_, *yRow_, *rstd_;
+};
+
+}  // namespace moe

@@ -1,0 +1,190 @@
+// Phased combine: the "old code" of seed 000, the layered A2 combine (SPEC §3.5a).
+//   1. GM2IPC: every expert card writes its output rows, with their weights, into the IPC
+//      window of the same-server card that forwards for the rows' owners (local index of
+//      the owner). Windows are sized for the worst case.
+//   2. SyncAll.
+//   3. SumToWindow: each forwarder core sums, per owner, the weighted rows of all windows
+//      into a full fp32 partial buffer; AlltoAllServerDispatch sends each finished buffer
+//      whole to its owner's server window (RDMA; a local copy for the card itself), while
+//      the core goes on summing the next owner.
+//   4. SyncAll.
+//   5. SumToServer: receivers add the servers' partials per token, round once, write XOut.
+
+#include <algorithm>
+#include <memory>
+
+#include "core/kernels/combine_common.h"
+#include "core/kernels/kernels.h"
+#include "core/util/bf16.h"
+
+namespace moe {
+
+namespace {
+
+struct Window {
+  Buffer* data = nullptr;
+  std::vector<RecordMeta> headers;  // side table, as in the rings
+  std::int64_t used = 0;
+};
+
+struct PhasedCombine {
+  std::vector<std::vector<Window>> ipc;  // [f][dLocal]
+  std::vector<std::vector<Buffer*>> partial;      // [f][server of owner]: BS*H f32
+  std::vector<std::vector<Buffer*>> serverWindow;  // [r][source server]: BS*H f32
+  SyncBarrier* afterGm2Ipc = nullptr;
+  SyncBarrier* afterSend = nullptr;
+};
+
+Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int senderIndex) {
+  CardTensors& g = ctx.cards[d];
+  const std::int64_t rb = ctx.recordBytes;
+  const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb);
+  Buffer* staging = ctx.m.allocUb(core, perBatch * rb, "staging", true);
+  constexpr std::int64_t kIdxRows = 256;
+  Buffer* idx = ctx.m.allocUb(core, kIdxRows * 12, "expand_idx", false);
+  Buffer* scales = ctx.m.allocUb(core, kIdxRows * 4, "expand_scales", false);
+  const auto* off = g.offsets->as<std::int32_t>();
+  const auto* len = g.lengths->as<std::int32_t>();
+  for (int fl = senderIndex; fl < ctx.cps; fl += ctx.sc.rings.senderCores) {
+    const int f = ctx.serverOf(d) * ctx.cps + fl;
+    Window& win = w.ipc[f][ctx.localOf(d)];
+    std::int64_t inBatch = 0;
+    auto flush = [&]() -> Task {
+      if (inBatch == 0) co_return;
+      co_await core.fence(Pipe::Mte2);
+      co_await core.copy(Region{win.data, (win.used - inBatch) * rb, inBatch * rb}, Region{staging, 0, inBatch * rb});
+      inBatch = 0;
+    };
+    for (int le = 0; le < ctx.P; ++le)
+      for (int S = 0; S < ctx.S; ++S) {
+        const int owner = S * ctx.cps + fl;
+        const std::int64_t begin = off[le * ctx.R + owner], rows = len[le * ctx.R + owner];
+        for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows) {
+          const std::int64_t n = std::min(kIdxRows, rows - b0);
+          core.copy(Region{idx, 0, n * 12}, Region{g.expandIdx, (begin + b0) * 12, n * 12});
+          co_await core.copy(Region{scales, 0, n * 4}, Region{g.expandScales, (begin + b0) * 4, n * 4});
+          for (std::int64_t i = 0; i < n; ++i) {
+            if (inBatch == perBatch) co_await flush();
+            RecordMeta meta;
+            meta.srcRank = owner;
+            meta.token = idx->as<std::int32_t>()[i * 3 + 1];
+            meta.weights[0] = scales->as<float>()[i];
+            win.headers[static_cast<std::size_t>(win.used++)] = meta;
+            core.copy(Region{staging, inBatch++ * rb + ctx.metaBytes, ctx.rowBytes},
+                      Region{g.expertOut, (begin + b0 + i) * ctx.rowBytes, ctx.rowBytes});
+          }
+        }
+      }
+    co_await flush();
+  }
+}
+
+Task sumToWindow(LayerContext& ctx, int f, AiCore& core, PhasedCombine& w, int forwarderIndex) {
+  const std::int64_t rb = ctx.recordBytes, rowF32 = ctx.H * 4LL;
+  Buffer* rec = ctx.m.allocUb(core, rb, "record", true);
+  Buffer* sum = ctx.m.allocUb(core, rowF32, "fp32_sum", true);
+  for (int S = forwarderIndex; S < ctx.S; S += ctx.sc.rings.forwarderCores) {
+    const int owner = S * ctx.cps + ctx.localOf(f);
+    Buffer* partial = w.partial[f][S];
+    for (int dl = 0; dl < ctx.cps; ++dl) {
+      const Window& win = w.ipc[f][dl];
+      for (std::int64_t i = 0; i < win.used; ++i) {
+        const RecordMeta& meta = win.headers[static_cast<std::size_t>(i)];
+        if (meta.srcRank != owner) continue;
+        const Region accRow{partial, meta.token * rowF32, rowF32};
+        core.copy(whole(rec), Region{win.data, i * rb, rb});
+        co_await core.copy(whole(sum), accRow);  // read-modify-write of the full buffer
+        co_await core.vector(ctx.H, 4);
+        if (!sum->bytes.empty()) {
+          const auto* y = reinterpret_cast<const bf16*>(rec->data() + ctx.metaBytes);
+          auto* s = sum->as<float>();
+          for (int h = 0; h < ctx.H; ++h) s[h] += meta.weights[0] * bf16ToFloat(y[h]);
+        }
+        co_await core.copy(accRow, whole(sum));
+      }
+    }
+    // AlltoAllServerDispatch: the whole buffer, needed or not, to the owner's server window.
+    co_await core.fence(Pipe::Mte3);
+    const Region dst = whole(w.serverWindow[owner][ctx.serverOf(f)]);
+    if (owner == f) {
+      for (std::int64_t t = 0; t < ctx.BS; ++t) {  // a local GM->GM copy goes through UB
+        co_await core.copy(whole(sum), Region{partial, t * rowF32, rowF32});
+        co_await core.copy(Region{dst.buf, t * rowF32, rowF32}, whole(sum));
+      }
+    } else {
+      core.rdmaWrite(dst, whole(partial));  // not awaited: summing the next owner overlaps it
+    }
+  }
+  co_await core.fence(Pipe::Scalar);  // every RDMA has landed before the barrier
+}
+
+Task sumToServer(LayerContext& ctx, int r, AiCore& core, PhasedCombine& w, int receiverIndex) {
+  const std::int64_t rowF32 = ctx.H * 4LL;
+  CombineFinisher finisher(ctx, core, r);
+  Buffer* part = ctx.m.allocUb(core, rowF32, "partial", true);
+  for (int t = receiverIndex; t < ctx.BS; t += ctx.sc.rings.receiverCores) {
+    Buffer* sum = finisher.sum();
+    for (int S = 0; S < ctx.S; ++S) {
+      co_await core.copy(S == 0 ? whole(sum) : whole(part), Region{w.serverWindow[r][S], t * rowF32, rowF32});
+      if (S == 0) continue;
+      co_await core.vector(ctx.H, 4);
+      if (!sum->bytes.empty())
+        for (int h = 0; h < ctx.H; ++h) sum->as<float>()[h] += part->as<float>()[h];
+    }
+    co_await finisher.finish(t);
+  }
+}
+
+Task phasedCombineCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<PhasedCombine> w, int i) {
+  const RingTiling& t = ctx.sc.rings;
+  if (i < t.senderCores) co_await gm2ipc(ctx, card, core, *w, i);
+  co_await core.fence(Pipe::Mte3);
+  co_await core.syncAll(*w->afterGm2Ipc);
+  if (i >= t.senderCores && i < t.senderCores + t.forwarderCores) {
+    core.setRole(Role::Forwarder);
+    co_await sumToWindow(ctx, card, core, *w, i - t.senderCores);
+  }
+  co_await core.syncAll(*w->afterSend);
+  if (i >= t.senderCores + t.forwarderCores) {
+    core.setRole(Role::Receiver);
+    co_await sumToServer(ctx, card, core, *w, i - t.senderCores - t.forwarderCores);
+  }
+}
+
+}  // namespace
+
+void launchCombinePhased(LayerContext& ctx, Latch& done) {
+  Machine& m = ctx.m;
+  const RingTiling& t = ctx.sc.rings;
+  auto w = std::make_shared<PhasedCombine>();
+  // Worst case per (forwarder, expert card): every token of every owner it forwards for,
+  // once per expert that card holds for it.
+  const std::int64_t slots = static_cast<std::int64_t>(ctx.S) * ctx.BS * std::min(ctx.K, ctx.P);
+  const std::int64_t fullBuffer = static_cast<std::int64_t>(ctx.BS) * ctx.H * 4;
+  w->ipc.resize(ctx.R);
+  w->partial.resize(ctx.R);
+  w->serverWindow.resize(ctx.R);
+  for (int f = 0; f < ctx.R; ++f) {
+    for (int dl = 0; dl < ctx.cps; ++dl) {
+      w->ipc[f].push_back(Window{m.allocGm(f, slots * ctx.recordBytes, "combine.ipc-win" + std::to_string(dl), true, true),
+                                 std::vector<RecordMeta>(static_cast<std::size_t>(slots)), 0});
+      ctx.combineBufferBytes += slots * ctx.recordBytes;
+    }
+    for (int S = 0; S < ctx.S; ++S) {
+      w->partial[f].push_back(m.allocGm(f, fullBuffer, "combine.partial.server" + std::to_string(S), true));
+      w->serverWindow[f].push_back(m.allocGm(f, fullBuffer, "combine.server-win" + std::to_string(S), true));
+      ctx.combineBufferBytes += 2 * fullBuffer;
+    }
+  }
+  const int perCard = t.senderCores + t.forwarderCores + t.receiverCores;
+  w->afterGm2Ipc = &ctx.emu.addBarrier("combine.phased.gm2ipc", ctx.R * perCard);
+  w->afterSend = &ctx.emu.addBarrier("combine.phased.send", ctx.R * perCard);
+  for (int c = 0; c < ctx.R; ++c)
+    for (int i = 0; i < perCard; ++i) {
+      const Role first = i < t.senderCores ? Role::Sender : i < t.senderCores + t.forwarderCores ? Role::Forwarder : Role::Receiver;
+      done.add(1);
+      ctx.emu.launch(m.aiv(c, i), first, phasedCombineCore(ctx, c, m.aiv(c, i), w, i), &done);
+    }
+}
+
+}  // namespace moe

@@ -1,0 +1,80 @@
+#include "core/kernels/dispatch_common.h"
+
+#include <algorithm>
+
+namespace moe {
+
+RecvPlan planFromCounts(const std::int32_t* counts, int R, int P) {
+  RecvPlan p;
+  const int cols = 2 + P;
+  p.offsets.assign(static_cast<std::size_t>(P) * R, 0);
+  p.lengths.assign(static_cast<std::size_t>(P) * R, 0);
+  p.expertTokenNums.assign(P, 0);
+  p.tokensFrom.assign(R, 0);
+  p.tokensToServer.assign(R, 0);
+  for (int s = 0; s < R; ++s) {
+    p.tokensFrom[s] = counts[s * cols + 0];
+    p.tokensToServer[s] = counts[s * cols + 1];
+  }
+  std::int32_t row = 0;
+  for (int le = 0; le < P; ++le)
+    for (int s = 0; s < R; ++s) {
+      p.offsets[le * R + s] = row;
+      p.lengths[le * R + s] = counts[s * cols + 2 + le];
+      row += counts[s * cols + 2 + le];
+      p.expertTokenNums[le] += counts[s * cols + 2 + le];
+    }
+  p.rows = row;
+  return p;
+}
+
+void publishRecvTables(LayerContext& ctx, AiCore& core, int d, const RecvPlan& plan) {
+  CardTensors& g = ctx.cards[d];
+  const std::int64_t tableBytes = ctx.P * ctx.R * 4LL;
+  const std::int64_t lenAt = alignUp(tableBytes, 32), numsAt = 2 * lenAt;  // aligned UB blocks
+  Buffer* tables = ctx.m.allocUb(core, numsAt + alignUp(ctx.P * 4LL, 32), "tables", false);
+  std::copy(plan.offsets.begin(), plan.offsets.end(), tables->as<std::int32_t>());
+  std::copy(plan.lengths.begin(), plan.lengths.end(), tables->as<std::int32_t>() + lenAt / 4);
+  std::copy(plan.expertTokenNums.begin(), plan.expertTokenNums.end(), tables->as<std::int32_t>() + numsAt / 4);
+  core.copy(whole(g.offsets), Region{tables, 0, tableBytes});
+  core.copy(whole(g.lengths), Region{tables, lenAt, tableBytes});
+  core.copy(whole(g.expertTokenNums), Region{tables, numsAt, ctx.P * 4LL});
+}
+
+Task loadRouting(LayerContext& ctx, AiCore& core, int s, RoutingInUb& out) {
+  CardTensors& g = ctx.cards[s];
+  const std::int64_t n = static_cast<std::int64_t>(ctx.BS) * ctx.K;
+  Buffer* ids = ctx.m.allocUb(core, n * 4, "ids", false);
+  Buffer* keep = ctx.m.allocUb(core, n, "mask", false);
+  Buffer* weights = ctx.m.allocUb(core, n * 4, "weights", false);
+  core.copy(whole(ids), whole(g.balancedIds));
+  core.copy(whole(keep), whole(g.mask));
+  co_await core.copy(whole(weights), whole(g.topkWeights));  // MTE2 in order: all landed
+  out = RoutingInUb{ids->as<std::int32_t>(), keep->data(), weights->as<float>()};
+}
+
+int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Region row,
+             const RecvPlan& plan, std::vector<std::int32_t>& next, Buffer* side, int sideSlot) {
+  CardTensors& g = ctx.cards[d];
+  int placed = 0;
+  for (int k = 0; k < meta.k; ++k) {
+    const std::int32_t id = meta.ids[k];
+    if (id < 0 || ctx.rankOfInstance(id) != d) continue;
+    const int le = id % ctx.P;
+    const std::int64_t r = plan.offsets[le * ctx.R + meta.srcRank] + next[le * ctx.R + meta.srcRank]++;
+    core.copy(Region{g.expandX, r * ctx.rowBytes, ctx.rowBytes}, row);
+    // Scale and (source rank, token, k) from aligned UB slots: DataCopyPad writes 4 and 12 B.
+    const std::int64_t slot = (static_cast<std::int64_t>(sideSlot) * meta.k * 2 + k * 2) * 32;
+    side->as<float>()[slot / 4] = meta.weights[k];
+    auto* idx = side->as<std::int32_t>() + (slot + 32) / 4;
+    idx[0] = meta.srcRank;
+    idx[1] = meta.token;
+    idx[2] = k;
+    core.copy(Region{g.expandScales, r * 4, 4}, Region{side, slot, 4});
+    core.copy(Region{g.expandIdx, r * 12, 12}, Region{side, slot + 32, 12});
+    ++placed;
+  }
+  return placed;
+}
+
+}  // namespace moe

@@ -1,0 +1,62 @@
+#pragma once
+// Pieces both dispatch designs share: the receive plan a destination derives from the
+// notified counts, the record header of a token, and the receiver's placement of a row.
+
+#include <cstdint>
+#include <vector>
+
+#include "core/runtime/layer_context.h"
+
+namespace moe {
+
+// Expert-major, rank-minor placement at one destination (SPEC §3.3).
+struct RecvPlan {
+  std::vector<std::int32_t> offsets;  // [P*R] first row of (local expert, source)
+  std::vector<std::int32_t> lengths;  // [P*R]
+  std::vector<std::int32_t> expertTokenNums;  // [P]
+  std::vector<std::int32_t> tokensFrom;       // [R] tokens each source sends here
+  std::vector<std::int32_t> tokensToServer;   // [R] tokens each source sends to this server
+  std::int64_t rows = 0;
+};
+
+// counts: the [R][2+P] matrix written by notify.
+RecvPlan planFromCounts(const std::int32_t* counts, int R, int P);
+
+// Header of token t of source rank s, keeping only the slots routed (and kept) to
+// destinations that satisfy `wanted(rank)`; the others are -1.
+template <typename Wanted>
+RecordMeta tokenMeta(const LayerContext& ctx, int s, int t, const std::int32_t* ids,
+                     const std::uint8_t* mask, const float* weights, Wanted wanted) {
+  RecordMeta meta;
+  meta.srcRank = s;
+  meta.token = t;
+  meta.k = ctx.K;
+  for (int k = 0; k < ctx.K; ++k) {
+    const std::int32_t id = ids[t * ctx.K + k];
+    const bool keep = mask[t * ctx.K + k] && wanted(ctx.rankOfInstance(id));
+    meta.ids[k] = keep ? id : -1;
+    meta.weights[k] = weights[t * ctx.K + k];
+    if (keep) meta.cardMask |= 1ull << ctx.localOf(ctx.rankOfInstance(id));
+  }
+  return meta;
+}
+
+// Receiver side: writes one received row (already in UB at `row`) to every slot of
+// expandX / expandScales / expandIdx it belongs to on rank d. `next` holds the running
+// row counter per (local expert, source). `side` is a UB scratch of 32 B per slot.
+// Returns the number of rows written.
+int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Region row,
+             const RecvPlan& plan, std::vector<std::int32_t>& next, Buffer* side, int sideSlot);
+
+// One receiver per card writes the Offset/Length tables and expertTokenNums to GM.
+void publishRecvTables(LayerContext& ctx, AiCore& core, int d, const RecvPlan& plan);
+
+// A source rank's routing (after UpdateExpert) staged in one core's UB.
+struct RoutingInUb {
+  const std::int32_t* ids;
+  const std::uint8_t* keep;
+  const float* weights;
+};
+Task loadRouting(LayerContext& ctx, AiCore& core, int s, RoutingInUb& out);
+
+}  // namespace moe

@@ -1,0 +1,74 @@
+// Dispatch step 1 (both designs): every rank counts, per destination rank, the tokens it
+// will send and the rows per local expert, and writes that row of counts into each
+// destination's recvCounts[src] (HCCS inside the server, RDMA across). Then SyncAll: after
+// it, every consumer knows exactly how much data to expect, so the data phase needs no
+// end-of-stream barrier (as DeepEP's notify_dispatch).
+
+#include "core/kernels/kernels.h"
+
+namespace moe {
+
+namespace {
+
+Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier) {
+  Machine& m = ctx.m;
+  CardTensors& g = ctx.cards[rank];
+  const int K = ctx.K, P = ctx.P, R = ctx.R, cols = 2 + P;
+  Buffer* ids = m.allocUb(core, ctx.BS * K * 4LL, "ids", false);
+  Buffer* mask = m.allocUb(core, ctx.BS * static_cast<std::int64_t>(K), "mask", false);
+  core.copy(whole(ids), whole(g.balancedIds));
+  co_await core.copy(whole(mask), whole(g.mask));
+  co_await core.vector(static_cast<std::int64_t>(ctx.BS) * K, 4);
+
+  // counts[d] = {tokens to rank d, tokens to d's server, rows to d's expert 0..P-1}
+  const std::int64_t rowBytes = alignUp(cols * 4LL, 32);
+  Buffer* counts = m.allocUb(core, R * rowBytes, "counts", false);
+  auto cell = [&](int d, int c) -> std::int32_t& { return counts->as<std::int32_t>()[d * rowBytes / 4 + c]; };
+  const auto* id = ids->as<std::int32_t>();
+  for (int t = 0; t < ctx.BS; ++t) {
+    std::vector<char> toRank(R, 0), toServer(ctx.S, 0);
+    for (int k = 0; k < K; ++k) {
+      if (!mask->data()[t * K + k]) continue;
+      const int d = ctx.rankOfInstance(id[t * K + k]);
+      ++cell(d, 2 + id[t * K + k] % P);
+      toRank[d] = 1;
+      toServer[ctx.serverOf(d)] = 1;
+    }
+    for (int d = 0; d < R; ++d) {
+      cell(d, 0) += toRank[d];
+      cell(d, 1) += toServer[ctx.serverOf(d)];
+    }
+  }
+  // Send row d to rank d. Peers in this server: MTE3 straight into their GM. Other
+  // servers: stage in local GM, then one RDMA post each.
+  Buffer* stage = m.allocGm(rank, R * rowBytes, "notify.stage", false);
+  for (int d = 0; d < R; ++d) {
+    const Region src{counts, d * rowBytes, cols * 4LL};
+    const Region dst{ctx.cards[d].recvCounts, static_cast<std::int64_t>(rank) * cols * 4, cols * 4LL};
+    if (ctx.serverOf(d) == ctx.serverOf(rank)) {
+      core.copy(dst, src);
+    } else {
+      core.copy(Region{stage, d * rowBytes, cols * 4LL}, src);
+    }
+  }
+  co_await core.fence(Pipe::Mte3);
+  for (int d = 0; d < R; ++d)
+    if (ctx.serverOf(d) != ctx.serverOf(rank))
+      core.rdmaWrite(Region{ctx.cards[d].recvCounts, static_cast<std::int64_t>(rank) * cols * 4, cols * 4LL},
+                     Region{stage, d * rowBytes, cols * 4LL});
+  co_await core.fence(Pipe::Scalar);  // every RDMA write has landed
+  co_await core.syncAll(barrier);
+}
+
+}  // namespace
+
+void launchDispatchNotify(LayerContext& ctx, Latch& done) {
+  SyncBarrier& barrier = ctx.emu.addBarrier("dispatch.notify", ctx.R);
+  for (int r = 0; r < ctx.R; ++r) {
+    done.add(1);
+    AiCore& core = ctx.m.aiv(r, 0);
+    ctx.emu.launch(core, Role::Sender, notifyCore(ctx, r, core, barrier), &done);
+  }
+}
+
+}  // namespace moe

@@ -1,0 +1,270 @@
+// Streaming dispatch (SPEC §3.3, roles mirrored from the combine of seed 000).
+//
+//   Sender (source card s), per target:
+//     same server  -> IPC ring on the target card      "card d IPC <- card s"
+//     other server -> RDMA ring on the card with s's local index there (hierarchical path)
+//     walk the tokens in order, gather their rows into UB staging (double-buffered), and
+//     flush a chunk: waitSpace (lazy head cache) -> write (split at wrap) -> fence ->
+//     publish tail.
+//   Forwarder (card f): polls its RDMA rings and fans each token out to the IPC rings of
+//     the cards it is routed to on f's server; advances the RDMA head as it consumes.
+//   Receiver (card d): polls its IPC rings (direct and forwarded) and places each row
+//     expert-major, rank-minor into expandX, advancing each head as it consumes.
+// Every consumer knows how many records to expect from the notified counts, so the run
+// ends without a barrier.
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "core/kernels/dispatch_common.h"
+#include "core/kernels/kernels.h"
+#include "core/kernels/ring_polling.h"
+
+namespace moe {
+
+namespace {
+
+struct StreamingRings {
+  // direct[d][local s]: IPC ring on card d fed by card s of the same server.
+  std::vector<std::vector<RingBuffer*>> direct;
+  // rdma[f][server S']: RDMA ring on card f fed by card (S', local f).
+  std::vector<std::vector<RingBuffer*>> rdma;
+  // fwd[d][local f][server S']: IPC ring on card d fed by card f's forwarder with tokens
+  // that came from server S'.
+  std::vector<std::vector<std::vector<RingBuffer*>>> fwd;
+};
+
+struct SenderTarget {
+  RingBuffer* ring;
+  bool remote;
+  int dest;  // card (same server) or server (remote)
+};
+
+// Tokens of source s for one target, in token order, cut into chunk-sized batches.
+std::vector<std::vector<int>> batchesFor(const LayerContext& ctx, const SenderTarget& tg,
+                                         const std::int32_t* ids, const std::uint8_t* mask) {
+  const std::int64_t perBatch = ctx.sc.rings.chunkBytes / ctx.recordBytes;
+  std::vector<std::vector<int>> batches(1);
+  for (int t = 0; t < ctx.BS; ++t) {
+    bool goes = false;
+    for (int k = 0; k < ctx.K; ++k) {
+      if (!mask[t * ctx.K + k]) continue;
+      const int r = ctx.rankOfInstance(ids[t * ctx.K + k]);
+      goes = goes || (tg.remote ? ctx.serverOf(r) == tg.dest : r == tg.dest);
+    }
+    if (!goes) continue;
+    if (static_cast<std::int64_t>(batches.back().size()) == perBatch) batches.emplace_back();
+    batches.back().push_back(t);
+  }
+  if (batches.back().empty()) batches.pop_back();
+  return batches;
+}
+
+Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderTarget> targets) {
+  Machine& m = ctx.m;
+  CardTensors& g = ctx.cards[s];
+  const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.chunkBytes;
+  RoutingInUb routing{};
+  co_await loadRouting(ctx, core, s, routing);
+  const auto* id = routing.ids;
+  const auto* keep = routing.keep;
+  const auto* w = routing.weights;
+  Buffer* staging[2] = {m.allocUb(core, chunk, "staging0", true), m.allocUb(core, chunk, "staging1", true)};
+  Buffer* gmStage[2] = {nullptr, nullptr};
+  OpRef rdmaInFlight[2];
+
+  for (const SenderTarget& tg : targets) {
+    auto wanted = [&](int rank) { return tg.remote ? ctx.serverOf(rank) == tg.dest : rank == tg.dest; };
+    const auto batches = batchesFor(ctx, tg, id, keep);
+    if (tg.remote && !gmStage[0]) {
+      gmStage[0] = m.allocGm(s, chunk, core.name() + ".rdma-stage0", true);
+      gmStage[1] = m.allocGm(s, chunk, core.name() + ".rdma-stage1", true);
+    }
+    // Gather: each token's row from x into its record slot in UB (over-read + crop).
+    auto gather = [&](std::size_t b) {
+      OpRef last;
+      for (std::size_t i = 0; i < batches[b].size(); ++i)
+        last = core.copy(Region{staging[b % 2], static_cast<std::int64_t>(i) * rb + ctx.metaBytes, ctx.rowBytes},
+                         Region{g.x, batches[b][i] * ctx.rowBytes, ctx.rowBytes});
+      return last;
+    };
+    OpRef gathered = batches.empty() ? OpRef{} : gather(0);
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      const OpRef thisBatch = gathered;
+      // Double buffering: the next batch's gathers queue on MTE2 while this one flushes.
+      if (b + 1 < batches.size()) gathered = gather(b + 1);
+      std::vector<RecordMeta> metas;
+      for (int t : batches[b]) metas.push_back(tokenMeta(ctx, s, t, id, keep, w, wanted));
+      const std::int64_t bytes = static_cast<std::int64_t>(metas.size()) * rb;
+      co_await thisBatch;
+      if (!tg.remote) {
+        co_await tg.ring->waitSpace(core, bytes);
+        tg.ring->writeFromUb(core, Region{staging[b % 2], 0, bytes}, metas, rb);
+        co_await core.fence(Pipe::Mte3);  // data lands before the tail says so
+        tg.ring->publishTail(core);
+      } else {
+        if (!rdmaInFlight[b % 2].done()) co_await rdmaInFlight[b % 2];  // GM stage free again
+        core.copy(Region{gmStage[b % 2], 0, bytes}, Region{staging[b % 2], 0, bytes});
+        co_await core.fence(Pipe::Mte3);
+        co_await tg.ring->waitSpace(core, bytes);
+        rdmaInFlight[b % 2] = tg.ring->writeByRdma(core, Region{gmStage[b % 2], 0, bytes}, metas, rb);
+        tg.ring->publishTail(core, rdmaInFlight[b % 2]);  // ordered behind the data
+      }
+    }
+  }
+  co_await core.fence(Pipe::Scalar);  // tail writes and RDMA posts have landed
+}
+
+// Each consumer reads the notified counts itself and derives what to expect per ring:
+// column 0 = tokens a source sends to this rank, column 1 = to this rank's server.
+Task expectFromCounts(LayerContext& ctx, int card, AiCore& core, std::vector<PolledRing>& rings,
+                      int column, RecvPlan* planOut) {
+  const int cols = 2 + ctx.P;
+  Buffer* counts = ctx.m.allocUb(core, ctx.R * cols * 4LL, "counts", false);
+  co_await core.copy(whole(counts), whole(ctx.cards[card].recvCounts));
+  co_await core.vector(ctx.R * cols, 4);  // prefix sums
+  const auto* c = counts->as<std::int32_t>();
+  for (PolledRing& p : rings) p.remaining = c[p.source * cols + column];
+  if (planOut) *planOut = planFromCounts(c, ctx.R, ctx.P);
+}
+
+Task streamingForwarder(LayerContext& ctx, int f, AiCore& core, std::vector<PolledRing> inputs,
+                        std::shared_ptr<const StreamingRings> rings) {
+  const std::int64_t rb = ctx.recordBytes;
+  co_await expectFromCounts(ctx, f, core, inputs, 1, nullptr);
+  const int batch = static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb));
+  Buffer* rx = ctx.m.allocUb(core, batch * rb, "rx", true);
+  const int server = ctx.serverOf(f);
+  auto fanOut = [&](RingBuffer& in, const std::vector<RecordMeta>& metas) -> Task {
+    const int fromServer = ctx.serverOf(in.producerCard());
+    std::vector<RingBuffer*> touched;
+    for (int l = 0; l < ctx.cps; ++l) {
+      std::vector<std::int64_t> mine;
+      for (std::size_t i = 0; i < metas.size(); ++i)
+        if (metas[i].cardMask >> l & 1) mine.push_back(static_cast<std::int64_t>(i));
+      if (mine.empty()) continue;
+      RingBuffer* out = rings->fwd[server * ctx.cps + l][ctx.localOf(f)][fromServer];
+      co_await out->waitSpace(core, static_cast<std::int64_t>(mine.size()) * rb);
+      for (std::int64_t i : mine) out->writeFromUb(core, Region{rx, i * rb, rb}, {metas[i]}, rb);
+      touched.push_back(out);
+    }
+    co_await core.fence(Pipe::Mte3);
+    for (RingBuffer* out : touched) out->publishTail(core);
+  };
+  co_await pollRings(core, std::move(inputs), rx, batch, rb, ctx.m.hw().gmLatencyNs, fanOut);
+  co_await core.fence(Pipe::Scalar);
+}
+
+Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<PolledRing> inputs,
+                       bool writesPlan) {
+  Machine& m = ctx.m;
+  const std::int64_t rb = ctx.recordBytes;
+  RecvPlan plan;
+  co_await expectFromCounts(ctx, d, core, inputs, 0, &plan);
+  if (writesPlan) publishRecvTables(ctx, core, d, plan);  // one receiver per card
+  const int batch = static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb));
+  Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
+  Buffer* side = m.allocUb(core, batch * placeSideBytes(ctx.K), "side", false);
+  std::vector<std::int32_t> next(static_cast<std::size_t>(ctx.P) * ctx.R, 0);
+  auto place = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
+    for (std::size_t i = 0; i < metas.size(); ++i)
+      placeRow(ctx, core, d, metas[i], Region{rx, static_cast<std::int64_t>(i) * rb + ctx.metaBytes, ctx.rowBytes},
+               plan, next, side, static_cast<int>(i));
+    co_await core.fence(Pipe::Mte3);  // rx and side are reused by the next batch
+  };
+  co_await pollRings(core, std::move(inputs), rx, batch, rb, ctx.m.hw().gmLatencyNs, place);
+}
+
+}  // namespace
+
+void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
+  Emulation& emu = ctx.emu;
+  const RingTiling& t = ctx.sc.rings;
+  auto name = [](int card) { return "card" + std::to_string(card); };
+  // The forwarders keep the ring table alive for as long as they run.
+  auto shared = std::make_shared<StreamingRings>();
+  StreamingRings& rings = *shared;
+  const int cards = ctx.R;
+  rings.direct.assign(cards, std::vector<RingBuffer*>(ctx.cps, nullptr));
+  rings.rdma.assign(cards, std::vector<RingBuffer*>(ctx.S, nullptr));
+  rings.fwd.assign(cards, std::vector<std::vector<RingBuffer*>>(ctx.cps, std::vector<RingBuffer*>(ctx.S, nullptr)));
+  for (int d = 0; d < cards; ++d)
+    for (int l = 0; l < ctx.cps; ++l) {
+      const int s = ctx.serverOf(d) * ctx.cps + l;
+      rings.direct[d][l] = &emu.addRing(name(d) + " IPC <- " + name(s), RingKind::Ipc, d, s, t.chunkBytes, t.queueChunks);
+    }
+  for (int f = 0; f < cards; ++f)
+    for (int S = 0; S < ctx.S; ++S) {
+      if (S == ctx.serverOf(f)) continue;
+      const int s = S * ctx.cps + ctx.localOf(f);
+      rings.rdma[f][S] = &emu.addRing(name(f) + " RDMA <- " + name(s), RingKind::Rdma, f, s, t.chunkBytes, t.queueChunks);
+      for (int l = 0; l < ctx.cps; ++l) {
+        const int d = ctx.serverOf(f) * ctx.cps + l;
+        rings.fwd[d][ctx.localOf(f)][S] = &emu.addRing(name(d) + " IPC <- " + name(f) + " fwd from server" + std::to_string(S),
+                                                       RingKind::Ipc, d, f, t.chunkBytes, t.queueChunks);
+      }
+    }
+
+  for (const RingBuffer& r : emu.rings()) ctx.commBufferBytes += r.capacity() + 2 * kControlLineBytes;
+
+  for (int c = 0; c < cards; ++c) {
+    // Senders: targets round-robin over the sender cores.
+    std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
+    int next = 0;
+    for (int l = 0; l < ctx.cps; ++l) {
+      const int d = ctx.serverOf(c) * ctx.cps + l;
+      perSender[next++ % t.senderCores].push_back({rings.direct[d][ctx.localOf(c)], false, d});
+    }
+    for (int S = 0; S < ctx.S; ++S)
+      if (S != ctx.serverOf(c)) {
+        const int f = S * ctx.cps + ctx.localOf(c);
+        perSender[next++ % t.senderCores].push_back({rings.rdma[f][ctx.serverOf(c)], true, S});
+      }
+    for (int i = 0; i < t.senderCores; ++i) {
+      if (perSender[i].empty()) continue;
+      AiCore& core = ctx.m.aiv(c, i);
+      for (auto& tg : perSender[i]) tg.ring->producerCore = core.id();
+      done.add(1);
+      emu.launch(core, Role::Sender, streamingSender(ctx, c, core, perSender[i]), &done);
+    }
+    // Forwarders: this card's RDMA rings round-robin over the forwarder cores.
+    std::vector<std::vector<PolledRing>> perFwd(t.forwarderCores);
+    next = 0;
+    for (int S = 0; S < ctx.S; ++S)
+      if (S != ctx.serverOf(c)) {
+        RingBuffer* r = rings.rdma[c][S];
+        perFwd[next++ % t.forwarderCores].push_back({r, r->producerCard()});
+      }
+    for (int i = 0; i < t.forwarderCores; ++i) {
+      if (perFwd[i].empty()) continue;
+      AiCore& core = ctx.m.aiv(c, t.senderCores + i);
+      for (auto& p : perFwd[i]) {
+        p.ring->consumerCore = core.id();
+        const int S = ctx.serverOf(p.source);
+        for (int l = 0; l < ctx.cps; ++l) rings.fwd[ctx.serverOf(c) * ctx.cps + l][ctx.localOf(c)][S]->producerCore = core.id();
+      }
+      done.add(1);
+      emu.launch(core, Role::Forwarder, streamingForwarder(ctx, c, core, perFwd[i], shared), &done);
+    }
+    // Receivers: direct and forwarded IPC rings round-robin over the receiver cores. A
+    // forwarded ring carries the tokens of the source with the forwarder's local index on
+    // the ring's origin server.
+    std::vector<std::vector<PolledRing>> perRecv(t.receiverCores);
+    next = 0;
+    for (int l = 0; l < ctx.cps; ++l)
+      perRecv[next++ % t.receiverCores].push_back({rings.direct[c][l], rings.direct[c][l]->producerCard()});
+    for (int l = 0; l < ctx.cps; ++l)
+      for (int S = 0; S < ctx.S; ++S)
+        if (RingBuffer* r = rings.fwd[c][l][S]) perRecv[next++ % t.receiverCores].push_back({r, S * ctx.cps + l});
+    for (int i = 0; i < t.receiverCores; ++i) {
+      if (perRecv[i].empty()) continue;
+      AiCore& core = ctx.m.aiv(c, t.senderCores + t.forwarderCores + i);
+      for (auto& p : perRecv[i]) p.ring->consumerCore = core.id();
+      done.add(1);
+      emu.launch(core, Role::Receiver, streamingReceiver(ctx, c, core, perRecv[i], i == 0), &done);
+    }
+  }
+}
+
+}  // namespace moe

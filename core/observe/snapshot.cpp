@@ -1,0 +1,123 @@
+#include "core/observe/snapshot.h"
+
+#include "core/runtime/steppable_run.h"
+
+namespace moe {
+
+namespace {
+constexpr double kBytesPerPsToGBps = 1e12 / 1e9;
+
+bool isWaiting(Activity a) {
+  return a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync;
+}
+bool isBusy(Activity a) { return a == Activity::Copy || a == Activity::Vector || a == Activity::Cube; }
+
+RingSnap ringSnap(const RingBuffer& r) {
+  RingSnap s;
+  s.id = r.id();
+  s.name = r.name();
+  s.kind = r.kind();
+  s.consumerCard = r.consumerCard();
+  s.producerCard = r.producerCard();
+  s.producerCore = r.producerCore;
+  s.consumerCore = r.consumerCore;
+  s.capacity = r.capacity();
+  s.chunkBytes = r.chunkBytes();
+  s.head = r.head();
+  s.tail = r.tail();
+  s.producerTail = r.producerTail();
+  s.cachedHead = r.cachedHead();
+  s.consumerCursor = r.consumerCursor();
+  const auto& recs = r.records();
+  s.recordsInFlight = static_cast<std::int64_t>(recs.size());
+  if (!recs.empty()) {
+    s.firstSrcRank = recs.front().second.srcRank;
+    s.firstToken = recs.front().second.token;
+    s.lastSrcRank = recs.back().second.srcRank;
+    s.lastToken = recs.back().second.token;
+  }
+  s.stats = r.stats();
+  s.description = r.describe();
+  return s;
+}
+
+StagesSnap stagesSnap(const WorkspaceStages& w) {
+  StagesSnap s;
+  s.id = w.id();
+  s.name = w.name();
+  s.group = w.group();
+  s.card = w.card();
+  s.slotBytes = w.slotBytes();
+  s.states.reserve(static_cast<std::size_t>(w.slotCount()));
+  for (int i = 0; i < w.slotCount(); ++i) {
+    s.states.push_back(w.state(i));
+    s.items.push_back(w.item(i));
+    s.uses.push_back(w.uses(i));
+  }
+  s.occupied = w.occupied();
+  s.stats = w.stats();
+  return s;
+}
+}  // namespace
+
+int Snapshot::busyCores() const {
+  int n = 0;
+  for (const CoreSnap& c : cores) n += isBusy(c.activity) ? 1 : 0;
+  return n;
+}
+
+int Snapshot::waitingCores() const {
+  int n = 0;
+  for (const CoreSnap& c : cores) n += isWaiting(c.activity) ? 1 : 0;
+  return n;
+}
+
+Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId) {
+  const Emulation& emu = run.emulation();
+  const Machine& m = emu.machine();
+  Snapshot s;
+  s.runId = runId;
+  s.design = run.design();
+  s.now = emu.sim().now();
+  s.stage = run.currentStage();
+  s.events = emu.sim().eventsRun();
+  s.finished = run.finished();
+  s.deadlocked = run.deadlocked();
+  if (s.deadlocked) s.deadlock = emu.deadlockDiagnosis();
+  s.servers = m.shape().servers;
+  s.cardsPerServer = m.shape().cardsPerServer;
+  s.cards.reserve(m.cardCount());
+  for (int i = 0; i < m.cardCount(); ++i) {
+    const Card& c = m.card(i);
+    s.cards.push_back(CardSnap{c.id, c.server, c.local, c.aiv, c.aic});
+  }
+  s.cores.reserve(m.coreCount());
+  for (int i = 0; i < m.coreCount(); ++i) {
+    const AiCore& c = m.core(i);
+    CoreSnap cs;
+    cs.id = c.id();
+    cs.card = c.card();
+    cs.index = c.index();
+    cs.cube = c.kind() == CoreKind::Aic;
+    cs.name = c.name();
+    cs.role = c.role();
+    cs.activity = c.activity();
+    cs.since = c.activitySince();
+    cs.waitText = c.waitDescription();
+    cs.timeIn = c.activityTime();
+    s.cores.push_back(std::move(cs));
+  }
+  for (const RingBuffer& r : emu.rings()) s.rings.push_back(ringSnap(r));
+  for (const WorkspaceStages& w : emu.workspaceStages()) s.workspace.push_back(stagesSnap(w));
+  for (const LinkInfo& l : m.links()) {
+    if (l.kind != LinkInfo::Kind::Hccs && l.kind != LinkInfo::Kind::NicTx && l.kind != LinkInfo::Kind::NicRx)
+      continue;
+    const NetResource& res = m.net().resource(l.resource);
+    s.links.push_back(LinkSnap{l.kind, l.srcCard, l.dstCard, res.activeRate * kBytesPerPsToGBps,
+                               res.gbps, res.bytesCarried});
+  }
+  s.stageMarks = emu.observer().stages();
+  return s;
+}
+
+}  // namespace moe

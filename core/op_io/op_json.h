@@ -1,0 +1,31 @@
+#pragma once
+// `moe-sim op NAME --input CASE.json`: one operator's golden reference on explicit inputs.
+// Input and output are JSON so that kernel engineers can hand-write a case and diff the
+// answer. Every input error is a moe::InputError naming the field path.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace moe {
+
+// Names runOpJson accepts, in the order they are listed to the user.
+const std::vector<std::string>& opNames();
+
+// Runs the named operator on `input` and returns its outputs. Throws moe::InputError for an
+// unknown name (path "op"), unknown or mistyped input keys, and every operator rule.
+//  update-expert: in  expert_ids [[int]], eplb_table [[int]], local_rank_id, world_size,
+//                     balance_mode, optional expert_scales [[float]], pruning_threshold
+//                     [float], active_mask [bool];
+//                 out balanced_expert_ids [[int]], balanced_active_mask [[bool]] (only with
+//                     pruning inputs), place_per_rank.
+//  layout:        in  topk_idx [[int]] (negative = skip), num_ranks, num_experts,
+//                     ranks_per_server;
+//                 out num_tokens_per_rank, num_tokens_per_rdma_rank, num_tokens_per_expert,
+//                     is_token_in_rank [[bool]].
+//  eplb:          in  weight [[number]] (layers x logical experts), num_replicas, num_groups,
+//                     num_nodes, num_gpus, optional max_replicas (0 = no cap);
+//                 out phy2log [[int]], log2phy [[[int]]] (-1 padded), logcnt [[int]].
+nlohmann::json runOpJson(const std::string& name, const nlohmann::json& input);
+
+}  // namespace moe

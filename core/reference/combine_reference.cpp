@@ -1,0 +1,90 @@
+#include "core/reference/combine_reference.h"
+
+#include <cmath>
+
+#include "core/reference/dispatch_reference.h"
+
+namespace moe {
+
+void sharedExpertRow(const bf16* x, bf16* y, int hidden) {
+  const ExpertCoefficients shared{0.5f, 0.03125f};
+  expertRow(shared, x, y, hidden);
+}
+
+std::vector<float> combineSumFp32(const CombineShape& sh, const CombineSource& src) {
+  const int H = sh.hidden, K = sh.topk;
+  std::vector<float> sum(static_cast<std::size_t>(sh.tokens) * H, 0.0f);
+  std::vector<bf16> y(H);
+  for (int t = 0; t < sh.tokens; ++t) {
+    const bf16* x = src.x->data() + static_cast<std::size_t>(t) * H;
+    float* s = sum.data() + static_cast<std::size_t>(t) * H;
+    for (int k = 0; k < K; ++k) {
+      const std::size_t i = static_cast<std::size_t>(t) * K + k;
+      if (!(*src.keep)[i]) continue;
+      expertRow(expertCoefficients((*src.experts)[i]), x, y.data(), H);
+      const float w = (*src.weights)[i];
+      for (int h = 0; h < H; ++h) s[h] += w * bf16ToFloat(y[h]);
+    }
+    if (sh.sharedExpert) {
+      sharedExpertRow(x, y.data(), H);
+      for (int h = 0; h < H; ++h) s[h] += bf16ToFloat(y[h]);
+    }
+  }
+  return sum;
+}
+
+CombineReference combineReference(const CombineShape& sh, const CombineSource& src) {
+  const int H = sh.hidden, K = sh.topk;
+  CombineReference ref;
+  const std::vector<float> sum = combineSumFp32(sh, src);
+  ref.out.resize(sum.size());
+  for (std::size_t i = 0; i < sum.size(); ++i) ref.out[i] = floatToBf16(sum[i]);
+  ref.bound.assign(sum.size(), 0.0f);
+  std::vector<bf16> y(H);
+  for (int t = 0; t < sh.tokens; ++t) {
+    const bf16* x = src.x->data() + static_cast<std::size_t>(t) * H;
+    float* b = ref.bound.data() + static_cast<std::size_t>(t) * H;
+    for (int k = 0; k < K; ++k) {
+      const std::size_t i = static_cast<std::size_t>(t) * K + k;
+      if (!(*src.keep)[i]) continue;
+      expertRow(expertCoefficients((*src.experts)[i]), x, y.data(), H);
+      for (int h = 0; h < H; ++h) b[h] += std::fabs((*src.weights)[i] * bf16ToFloat(y[h]));
+    }
+    if (sh.sharedExpert) {
+      sharedExpertRow(x, y.data(), H);
+      for (int h = 0; h < H; ++h) b[h] += std::fabs(bf16ToFloat(y[h]));
+    }
+    // One bf16 ulp of the result (both sides round once) plus fp32 reordering of K terms.
+    const float* total = sum.data() + static_cast<std::size_t>(t) * H;
+    for (int h = 0; h < H; ++h) b[h] = std::fabs(total[h]) * 0x1p-7f + b[h] * 0x1p-16f + 1e-30f;
+  }
+  return ref;
+}
+
+float rmsNormGamma(int h) { return 1.0f + 0.015625f * static_cast<float>(h % 9); }
+
+AddRmsNormResult addRmsNormReference(const std::vector<float>& combined, const std::vector<bf16>& residual,
+                                     int tokens, int hidden, float eps) {
+  AddRmsNormResult r;
+  r.y.resize(combined.size());
+  r.xOut.resize(combined.size());
+  r.rstd.resize(tokens);
+  std::vector<float> xo(hidden);
+  for (int t = 0; t < tokens; ++t) {
+    const std::size_t base = static_cast<std::size_t>(t) * hidden;
+    float sq = 0.0f;
+    for (int h = 0; h < hidden; ++h) {
+      xo[h] = combined[base + h] + bf16ToFloat(residual[base + h]);
+      sq += xo[h] * xo[h];
+    }
+    const float rstd = 1.0f / std::sqrt(sq / static_cast<float>(hidden) + eps);
+    r.rstd[t] = rstd;
+    for (int h = 0; h < hidden; ++h) {
+      r.xOut[base + h] = floatToBf16(xo[h]);
+      r.y[base + h] = floatToBf16(xo[h] * rstd * rmsNormGamma(h));
+    }
+  }
+  return r;
+}
+
+}  // namespace moe

@@ -1,0 +1,206 @@
+#include "core/reference/update_expert.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "core/util/error.h"
+#include "core/util/json_fields.h"
+
+namespace moe {
+namespace {
+
+std::string cell(const std::string& path, std::int64_t r, std::int64_t c) {
+  return path + "[" + std::to_string(r) + "][" + std::to_string(c) + "]";
+}
+
+std::string got(std::int64_t v) {
+  return ", got " + std::to_string(v);
+}
+
+// Total instances over all rows; only call once every count is known to be in range.
+std::int64_t totalInstances(const UpdateExpertArgs& a) {
+  std::int64_t total = 0;
+  for (int e = 0; e < a.numExperts; ++e) total += a.eplbTable[std::size_t(e) * a.tableCols];
+  return total;
+}
+
+}  // namespace
+
+void validateUpdateExpert(const UpdateExpertArgs& a, const std::string& pathPrefix) {
+  const std::string ids = jsonf::child(pathPrefix, "expert_ids");
+  const std::string table = jsonf::child(pathPrefix, "eplb_table");
+  const std::string worldSize = jsonf::child(pathPrefix, "world_size");
+  const std::string scales = jsonf::child(pathPrefix, "expert_scales");
+  const std::string threshold = jsonf::child(pathPrefix, "pruning_threshold");
+  const std::string active = jsonf::child(pathPrefix, "active_mask");
+
+  // Shapes first: every later rule indexes these arrays.
+  require(a.bs > 0 && a.bs <= kUpdateExpertMaxBs, ids,
+          "BS (rows) must satisfy 0 < BS <= " + std::to_string(kUpdateExpertMaxBs) + got(a.bs));
+  require(a.k > 0 && a.k <= kUpdateExpertMaxK, ids,
+          "K (columns) must satisfy 0 < K <= " + std::to_string(kUpdateExpertMaxK) + got(a.k));
+  require(a.numExperts > 0 && a.numExperts <= kUpdateExpertMaxExperts, table,
+          "E (rows, logical experts) must satisfy 0 < E <= " +
+              std::to_string(kUpdateExpertMaxExperts) + got(a.numExperts));
+  require(a.k <= a.numExperts, ids,
+          "K (" + std::to_string(a.k) + ") must not exceed E, the eplb_table rows (" +
+              std::to_string(a.numExperts) + ")");
+  require(a.expertIds.size() == std::size_t(a.bs) * a.k, ids,
+          "must hold BS*K = " + std::to_string(a.bs * a.k) + " ids" +
+              got(std::int64_t(a.expertIds.size())));
+  require(a.worldSize >= kUpdateExpertMinWorldSize && a.worldSize <= kUpdateExpertMaxWorldSize,
+          worldSize,
+          "must satisfy " + std::to_string(kUpdateExpertMinWorldSize) +
+              " <= world_size <= " + std::to_string(kUpdateExpertMaxWorldSize) + got(a.worldSize));
+  require(a.tableCols >= 2 && a.tableCols <= a.worldSize + 1, table,
+          "F (columns) must satisfy 2 <= F <= world_size+1 = " + std::to_string(a.worldSize + 1) +
+              got(a.tableCols));
+  require(a.eplbTable.size() == std::size_t(a.numExperts) * a.tableCols, table,
+          "must hold E*F = " + std::to_string(a.numExperts * a.tableCols) + " entries" +
+              got(std::int64_t(a.eplbTable.size())));
+
+  // Column 0 of each row: how many instances the logical expert has.
+  const int maxCount = std::min(a.worldSize, a.tableCols - 1);
+  for (int e = 0; e < a.numExperts; ++e) {
+    const int32_t count = a.eplbTable[std::size_t(e) * a.tableCols];
+    require(count >= 1 && count <= maxCount, cell(table, e, 0),
+            "instance count must satisfy 1 <= count <= min(world_size, F-1) = " +
+                std::to_string(maxCount) + got(count));
+  }
+
+  // placePerRank is not an argument of the kernel; it is implied by the table. Instance p
+  // lives on rank p / placePerRank, so the instance ids must be exactly 0 .. total-1, which
+  // also gives every rank the same number of instances.
+  const std::int64_t total = totalInstances(a);
+  require(total <= kUpdateExpertMaxInstances, table,
+          "total instances (place_per_rank * world_size) must be <= " +
+              std::to_string(kUpdateExpertMaxInstances) + got(total));
+  require(total % a.worldSize == 0, table,
+          "total instances (" + std::to_string(total) + ") must be a multiple of world_size (" +
+              std::to_string(a.worldSize) + ") so every rank holds the same number of instances");
+  std::vector<int> seenAt(std::size_t(total), -1);  // row that used each instance id
+  for (int e = 0; e < a.numExperts; ++e) {
+    const int32_t* row = &a.eplbTable[std::size_t(e) * a.tableCols];
+    for (int c = 1; c <= row[0]; ++c) {
+      const int32_t p = row[c];
+      require(p >= 0 && p < total, cell(table, e, c),
+              "instance id must be in [0, world_size*place_per_rank) = [0, " +
+                  std::to_string(total) + ")" + got(p));
+      require(seenAt[std::size_t(p)] < 0, cell(table, e, c),
+              "instance id " + std::to_string(p) + " is already used in row " +
+                  std::to_string(seenAt[std::size_t(p)]) + "; instance ids must be unique");
+      seenAt[std::size_t(p)] = e;
+    }
+  }
+
+  for (int t = 0; t < a.bs; ++t) {
+    for (int j = 0; j < a.k; ++j) {
+      const int32_t e = a.expertIds[std::size_t(t) * a.k + j];
+      require(e >= 0 && e < a.numExperts, cell(ids, t, j),
+              "expert id must be in [0, E) = [0, " + std::to_string(a.numExperts) + ")" + got(e));
+    }
+  }
+
+  require(a.balanceMode == 0 || a.balanceMode == 1, jsonf::child(pathPrefix, "balance_mode"),
+          "must be 0 (by rank) or 1 (by token)" + got(a.balanceMode));
+  // Seed 002 only demands this range for balance_mode 0, but a rank id outside the world is
+  // a mistake in either mode, so it is checked always.
+  require(
+      a.localRankId >= 0 && a.localRankId < a.worldSize, jsonf::child(pathPrefix, "local_rank_id"),
+      "must be in [0, world_size) = [0, " + std::to_string(a.worldSize) + ")" + got(a.localRankId));
+
+  // Pruning inputs.
+  require(a.expertScales.has_value() || !a.pruningThreshold.has_value(), scales,
+          "is required when pruning_threshold is given (they are given together)");
+  require(a.pruningThreshold.has_value() || !a.expertScales.has_value(), threshold,
+          "is required when expert_scales is given (they are given together)");
+  // Seed 002: an active mask only means something with pruning; accepting it alone would
+  // silently ignore it because balanced_active_mask is only produced with pruning.
+  require(!a.activeMask.has_value() || a.expertScales.has_value(), active,
+          "requires expert_scales and pruning_threshold");
+  if (a.expertScales) {
+    require(a.expertScales->size() == std::size_t(a.bs) * a.k, scales,
+            "must have the shape of expert_ids, BS*K = " + std::to_string(a.bs * a.k) + " values" +
+                got(std::int64_t(a.expertScales->size())));
+    for (int t = 0; t < a.bs; ++t) {
+      for (int j = 0; j < a.k; ++j) {
+        require(std::isfinite((*a.expertScales)[std::size_t(t) * a.k + j]), cell(scales, t, j),
+                "must be a finite number");
+      }
+    }
+  }
+  if (a.pruningThreshold) {
+    require(a.pruningThreshold->size() == std::size_t(a.k), threshold,
+            "must have K = " + std::to_string(a.k) + " values" +
+                got(std::int64_t(a.pruningThreshold->size())));
+    for (int j = 0; j < a.k; ++j) {
+      require(std::isfinite((*a.pruningThreshold)[std::size_t(j)]), jsonf::index(threshold, j),
+              "must be a finite number");
+    }
+  }
+  if (a.activeMask) {
+    require(a.activeMask->size() == std::size_t(a.bs), active,
+            "must have BS = " + std::to_string(a.bs) + " values" +
+                got(std::int64_t(a.activeMask->size())));
+    // The kernel treats the active tokens as a prefix, so a true after a false is refused.
+    for (int t = 1; t < a.bs; ++t) {
+      require(!((*a.activeMask)[std::size_t(t)] && !(*a.activeMask)[std::size_t(t) - 1]),
+              jsonf::index(active, std::size_t(t)),
+              "all true entries must come before any false entry (true after false at index " +
+                  std::to_string(t) + ")");
+    }
+  }
+}
+
+int updateExpertPlacePerRank(const UpdateExpertArgs& a) {
+  return static_cast<int>(totalInstances(a) / a.worldSize);
+}
+
+UpdateExpertResult updateExpertReference(const UpdateExpertArgs& a) {
+  validateUpdateExpert(a);
+  UpdateExpertResult r;
+  r.placePerRank = updateExpertPlacePerRank(a);
+  r.balancedIds.resize(std::size_t(a.bs) * a.k);
+
+  for (int i = 0; i < a.bs * a.k; ++i) {
+    const int32_t e = a.expertIds[std::size_t(i)];
+    const int32_t* row = &a.eplbTable[std::size_t(e) * a.tableCols];
+    const int count = row[0];
+    const int token = i / a.k;
+    int place = 0;
+    if (count == 1) {
+      place = 1;
+    } else if (a.balanceMode == 0) {
+      // ceil(worldSize / count) ranks share one instance; rank groups map to instances.
+      const int ranksPerInstance = (a.worldSize + count - 1) / count;
+      place = a.localRankId / ranksPerInstance + 1;
+    } else {
+      // SPEC §3.1 fixes seed 002's "i % place_num": round-robin by token, not by element.
+      place = token % count + 1;
+    }
+    r.balancedIds[std::size_t(i)] = row[place];
+  }
+
+  if (a.expertScales && a.pruningThreshold) {
+    const auto& scales = *a.expertScales;
+    const auto& threshold = *a.pruningThreshold;
+    std::vector<uint8_t> mask(std::size_t(a.bs) * a.k, 0);
+    for (int t = 0; t < a.bs; ++t) {
+      const bool tokenActive = !a.activeMask || (*a.activeMask)[std::size_t(t)] != 0;
+      if (!tokenActive) continue;  // an inactive token keeps its all-false row
+      // fp32, summed in j order: the emulated kernel must reproduce this bit for bit.
+      float sum = 0.0f;
+      for (int j = 0; j < a.k; ++j) sum += scales[std::size_t(t) * a.k + j];
+      for (int j = 0; j < a.k; ++j) {
+        // SPEC §3.1 fixes seed 002: keep when scale >= threshold[k] * sum (not the reverse).
+        const float bound = threshold[std::size_t(j)] * sum;
+        mask[std::size_t(t) * a.k + j] = scales[std::size_t(t) * a.k + j] >= bound ? 1 : 0;
+      }
+    }
+    r.balancedActiveMask = std::move(mask);
+  }
+  return r;
+}
+
+}  // namespace moe

@@ -1,0 +1,66 @@
+#include "core/runtime/emulation.h"
+
+namespace moe {
+
+namespace {
+Task runProgram(AiCore& core, Task body, Latch* latch) {
+  co_await body;
+  core.finishProgram();
+  if (latch) latch->countDown();
+}
+}  // namespace
+
+Emulation::Emulation(const Scenario& scenario)
+    : scenario_(scenario),
+      obs_(static_cast<std::size_t>(scenario.eventLogCapacity)),
+      machine_(sim_, scenario.hardware, scenario.cluster, scenario.payload, obs_) {}
+
+RingBuffer& Emulation::addRing(std::string name, RingKind kind, int consumerCard, int producerCard,
+                               std::int64_t chunkBytes, int queueChunks) {
+  const int id = static_cast<int>(rings_.size());
+  return rings_.emplace_back(machine_, id, std::move(name), kind, consumerCard, producerCard,
+                             chunkBytes, queueChunks, true);
+}
+
+void Emulation::discardRingData() {
+  for (RingBuffer& r : rings_) machine_.discard(r.dataBuffer());
+}
+
+SyncBarrier& Emulation::addBarrier(std::string name, int participants) {
+  return barriers_.emplace_back(std::move(name), participants);
+}
+
+void Emulation::launch(AiCore& core, Role role, Task body, Latch* latch) {
+  core.resetUb();
+  core.setRole(role);
+  sim_.spawn(runProgram(core, std::move(body), latch), core.name());
+}
+
+WorkspaceStages& Emulation::addWorkspaceStages(std::string name, std::string group, int card, int slotCount,
+                                               std::int64_t slotBytes) {
+  const int id = static_cast<int>(stages_.size());
+  return stages_.emplace_back(machine_, id, std::move(name), std::move(group), card, slotCount, slotBytes);
+}
+
+std::vector<std::string> Emulation::violations() const {
+  std::vector<std::string> out = extraViolations_;
+  for (const auto& r : rings_) out.insert(out.end(), r.violations().begin(), r.violations().end());
+  for (const auto& w : stages_) out.insert(out.end(), w.violations().begin(), w.violations().end());
+  return out;
+}
+
+std::string Emulation::deadlockDiagnosis() const {
+  std::string text;
+  for (int i = 0; i < machine_.coreCount(); ++i) {
+    const AiCore& c = machine_.core(i);
+    const Activity a = c.activity();
+    if (a != Activity::WaitSpace && a != Activity::WaitData && a != Activity::WaitSync) continue;
+    text += "  " + c.name() + " (" + std::string(roleName(c.role())) + ", " +
+            std::string(activityName(a)) + " since " + std::to_string(c.activitySince()) +
+            " ps): " + c.waitDescription() + "\n";
+  }
+  if (text.empty()) text = "  (no core is waiting on a ring, flag or barrier)\n";
+  return text;
+}
+
+}  // namespace moe

@@ -1,0 +1,26 @@
+#include "core/runtime/layer_context.h"
+
+#include "core/protocol/ring_buffer.h"
+
+namespace moe {
+
+LayerContext::LayerContext(Emulation& e, int placePerRank, int tableCols)
+    : emu(e),
+      sc(e.scenario()),
+      m(e.machine()),
+      R(sc.cluster.ranks()),
+      S(sc.cluster.servers),
+      cps(sc.cluster.cardsPerServer),
+      BS(sc.model.tokensPerRank),
+      H(sc.model.hidden),
+      K(sc.model.topk),
+      E(sc.model.experts),
+      P(placePerRank),
+      F(tableCols),
+      pruning(!sc.eplb.pruningThreshold.empty()),
+      rowBytes(recordLayout(sc).rowBytes),
+      metaBytes(recordLayout(sc).metaBytes),
+      recordBytes(recordLayout(sc).recordBytes),
+      cards(sc.cluster.ranks()) {}
+
+}  // namespace moe

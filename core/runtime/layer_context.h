@@ -1,0 +1,87 @@
+#pragma once
+// Everything the kernels of one MoE layer share: the emulation, the derived shape, and
+// each card's GM buffers (the tensors the kernels read and write).
+
+#include <cstdint>
+#include <vector>
+
+#include "core/runtime/emulation.h"
+#include "core/runtime/record_layout.h"
+
+namespace moe {
+
+// Tensors in one card's GM. Buffers named "activation" hold no bytes with payload "none".
+struct CardTensors {
+  Buffer* x = nullptr;            // [BS*H] bf16 (activation)
+  Buffer* topkIds = nullptr;      // [BS*K] i32 logical experts
+  Buffer* topkWeights = nullptr;  // [BS*K] f32
+  Buffer* table = nullptr;        // [E*F] i32 eplb_table
+  Buffer* active = nullptr;       // [BS] u8
+  Buffer* balancedIds = nullptr;  // [BS*K] i32 physical instances (UpdateExpert output)
+  Buffer* mask = nullptr;         // [BS*K] u8 keep-mask (UpdateExpert output)
+  // Layout outputs (seed 003)
+  Buffer* tokensPerRank = nullptr;      // [R] i32
+  Buffer* tokensPerRdmaRank = nullptr;  // [S] i32
+  Buffer* tokensPerExpert = nullptr;    // [R*P] i32
+  Buffer* isTokenInRank = nullptr;      // [BS*R] u8
+  // Dispatch: counts written by every source rank: [R][2+P] i32
+  //   [0] tokens it sends to this rank, [1] tokens it sends to this rank's server,
+  //   [2+le] rows it sends to local expert le.
+  Buffer* recvCounts = nullptr;
+  // Dispatch outputs (allocated once the counts are known, as DeepEP's host sync does)
+  Buffer* expandX = nullptr;          // [A*H] bf16 (activation)
+  Buffer* expandScales = nullptr;     // [A] f32
+  Buffer* expandIdx = nullptr;        // [A*3] i32
+  Buffer* expertTokenNums = nullptr;  // [P] i32
+  Buffer* offsets = nullptr;          // [P*R] i32
+  Buffer* lengths = nullptr;          // [P*R] i32
+  std::int64_t recvRows = 0;          // A
+  // Experts output
+  Buffer* expertOut = nullptr;  // [A*H] bf16 (activation)
+  // Combine
+  Buffer* xOut = nullptr;  // [BS*H] bf16: the combined tokens (x_out with AddRmsNorm)
+  Buffer* normY = nullptr;  // [BS*H] bf16: RMSNorm output (AddRmsNorm only)
+  Buffer* rstd = nullptr;   // [BS] f32 (AddRmsNorm only)
+};
+
+// Faults injected on purpose, for teaching and tests (moe-sim run --fault): the deadlock
+// watch must diagnose each of them with the ring and its pointer values.
+enum class Fault : std::uint8_t {
+  None,
+  DropTail,   // one tail publish of a streaming-combine IPC ring is lost (its last one)
+  StallCore,  // one streaming-combine forwarder core hangs before it starts
+};
+
+struct LayerContext {
+  LayerContext(Emulation& e, int placePerRank, int tableCols);
+
+  Emulation& emu;
+  const Scenario& sc;
+  Machine& m;
+  int R, S, cps, BS, H, K, E, P, F;
+  bool pruning;
+  std::int64_t rowBytes;     // H * 2
+  std::int64_t metaBytes;    // one record header on the wire, 32-B aligned
+  std::int64_t recordBytes;  // metaBytes + rowBytes rounded to 32
+  std::vector<CardTensors> cards;
+  // Physical instance -> the logical expert whose weights it holds (from the eplb table);
+  // replicas of one expert compute the same function.
+  std::vector<int> instanceLogical;
+  std::int64_t commBufferBytes = 0;     // dispatch's rings or windows, for the footprint report
+  std::int64_t combineBufferBytes = 0;  // combine's rings or windows
+  Fault fault = Fault::None;
+  // A stage's communication buffers (windows), released once the stage is over.
+  std::vector<Buffer*> stageScratch;
+
+  int serverOf(int rank) const { return rank / cps; }
+  int localOf(int rank) const { return rank % cps; }
+  int rankOfInstance(int instance) const { return instance / P; }
+
+  // One int32/f32/u8 element of a card tensor.
+  template <typename T>
+  T& at(Buffer* b, std::int64_t i) const {
+    return b->as<T>()[i];
+  }
+};
+
+}  // namespace moe

@@ -1,0 +1,33 @@
+#pragma once
+// The wire format of a token record in rings and windows, shared by the kernels that move
+// records and by the tiling checks that size buffers for them.
+
+#include <cstdint>
+
+#include "core/scenario/scenario.h"
+
+namespace moe {
+
+// How a token travels in rings and windows: a header (source rank, token, card mask, K ids
+// and weights), then the bf16 row, each part 32-B aligned.
+struct RecordLayout {
+  std::int64_t rowBytes;
+  std::int64_t metaBytes;
+  std::int64_t recordBytes;
+};
+inline std::int64_t alignUp(std::int64_t v, std::int64_t a) { return (v + a - 1) / a * a; }
+inline RecordLayout recordLayout(const Scenario& sc) {
+  const std::int64_t row = 2LL * sc.model.hidden;
+  const std::int64_t meta = alignUp(32 + 8LL * sc.model.topk, 32);
+  return RecordLayout{row, meta, meta + alignUp(row, 32)};
+}
+// A combine partial sum travels in fp32 (rounded to bf16 only once, at the end).
+inline std::int64_t partialRecordBytes(const Scenario& sc) {
+  return recordLayout(sc).metaBytes + alignUp(4LL * sc.model.hidden, 32);
+}
+
+// UB bytes a receiver needs per record for its side scratch when it places a row
+// (placeRow in core/kernels/dispatch_common.h): 32 B per (slot, expandIdx/scale) pair.
+inline std::int64_t placeSideBytes(int K) { return static_cast<std::int64_t>(K) * 2 * 32; }
+
+}  // namespace moe
