@@ -63,7 +63,9 @@ void BM_MemcpyOfTheSameRows(benchmark::State& state) {
   for (auto _ : state) {
     for (std::int64_t r = 0; r < f.rowsDelivered; ++r)
       std::memcpy(&dst[static_cast<std::size_t>(r) * row],
-                  reinterpret_cast<const std::uint8_t*>(x.data()) + (static_cast<std::size_t>(r) % srcRows) * row, row);
+                  reinterpret_cast<const std::uint8_t*>(x.data()) +
+                      (static_cast<std::size_t>(r) % srcRows) * row,
+                  row);
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(state.iterations() * f.rowsDelivered * static_cast<std::int64_t>(row));
@@ -79,8 +81,10 @@ void BM_EnginePayloadNone(benchmark::State& state) {
   }
   const FlowNetwork& net = probe.emulation().machine().net();
   state.counters["rate_recomputes"] = static_cast<double>(net.recomputes());
-  state.counters["flows_per_recompute"] = static_cast<double>(net.flowsRecomputed()) / net.recomputes();
-  state.counters["events_per_second"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["flows_per_recompute"] =
+      static_cast<double>(net.flowsRecomputed()) / net.recomputes();
+  state.counters["events_per_second"] =
+      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_EnginePayloadNone)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -27,23 +27,29 @@ struct RunOptions {
 
 const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
   auto opt = std::make_shared<RunOptions>();
-  auto* sub = app.add_subcommand("run", "Emulate one MoE layer (the built-in default without a file)");
+  auto* sub =
+      app.add_subcommand("run", "Emulate one MoE layer (the built-in default without a file)");
   sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file");
-  sub->add_option("--impl", opt->impl, "Dispatch design: streaming, phased or both (default: the scenario's)")
+  sub->add_option("--impl", opt->impl,
+                  "Dispatch design: streaming, phased or both (default: the scenario's)")
       ->check(CLI::IsMember({"streaming", "phased", "both"}));
   sub->add_flag("--verify", opt->verify, "Compare every operator with its golden reference");
   sub->add_option("--trace", opt->traceFile, "Write a Chrome trace-event JSON file (Perfetto)");
   sub->add_option("--csv", opt->csvFile, "Write the per-stage metrics as CSV");
-  sub->add_option("--fault", opt->fault,
-                  "Inject a fault into the streaming combine: drop-tail (one tail publish is lost) or "
-                  "stall-core (one forwarder hangs); the deadlock watch must diagnose it (exit 1)")
+  sub->add_option(
+         "--fault", opt->fault,
+         "Inject a fault into the streaming combine: drop-tail (one tail publish is lost) or "
+         "stall-core (one forwarder hangs); the deadlock watch must diagnose it (exit 1)")
       ->check(CLI::IsMember({"drop-tail", "stall-core"}));
-  sub->add_option("--workload", opt->workload, "moe-layer or alltoall-matmul-rs (default: the scenario's)")
+  sub->add_option("--workload", opt->workload,
+                  "moe-layer or alltoall-matmul-rs (default: the scenario's)")
       ->check(CLI::IsMember({"moe-layer", "alltoall-matmul-rs"}));
   sub->callback([opt, &exitCode] {
-    moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario() : moe::loadScenarioFile(opt->scenarioFile);
+    moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario()
+                                                 : moe::loadScenarioFile(opt->scenarioFile);
     if (opt->workload == "moe-layer") sc.workload.kind = moe::WorkloadKind::MoeLayer;
-    if (opt->workload == "alltoall-matmul-rs") sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
+    if (opt->workload == "alltoall-matmul-rs")
+      sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
     if (sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs) {
       exitCode = moe::runA2aMatmulCommand(sc, opt->verify, opt->traceFile, opt->csvFile);
       return;

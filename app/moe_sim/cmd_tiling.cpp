@@ -6,14 +6,15 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
-#include "core/plan/dispatch_tiling.h"
 #include "core/pipeline/layer_run.h"
+#include "core/plan/dispatch_tiling.h"
 #include "core/scenario/scenario_json.h"
 
 namespace {
 
 const moesim::RegisterCommand kTiling([](CLI::App& app, int& exitCode) {
-  auto* sub = app.add_subcommand("tiling", "Propose a ring tiling (chunk, queue, cores per role) for a scenario");
+  auto* sub = app.add_subcommand(
+      "tiling", "Propose a ring tiling (chunk, queue, cores per role) for a scenario");
   auto file = std::make_shared<std::string>();
   sub->add_option("scenario", *file, "Scenario JSON file (default: the built-in default)");
   sub->callback([file, &exitCode] {

@@ -55,7 +55,8 @@ int writeScreenshots(MainWindow& w, const QString& dir) {
   std::vector<std::int64_t> perCard(s->cards.size(), 0);
   for (const RingSnap& r : s->rings) perCard[r.consumerCard] += r.occupied();
   for (const StagesSnap& st : s->workspace) perCard[st.card] += st.occupied * st.slotBytes;
-  w.cardView()->showCard(static_cast<int>(std::max_element(perCard.begin(), perCard.end()) - perCard.begin()));
+  w.cardView()->showCard(
+      static_cast<int>(std::max_element(perCard.begin(), perCard.end()) - perCard.begin()));
   w.timeline()->fitAll();
   w.timeline()->setScrubTime(s->now);
   const char* names[] = {"cluster", "card", "experts", "timeline", "metrics", "editor", "compare"};

@@ -15,7 +15,9 @@ class [[nodiscard]] Task {
     std::coroutine_handle<> continuation;
     std::exception_ptr error;
 
-    Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
+    Task get_return_object() {
+      return Task(std::coroutine_handle<promise_type>::from_promise(*this));
+    }
     std::suspend_always initial_suspend() noexcept { return {}; }
     auto final_suspend() noexcept {
       struct FinalAwaiter {

@@ -13,16 +13,22 @@ constexpr Time kPs = 1;
 constexpr Time kNs = 1000;
 constexpr Time kUs = 1000 * kNs;
 
-constexpr Time nanoseconds(std::int64_t n) { return n * kNs; }
+constexpr Time nanoseconds(std::int64_t n) {
+  return n * kNs;
+}
 
 // Bytes per picosecond for a bandwidth in GB/s (1e9 B/s): 1 GB/s = 1e-3 B/ps.
-constexpr double gbpsToBytesPerPs(double gbps) { return gbps * 1e-3; }
+constexpr double gbpsToBytesPerPs(double gbps) {
+  return gbps * 1e-3;
+}
 
 // Picoseconds to move `bytes` at `gbps`, rounded up so nothing finishes early.
 inline Time transferTime(std::int64_t bytes, double gbps) {
   return static_cast<Time>(std::ceil(static_cast<double>(bytes) / gbpsToBytesPerPs(gbps)));
 }
 
-inline double toMicroseconds(Time t) { return static_cast<double>(t) / 1e6; }
+inline double toMicroseconds(Time t) {
+  return static_cast<double>(t) / 1e6;
+}
 
 }  // namespace moe

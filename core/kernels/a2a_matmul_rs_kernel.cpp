@@ -35,22 +35,21 @@
 
 namespace moe {
 
-
 namespace {
 struct CardState {
-  Buffer* a = nullptr;        // A_j [M/r, K] fp16
-  Buffer* w = nullptr;        // packed W_j [nT][K/r][tile_n] fp16
-  Buffer* out = nullptr;      // O_j [M/r, N] fp16
-  Buffer* a2aWs = nullptr;    // slots x [K/r / tile_k][tile_m][tile_k] fp16
-  Buffer* partial = nullptr;  // A cores x partial slots x [tile_m][tile_n] fp32
-  Buffer* rsWs = nullptr;     // [source][block][n tile][tile_m][tile_n] fp32
-  std::vector<Word*> a2aFull;               // [slot]
-  std::vector<std::vector<Word*>> a2aFree;  // [slot][aic]
+  Buffer* a = nullptr;                           // A_j [M/r, K] fp16
+  Buffer* w = nullptr;                           // packed W_j [nT][K/r][tile_n] fp16
+  Buffer* out = nullptr;                         // O_j [M/r, N] fp16
+  Buffer* a2aWs = nullptr;                       // slots x [K/r / tile_k][tile_m][tile_k] fp16
+  Buffer* partial = nullptr;                     // A cores x partial slots x [tile_m][tile_n] fp32
+  Buffer* rsWs = nullptr;                        // [source][block][n tile][tile_m][tile_n] fp32
+  std::vector<Word*> a2aFull;                    // [slot]
+  std::vector<std::vector<Word*>> a2aFree;       // [slot][aic]
   std::vector<std::vector<Word*>> pFull, pFree;  // [aic][partial slot]
-  std::vector<Word*> rsFlag;                // [source][block][n tile]
-  WorkspaceStages* a2aStages = nullptr;              // slots
-  std::vector<WorkspaceStages*> partialStages;       // [aic], partial slots each
-  WorkspaceStages* rsStages = nullptr;               // one slot per partial tile
+  std::vector<Word*> rsFlag;                     // [source][block][n tile]
+  WorkspaceStages* a2aStages = nullptr;          // slots
+  std::vector<WorkspaceStages*> partialStages;   // [aic], partial slots each
+  WorkspaceStages* rsStages = nullptr;           // one slot per partial tile
 };
 }  // namespace
 
@@ -60,17 +59,28 @@ struct A2aMatmulKernel::Impl {
   A2aMatmulShape s;
   bool pipelined;
   int R, mr, kr, nb, U, nT, nk, tm, tn, tk;
-  int A;         // AIC cores used per card
+  int A;  // AIC cores used per card
   int pushers, senders, reducers;
-  int slots;     // a2a slots per card
-  int pslots;    // partial slots per AIC
+  int slots;   // a2a slots per card
+  int pslots;  // partial slots per AIC
   std::vector<CardState> cards;
   std::string stage = "not started";
   std::vector<A2aMatmulPhase> log;
 
   Impl(Emulation& e, const A2aMatmulShape& sh, bool pipe)
-      : emu(e), m(e.machine()), s(sh), pipelined(pipe), R(sh.ranks), mr(sh.rowsPerRank()), kr(sh.kPerRank()),
-        nb(sh.blocksPerRank()), U(sh.units()), nT(sh.nTiles()), nk(sh.kChunks()), tm(sh.tileM), tn(sh.tileN),
+      : emu(e),
+        m(e.machine()),
+        s(sh),
+        pipelined(pipe),
+        R(sh.ranks),
+        mr(sh.rowsPerRank()),
+        kr(sh.kPerRank()),
+        nb(sh.blocksPerRank()),
+        U(sh.units()),
+        nT(sh.nTiles()),
+        nk(sh.kChunks()),
+        tm(sh.tileM),
+        tn(sh.tileN),
         tk(sh.tileK) {
     const HardwareProfile& hw = m.hw();
     A = std::min(hw.aicCores, U * nT);
@@ -88,7 +98,8 @@ struct A2aMatmulKernel::Impl {
   bool sameServer(int a, int b) const { return m.serverOf(a) == m.serverOf(b); }
 
   std::int64_t workspaceBytes() const {
-    return slots * unitBytes() + std::int64_t{A} * pslots * tileBytes() + std::int64_t{R} * nb * nT * tileBytes();
+    return slots * unitBytes() + std::int64_t{A} * pslots * tileBytes() +
+           std::int64_t{R} * nb * nT * tileBytes();
   }
 
   void allocate(const A2aMatmulInputs& in) {
@@ -101,7 +112,8 @@ struct A2aMatmulKernel::Impl {
       c.out = m.allocGm(j, std::int64_t{mr} * s.n * 2, p + "out", true);
       c.a2aWs = m.allocGm(j, slots * unitBytes(), p + "a2a_workspace", true);
       c.partial = m.allocGm(j, std::int64_t{A} * pslots * tileBytes(), p + "partial_slots", true);
-      c.rsWs = m.allocGm(j, std::int64_t{R} * nb * nT * tileBytes(), p + "rs_workspace", true, true);
+      c.rsWs =
+          m.allocGm(j, std::int64_t{R} * nb * nT * tileBytes(), p + "rs_workspace", true, true);
       std::memcpy(c.a->data(), in.a[j].data(), in.a[j].size() * 2);
       std::memcpy(c.w->data(), packed.data(), packed.size() * 2);
       const std::string card = "card " + std::to_string(j) + " ";
@@ -109,25 +121,30 @@ struct A2aMatmulKernel::Impl {
         c.a2aFull.push_back(m.makeWord(j, card + "a2a slot " + std::to_string(sl) + " full"));
         c.a2aFree.emplace_back();
         for (int a = 0; a < A; ++a)
-          c.a2aFree.back().push_back(m.makeWord(j, card + "a2a slot " + std::to_string(sl) + " read by aic " + std::to_string(a)));
+          c.a2aFree.back().push_back(m.makeWord(
+              j, card + "a2a slot " + std::to_string(sl) + " read by aic " + std::to_string(a)));
       }
       c.pFull.resize(A);
       c.pFree.resize(A);
       for (int a = 0; a < A; ++a)
         for (int ps = 0; ps < pslots; ++ps) {
-          const std::string n = card + "aic " + std::to_string(a) + " partial slot " + std::to_string(ps);
+          const std::string n =
+              card + "aic " + std::to_string(a) + " partial slot " + std::to_string(ps);
           c.pFull[a].push_back(m.makeWord(j, n + " full"));
           c.pFree[a].push_back(m.makeWord(j, n + " free"));
         }
       for (int src = 0; src < R; ++src)
         for (int t = 0; t < nb * nT; ++t)
-          c.rsFlag.push_back(m.makeWord(j, card + "rs tile " + std::to_string(t) + " from " + std::to_string(src)));
-      c.a2aStages = &emu.addWorkspaceStages(card + "a2a input stages", "a2a input", j, slots, unitBytes());
-      c.rsStages = &emu.addWorkspaceStages(card + "reduce-scatter buffer", "reduce-scatter buffer", j, R * nb * nT,
-                                           tileBytes());
+          c.rsFlag.push_back(m.makeWord(
+              j, card + "rs tile " + std::to_string(t) + " from " + std::to_string(src)));
+      c.a2aStages =
+          &emu.addWorkspaceStages(card + "a2a input stages", "a2a input", j, slots, unitBytes());
+      c.rsStages = &emu.addWorkspaceStages(card + "reduce-scatter buffer", "reduce-scatter buffer",
+                                           j, R * nb * nT, tileBytes());
       for (int a = 0; a < A; ++a)
-        c.partialStages.push_back(&emu.addWorkspaceStages(card + "aic " + std::to_string(a) + " partial sums",
-                                                          "partial sums", j, pslots, tileBytes()));
+        c.partialStages.push_back(
+            &emu.addWorkspaceStages(card + "aic " + std::to_string(a) + " partial sums",
+                                    "partial sums", j, pslots, tileBytes()));
       cards.push_back(std::move(c));
     }
   }
@@ -144,7 +161,8 @@ struct A2aMatmulKernel::Impl {
   // Writes UB bytes into a GM region of card `dst` and sets `flag` to `value` once they
   // have landed: HCCS copy + fence + scalar write inside a server; staging + RDMA with
   // the flag ordered behind it across servers. Returns when UB may be reused.
-  Task publish(AiCore& core, Region dst, Region ub, Buffer* staging, Word* flag, std::int64_t value) {
+  Task publish(AiCore& core, Region dst, Region ub, Buffer* staging, Word* flag,
+               std::int64_t value) {
     if (sameServer(core.card(), dst.buf->card)) {
       core.copy(dst, ub);
       co_await core.fence(Pipe::Mte3);
@@ -161,27 +179,33 @@ struct A2aMatmulKernel::Impl {
 
   Task pusher(int src, int p, AiCore& core) {
     CardState& mine = cards[src];
-    Buffer* ub[2] = {m.allocUb(core, chunkBytes(), "a2a0", true), m.allocUb(core, chunkBytes(), "a2a1", true)};
+    Buffer* ub[2] = {m.allocUb(core, chunkBytes(), "a2a0", true),
+                     m.allocUb(core, chunkBytes(), "a2a1", true)};
     Buffer* staging = m.allocGm(src, chunkBytes(), core.name() + ".a2a-stage", true);
     for (int u = p; u < U; u += pushers) {
       const int t = u / nb, b = u % nb, j = (src - t + R) % R, slot = u % slots;
       CardState& dst = cards[j];
       if (u >= slots) {  // the previous occupant must have been read by every AIC using it
         const int prev = u - slots;
-        for (int n = 0; n < nT; ++n) co_await waitAtLeast(core, *dst.a2aFree[slot][(prev * nT + n) % A], prev + 1);
+        for (int n = 0; n < nT; ++n)
+          co_await waitAtLeast(core, *dst.a2aFree[slot][(prev * nT + n) % A], prev + 1);
       }
-      dst.a2aStages->claim(slot, u, nT, dst.a2aFull[slot], u + 1);  // every output tile of u reads it
+      dst.a2aStages->claim(slot, u, nT, dst.a2aFull[slot],
+                           u + 1);  // every output tile of u reads it
       for (int kc = 0; kc < nk; ++kc) {
         Buffer* buf = ub[kc % 2];
         OpRef last;
         for (int i = 0; i < tm; ++i) {
-          const std::int64_t srcOff = (std::int64_t{b * tm + i} * s.k + std::int64_t{j} * kr + std::int64_t{kc} * tk) * 2;
-          last = core.copy(Region{buf, std::int64_t{i} * tk * 2, std::int64_t{tk} * 2}, Region{mine.a, srcOff, std::int64_t{tk} * 2});
+          const std::int64_t srcOff =
+              (std::int64_t{b * tm + i} * s.k + std::int64_t{j} * kr + std::int64_t{kc} * tk) * 2;
+          last = core.copy(Region{buf, std::int64_t{i} * tk * 2, std::int64_t{tk} * 2},
+                           Region{mine.a, srcOff, std::int64_t{tk} * 2});
         }
         co_await last;
         const Region to{dst.a2aWs, slot * unitBytes() + kc * chunkBytes(), chunkBytes()};
         const bool lastChunk = kc + 1 == nk;
-        co_await publish(core, to, Region{buf, 0, chunkBytes()}, staging, lastChunk ? dst.a2aFull[slot] : nullptr, u + 1);
+        co_await publish(core, to, Region{buf, 0, chunkBytes()}, staging,
+                         lastChunk ? dst.a2aFull[slot] : nullptr, u + 1);
       }
     }
     co_await core.fence(Pipe::Scalar);
@@ -189,7 +213,8 @@ struct A2aMatmulKernel::Impl {
 
   Task aic(int j, int c, AiCore& core) {
     CardState& me = cards[j];
-    Buffer* aBuf[2] = {m.allocUb(core, chunkBytes(), "a0", true), m.allocUb(core, chunkBytes(), "a1", true)};
+    Buffer* aBuf[2] = {m.allocUb(core, chunkBytes(), "a0", true),
+                       m.allocUb(core, chunkBytes(), "a1", true)};
     const std::int64_t wBytes = std::int64_t{tk} * tn * 2;
     Buffer* wBuf[2] = {m.allocUb(core, wBytes, "w0", true), m.allocUb(core, wBytes, "w1", true)};
     Buffer* acc = m.allocUb(core, tileBytes(), "acc", true);
@@ -200,8 +225,11 @@ struct A2aMatmulKernel::Impl {
       co_await waitAtLeast(core, *me.a2aFull[slot], u + 1);
       me.a2aStages->beginRead(slot);
       auto load = [&](int kc) {
-        core.copy(whole(aBuf[kc % 2]), Region{me.a2aWs, slot * unitBytes() + kc * chunkBytes(), chunkBytes()});
-        return core.copy(whole(wBuf[kc % 2]), Region{me.w, (std::int64_t{n} * kr + std::int64_t{kc} * tk) * tn * 2, wBytes});
+        core.copy(whole(aBuf[kc % 2]),
+                  Region{me.a2aWs, slot * unitBytes() + kc * chunkBytes(), chunkBytes()});
+        return core.copy(
+            whole(wBuf[kc % 2]),
+            Region{me.w, (std::int64_t{n} * kr + std::int64_t{kc} * tk) * tn * 2, wBytes});
       };
       float* out = acc->as<float>();
       std::fill(out, out + std::int64_t{tm} * tn, 0.0f);
@@ -226,11 +254,13 @@ struct A2aMatmulKernel::Impl {
       }
       me.a2aStages->endRead(slot);
       // The last tile of this unit on this core: the slot may be refilled as far as we care.
-      if (g + A >= U * nT || (g + A) / nT != u) co_await core.writeWord(*me.a2aFree[slot][c], u + 1);
+      if (g + A >= U * nT || (g + A) / nT != u)
+        co_await core.writeWord(*me.a2aFree[slot][c], u + 1);
       const int ps = q % pslots;
       if (q >= pslots) co_await waitAtLeast(core, *me.pFree[c][ps], q - pslots + 1);
       me.partialStages[static_cast<std::size_t>(c)]->claim(ps, g, 1, me.pFull[c][ps], q + 1);
-      core.copy(Region{me.partial, (std::int64_t{c} * pslots + ps) * tileBytes(), tileBytes()}, whole(acc));
+      core.copy(Region{me.partial, (std::int64_t{c} * pslots + ps) * tileBytes(), tileBytes()},
+                whole(acc));
       co_await core.fence(Pipe::Mte3);
       co_await core.writeWord(*me.pFull[c][ps], q + 1);
     }
@@ -248,14 +278,16 @@ struct A2aMatmulKernel::Impl {
       co_await waitAtLeast(core, *me.pFull[c][ps], q + 1);
       WorkspaceStages& partial = *me.partialStages[static_cast<std::size_t>(c)];
       partial.beginRead(ps);
-      co_await core.copy(whole(ub), Region{me.partial, (std::int64_t{c} * pslots + ps) * tileBytes(), tileBytes()});
+      co_await core.copy(
+          whole(ub),
+          Region{me.partial, (std::int64_t{c} * pslots + ps) * tileBytes(), tileBytes()});
       partial.endRead(ps);
       core.writeWord(*me.pFree[c][ps], q + 1);  // the tile is in UB: the AIC may reuse the slot
       const int u = g / nT, n = g % nT, owner = (j + u / nb) % R, b = u % nb;
       const int tile = (j * nb + b) * nT + n;
       cards[owner].rsStages->claim(tile, j, 1, cards[owner].rsFlag[tile], 1);
-      co_await publish(core, Region{cards[owner].rsWs, tile * tileBytes(), tileBytes()}, whole(ub), staging,
-                       cards[owner].rsFlag[tile], 1);
+      co_await publish(core, Region{cards[owner].rsWs, tile * tileBytes(), tileBytes()}, whole(ub),
+                       staging, cards[owner].rsFlag[tile], 1);
     }
     co_await core.fence(Pipe::Scalar);
   }
@@ -272,7 +304,8 @@ struct A2aMatmulKernel::Impl {
         const int src = (owner - t + R) % R, tile = (src * nb + b) * nT + n;
         co_await waitAtLeast(core, *me.rsFlag[tile], 1);
         me.rsStages->beginRead(tile);
-        co_await core.copy(whole(t == 0 ? acc : in), Region{me.rsWs, tile * tileBytes(), tileBytes()});
+        co_await core.copy(whole(t == 0 ? acc : in),
+                           Region{me.rsWs, tile * tileBytes(), tileBytes()});
         me.rsStages->endRead(tile);
         if (t == 0) continue;
         co_await core.vector(std::int64_t{tm} * width, 4);
@@ -287,8 +320,9 @@ struct A2aMatmulKernel::Impl {
         for (int col = 0; col < width; ++col) row[col] = floatToFp16(x[i * tn + col]);
       }
       for (int i = 0; i < tm; ++i)
-        core.copy(Region{me.out, (std::int64_t{b * tm + i} * s.n + std::int64_t{n} * tn) * 2, std::int64_t{width} * 2},
-                         Region{out, i * outStride, std::int64_t{width} * 2});
+        core.copy(Region{me.out, (std::int64_t{b * tm + i} * s.n + std::int64_t{n} * tn) * 2,
+                         std::int64_t{width} * 2},
+                  Region{out, i * outStride, std::int64_t{width} * 2});
       co_await core.fence(Pipe::Mte3);
     }
   }
@@ -305,7 +339,9 @@ struct A2aMatmulKernel::Impl {
   }
 
   void launch(int phases, Latch& latch, SyncBarrier* barrier) {
-    auto wrap = [barrier](AiCore& core, Task body) { return withBarrier(core, std::move(body), barrier); };
+    auto wrap = [barrier](AiCore& core, Task body) {
+      return withBarrier(core, std::move(body), barrier);
+    };
     for (int j = 0; j < R; ++j) {
       int aiv = 0;
       if (phases & kA2a)
@@ -333,7 +369,8 @@ struct A2aMatmulKernel::Impl {
   }
 
   int programsIn(int phases) const {
-    return R * (((phases & kA2a) ? pushers : 0) + ((phases & kMatmul) ? A : 0) + ((phases & kRs) ? senders + reducers : 0));
+    return R * (((phases & kA2a) ? pushers : 0) + ((phases & kMatmul) ? A : 0) +
+                ((phases & kRs) ? senders + reducers : 0));
   }
 
   Task phase(std::string name, int phases, bool barrier) {
@@ -370,11 +407,21 @@ A2aMatmulKernel::A2aMatmulKernel(Emulation& emu, const A2aMatmulInputs& in, bool
 
 A2aMatmulKernel::~A2aMatmulKernel() = default;
 
-Task A2aMatmulKernel::driver() { return impl_->driver(); }
-bool A2aMatmulKernel::pipelined() const { return impl_->pipelined; }
-const std::string& A2aMatmulKernel::stage() const { return impl_->stage; }
-const std::vector<A2aMatmulPhase>& A2aMatmulKernel::phases() const { return impl_->log; }
-std::int64_t A2aMatmulKernel::workspaceBytes() const { return impl_->workspaceBytes(); }
+Task A2aMatmulKernel::driver() {
+  return impl_->driver();
+}
+bool A2aMatmulKernel::pipelined() const {
+  return impl_->pipelined;
+}
+const std::string& A2aMatmulKernel::stage() const {
+  return impl_->stage;
+}
+const std::vector<A2aMatmulPhase>& A2aMatmulKernel::phases() const {
+  return impl_->log;
+}
+std::int64_t A2aMatmulKernel::workspaceBytes() const {
+  return impl_->workspaceBytes();
+}
 
 std::vector<std::vector<fp16>> A2aMatmulKernel::outputs() const {
   std::vector<std::vector<fp16>> out;

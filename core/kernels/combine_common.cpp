@@ -7,7 +7,8 @@
 
 namespace moe {
 
-CombineFinisher::CombineFinisher(LayerContext& ctx, AiCore& core, int rank) : ctx_(ctx), core_(core), rank_(rank) {
+CombineFinisher::CombineFinisher(LayerContext& ctx, AiCore& core, int rank)
+    : ctx_(ctx), core_(core), rank_(rank) {
   Machine& m = ctx.m;
   const std::int64_t row = alignUp(ctx.rowBytes, 32);
   sum_ = m.allocUb(core, ctx.H * 4LL, "fp32_sum", true);
@@ -21,7 +22,9 @@ Task CombineFinisher::finish(int t) {
   LayerContext& ctx = ctx_;
   CardTensors& g = ctx.cards[rank_];
   const bool shared = ctx.sc.combine.sharedExpert, norm = ctx.sc.combine.addRmsNorm;
-  if (shared || norm) co_await core_.copy(Region{xRow_, 0, ctx.rowBytes}, Region{g.x, t * ctx.rowBytes, ctx.rowBytes});
+  if (shared || norm)
+    co_await core_.copy(Region{xRow_, 0, ctx.rowBytes},
+                        Region{g.x, t * ctx.rowBytes, ctx.rowBytes});
   co_await core_.vector(ctx.H * (norm ? 4LL : 1LL), 4);
   if (!sum_->bytes.empty()) {
     auto* s = sum_->as<float>();
@@ -40,7 +43,8 @@ Task CombineFinisher::finish(int t) {
         s[h] += bf16ToFloat(x[h]);  // the residual
         sq += s[h] * s[h];
       }
-      const float rstd = 1.0f / std::sqrt(sq / static_cast<float>(ctx.H) + static_cast<float>(ctx.sc.combine.rmsEps));
+      const float rstd = 1.0f / std::sqrt(sq / static_cast<float>(ctx.H) +
+                                          static_cast<float>(ctx.sc.combine.rmsEps));
       rstd_->as<float>()[0] = rstd;
       auto* y = yRow_->as<bf16>();
       for (int h = 0; h < ctx.H; ++h) {

@@ -28,8 +28,8 @@ struct Window {
 };
 
 struct PhasedCombine {
-  std::vector<std::vector<Window>> ipc;  // [f][dLocal]
-  std::vector<std::vector<Buffer*>> partial;      // [f][server of owner]: BS*H f32
+  std::vector<std::vector<Window>> ipc;            // [f][dLocal]
+  std::vector<std::vector<Buffer*>> partial;       // [f][server of owner]: BS*H f32
   std::vector<std::vector<Buffer*>> serverWindow;  // [r][source server]: BS*H f32
   SyncBarrier* afterGm2Ipc = nullptr;
   SyncBarrier* afterSend = nullptr;
@@ -52,7 +52,8 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
     auto flush = [&]() -> Task {
       if (inBatch == 0) co_return;
       co_await core.fence(Pipe::Mte2);
-      co_await core.copy(Region{win.data, (win.used - inBatch) * rb, inBatch * rb}, Region{staging, 0, inBatch * rb});
+      co_await core.copy(Region{win.data, (win.used - inBatch) * rb, inBatch * rb},
+                         Region{staging, 0, inBatch * rb});
       inBatch = 0;
     };
     for (int le = 0; le < ctx.P; ++le)
@@ -62,7 +63,8 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
         for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows) {
           const std::int64_t n = std::min(kIdxRows, rows - b0);
           core.copy(Region{idx, 0, n * 12}, Region{g.expandIdx, (begin + b0) * 12, n * 12});
-          co_await core.copy(Region{scales, 0, n * 4}, Region{g.expandScales, (begin + b0) * 4, n * 4});
+          co_await core.copy(Region{scales, 0, n * 4},
+                             Region{g.expandScales, (begin + b0) * 4, n * 4});
           for (std::int64_t i = 0; i < n; ++i) {
             if (inBatch == perBatch) co_await flush();
             RecordMeta meta;
@@ -125,7 +127,8 @@ Task sumToServer(LayerContext& ctx, int r, AiCore& core, PhasedCombine& w, int r
   for (int t = receiverIndex; t < ctx.BS; t += ctx.sc.rings.receiverCores) {
     Buffer* sum = finisher.sum();
     for (int S = 0; S < ctx.S; ++S) {
-      co_await core.copy(S == 0 ? whole(sum) : whole(part), Region{w.serverWindow[r][S], t * rowF32, rowF32});
+      co_await core.copy(S == 0 ? whole(sum) : whole(part),
+                         Region{w.serverWindow[r][S], t * rowF32, rowF32});
       if (S == 0) continue;
       co_await core.vector(ctx.H, 4);
       if (!sum->bytes.empty())
@@ -135,7 +138,8 @@ Task sumToServer(LayerContext& ctx, int r, AiCore& core, PhasedCombine& w, int r
   }
 }
 
-Task phasedCombineCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<PhasedCombine> w, int i) {
+Task phasedCombineCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<PhasedCombine> w,
+                       int i) {
   const RingTiling& t = ctx.sc.rings;
   if (i < t.senderCores) co_await gm2ipc(ctx, card, core, *w, i);
   co_await core.fence(Pipe::Mte3);
@@ -166,13 +170,16 @@ void launchCombinePhased(LayerContext& ctx, Latch& done) {
   w->serverWindow.resize(ctx.R);
   for (int f = 0; f < ctx.R; ++f) {
     for (int dl = 0; dl < ctx.cps; ++dl) {
-      w->ipc[f].push_back(Window{m.allocGm(f, slots * ctx.recordBytes, "combine.ipc-win" + std::to_string(dl), true, true),
-                                 std::vector<RecordMeta>(static_cast<std::size_t>(slots)), 0});
+      w->ipc[f].push_back(Window{
+          m.allocGm(f, slots * ctx.recordBytes, "combine.ipc-win" + std::to_string(dl), true, true),
+          std::vector<RecordMeta>(static_cast<std::size_t>(slots)), 0});
       ctx.combineBufferBytes += slots * ctx.recordBytes;
     }
     for (int S = 0; S < ctx.S; ++S) {
-      w->partial[f].push_back(m.allocGm(f, fullBuffer, "combine.partial.server" + std::to_string(S), true));
-      w->serverWindow[f].push_back(m.allocGm(f, fullBuffer, "combine.server-win" + std::to_string(S), true));
+      w->partial[f].push_back(
+          m.allocGm(f, fullBuffer, "combine.partial.server" + std::to_string(S), true));
+      w->serverWindow[f].push_back(
+          m.allocGm(f, fullBuffer, "combine.server-win" + std::to_string(S), true));
       ctx.combineBufferBytes += 2 * fullBuffer;
     }
   }
@@ -181,7 +188,9 @@ void launchCombinePhased(LayerContext& ctx, Latch& done) {
   w->afterSend = &ctx.emu.addBarrier("combine.phased.send", ctx.R * perCard);
   for (int c = 0; c < ctx.R; ++c)
     for (int i = 0; i < perCard; ++i) {
-      const Role first = i < t.senderCores ? Role::Sender : i < t.senderCores + t.forwarderCores ? Role::Forwarder : Role::Receiver;
+      const Role first = i < t.senderCores                      ? Role::Sender
+                         : i < t.senderCores + t.forwarderCores ? Role::Forwarder
+                                                                : Role::Receiver;
       done.add(1);
       ctx.emu.launch(m.aiv(c, i), first, phasedCombineCore(ctx, c, m.aiv(c, i), w, i), &done);
     }

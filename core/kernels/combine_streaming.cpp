@@ -17,11 +17,11 @@
 #include <memory>
 
 #include "core/kernels/combine_common.h"
+#include "core/kernels/kernels.h"
+#include "core/kernels/ring_polling.h"
 #include "core/plan/combine_plan.h"
 #include "core/reference/combine_reference.h"
 #include "core/reference/dispatch_reference.h"
-#include "core/kernels/kernels.h"
-#include "core/kernels/ring_polling.h"
 
 namespace moe {
 
@@ -38,8 +38,8 @@ struct SenderTarget {
   int lane;
 };
 
-Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<const CombineRings> rings,
-                   std::vector<SenderTarget> targets) {
+Task combineSender(LayerContext& ctx, int d, AiCore& core,
+                   std::shared_ptr<const CombineRings> rings, std::vector<SenderTarget> targets) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[d];
   const CombinePlan& plan = rings->plan;
@@ -73,7 +73,8 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<const
         for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows) {
           const std::int64_t n = std::min(kIdxRows, rows - b0);
           core.copy(Region{idx, 0, n * 12}, Region{g.expandIdx, (begin + b0) * 12, n * 12});
-          co_await core.copy(Region{scales, 0, n * 4}, Region{g.expandScales, (begin + b0) * 4, n * 4});
+          co_await core.copy(Region{scales, 0, n * 4},
+                             Region{g.expandScales, (begin + b0) * 4, n * 4});
           for (std::int64_t i = 0; i < n; ++i) {
             if (static_cast<std::int64_t>(metas.size()) == perBatch) co_await flush();
             const std::int64_t row = begin + b0 + i;
@@ -82,7 +83,8 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<const
             meta.token = idx->as<std::int32_t>()[i * 3 + 1];
             meta.k = 1;
             meta.weights[0] = scales->as<float>()[i];
-            core.copy(Region{staging, static_cast<std::int64_t>(metas.size()) * rb + ctx.metaBytes, ctx.rowBytes},
+            core.copy(Region{staging, static_cast<std::int64_t>(metas.size()) * rb + ctx.metaBytes,
+                             ctx.rowBytes},
                       Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes});
             metas.push_back(meta);
           }
@@ -100,7 +102,8 @@ struct Accumulator {
   std::vector<std::int32_t> seen;
 };
 
-Task forwarderCore(LayerContext& ctx, int f, AiCore& core, std::shared_ptr<const CombineRings> rings, int lane) {
+Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
+                   std::shared_ptr<const CombineRings> rings, int lane) {
   Machine& m = ctx.m;
   const CombinePlan& plan = rings->plan;
   const std::int64_t rb = ctx.recordBytes, pb = partialRecordBytes(ctx.sc);
@@ -114,7 +117,8 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core, std::shared_ptr<const
   int owners = 0;
   for (int S = 0; S < ctx.S; ++S)
     if (plan.lane(ctx, S * ctx.cps + ctx.localOf(f)) == lane) ownerSlot[S] = owners++;
-  Buffer* acc = m.allocGm(f, static_cast<std::int64_t>(owners) * ctx.BS * ctx.H * 4, core.name() + ".combine-acc", true);
+  Buffer* acc = m.allocGm(f, static_cast<std::int64_t>(owners) * ctx.BS * ctx.H * 4,
+                          core.name() + ".combine-acc", true);
   Buffer* rdmaStage = m.allocGm(f, pb, core.name() + ".combine-rdma-stage", true);
   OpRef rdmaInFlight;
   std::vector<std::int32_t> seen(static_cast<std::size_t>(ctx.S) * ctx.BS, 0);
@@ -127,13 +131,15 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core, std::shared_ptr<const
   auto reduce = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
     for (std::size_t i = 0; i < metas.size(); ++i) {
       const RecordMeta& meta = metas[i];
-      const std::size_t slot = static_cast<std::size_t>(ctx.serverOf(meta.srcRank)) * ctx.BS + meta.token;
-      const std::int64_t accIndex = static_cast<std::int64_t>(ownerSlot[ctx.serverOf(meta.srcRank)]) * ctx.BS + meta.token;
+      const std::size_t slot =
+          static_cast<std::size_t>(ctx.serverOf(meta.srcRank)) * ctx.BS + meta.token;
+      const std::int64_t accIndex =
+          static_cast<std::int64_t>(ownerSlot[ctx.serverOf(meta.srcRank)]) * ctx.BS + meta.token;
       const Region accRow{acc, accIndex * ctx.H * 4, ctx.H * 4LL};
       const bool first = seen[slot] == 0;
       const bool last = ++seen[slot] == expected[slot];
       if (!first) co_await core.copy(sum, accRow);  // running sum from the workspace
-      co_await core.vector(ctx.H, 4);                // sum += w * y, in fp32
+      co_await core.vector(ctx.H, 4);               // sum += w * y, in fp32
       if (!out->bytes.empty()) {
         const auto* y = rx->as<bf16>() + (static_cast<std::int64_t>(i) * rb + ctx.metaBytes) / 2;
         auto* s = reinterpret_cast<float*>(sum.ptr());
@@ -146,8 +152,9 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core, std::shared_ptr<const
       }
       // Complete: this server's partial of (owner, token) goes to the owner's receiver.
       const int owner = meta.srcRank;
-      RingBuffer& dst = *rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels +
-                                               plan.channel(ctx, meta.token)];
+      RingBuffer& dst =
+          *rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels +
+                                 plan.channel(ctx, meta.token)];
       RecordMeta p;
       p.srcRank = owner;
       p.token = meta.token;
@@ -181,8 +188,10 @@ Task receiverCore(LayerContext& ctx, int r, AiCore& core, std::shared_ptr<const 
   std::vector<int> accIndex(ctx.BS, -1);
   int owned = 0;
   for (int t = 0; t < ctx.BS; ++t)
-    if (std::find(channels.begin(), channels.end(), plan.channel(ctx, t)) != channels.end()) accIndex[t] = owned++;
-  Buffer* acc = m.allocGm(r, static_cast<std::int64_t>(owned) * ctx.H * 4, core.name() + ".combine-acc", true);
+    if (std::find(channels.begin(), channels.end(), plan.channel(ctx, t)) != channels.end())
+      accIndex[t] = owned++;
+  Buffer* acc = m.allocGm(r, static_cast<std::int64_t>(owned) * ctx.H * 4,
+                          core.name() + ".combine-acc", true);
   std::vector<std::int32_t> seen(ctx.BS, 0);
   const auto& servers = plan.recvServers[r];
   auto finish = [&](int t) { return finisher.finish(t); };
@@ -223,8 +232,9 @@ Task receiverCore(LayerContext& ctx, int r, AiCore& core, std::shared_ptr<const 
 // A core that hangs (fault injection): it waits on a word nobody ever writes.
 Task stalledCore(LayerContext& ctx, AiCore& core) {
   Word* never = ctx.m.makeWord(core.card(), core.name() + ".stalled");
-  auto hang = core.changeOf(*never, 0, Activity::WaitData,
-                            [] { return std::string("stalled by fault injection (--fault stall-core)"); });
+  auto hang = core.changeOf(*never, 0, Activity::WaitData, [] {
+    return std::string("stalled by fault injection (--fault stall-core)");
+  });
   co_await hang;
 }
 
@@ -237,25 +247,27 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
   rings->plan = buildCombinePlan(ctx);
   const CombinePlan& plan = rings->plan;
   auto name = [](int card) { return "card" + std::to_string(card); };
-  rings->ipc.assign(ctx.R, std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.cps) * plan.lanes, nullptr));
-  rings->partial.assign(ctx.R, std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.S) * plan.channels, nullptr));
+  rings->ipc.assign(
+      ctx.R, std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.cps) * plan.lanes, nullptr));
+  rings->partial.assign(
+      ctx.R, std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.S) * plan.channels, nullptr));
   const std::size_t firstRing = emu.rings().size();
   for (int f = 0; f < ctx.R; ++f)
     for (int dl = 0; dl < ctx.cps; ++dl)
       for (int L = 0; L < plan.lanes; ++L) {
         const int d = ctx.serverOf(f) * ctx.cps + dl;
         rings->ipc[f][dl * plan.lanes + L] =
-            &emu.addRing(name(f) + " combine IPC <- " + name(d) + " lane" + std::to_string(L), RingKind::Ipc, f, d,
-                         t.chunkBytes, t.queueChunks);
+            &emu.addRing(name(f) + " combine IPC <- " + name(d) + " lane" + std::to_string(L),
+                         RingKind::Ipc, f, d, t.chunkBytes, t.queueChunks);
       }
   for (int r = 0; r < ctx.R; ++r)
     for (int S = 0; S < ctx.S; ++S)
       for (int c = 0; c < plan.channels; ++c) {
         const int f = S * ctx.cps + ctx.localOf(r);
-        rings->partial[r][static_cast<std::size_t>(S) * plan.channels + c] =
-            &emu.addRing(name(r) + (f == r ? " combine local <- " : " combine RDMA <- ") + name(f) + " ch" +
-                             std::to_string(c),
-                         f == r ? RingKind::Ipc : RingKind::Rdma, r, f, t.chunkBytes, t.queueChunks);
+        rings->partial[r][static_cast<std::size_t>(S) * plan.channels + c] = &emu.addRing(
+            name(r) + (f == r ? " combine local <- " : " combine RDMA <- ") + name(f) + " ch" +
+                std::to_string(c),
+            f == r ? RingKind::Ipc : RingKind::Rdma, r, f, t.chunkBytes, t.queueChunks);
       }
   for (std::size_t i = firstRing; i < emu.rings().size(); ++i)
     ctx.combineBufferBytes += emu.rings()[i].capacity() + 2 * kControlLineBytes;
@@ -278,7 +290,8 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
     for (int i = 0; i < t.senderCores; ++i) {
       if (perSender[i].empty()) continue;
       AiCore& core = ctx.m.aiv(c, i);
-      for (const auto& tg : perSender[i]) rings->ipc[tg.f][ctx.localOf(c) * plan.lanes + tg.lane]->producerCore = core.id();
+      for (const auto& tg : perSender[i])
+        rings->ipc[tg.f][ctx.localOf(c) * plan.lanes + tg.lane]->producerCore = core.id();
       done.add(1);
       emu.launch(core, Role::Sender, combineSender(ctx, c, core, rings, perSender[i]), &done);
     }
@@ -290,12 +303,14 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
         emu.launch(core, Role::Forwarder, stalledCore(ctx, core), &done);
         continue;
       }
-      for (int dl = 0; dl < ctx.cps; ++dl) rings->ipc[c][dl * plan.lanes + L]->consumerCore = core.id();
+      for (int dl = 0; dl < ctx.cps; ++dl)
+        rings->ipc[c][dl * plan.lanes + L]->consumerCore = core.id();
       for (int S = 0; S < ctx.S; ++S) {
         const int owner = S * ctx.cps + ctx.localOf(c);
         if (plan.lane(ctx, owner) != L) continue;
         for (int ch = 0; ch < plan.channels; ++ch)
-          rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(c)) * plan.channels + ch]->producerCore = core.id();
+          rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(c)) * plan.channels + ch]
+              ->producerCore = core.id();
       }
       done.add(1);
       emu.launch(core, Role::Forwarder, forwarderCore(ctx, c, core, rings, L), &done);
@@ -308,7 +323,8 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
       AiCore& core = ctx.m.aiv(c, t.senderCores + t.forwarderCores + i);
       for (int ch : perRecv[i])
         for (int S = 0; S < ctx.S; ++S)
-          rings->partial[c][static_cast<std::size_t>(S) * plan.channels + ch]->consumerCore = core.id();
+          rings->partial[c][static_cast<std::size_t>(S) * plan.channels + ch]->consumerCore =
+              core.id();
       done.add(1);
       emu.launch(core, Role::Receiver, receiverCore(ctx, c, core, rings, perRecv[i]), &done);
     }

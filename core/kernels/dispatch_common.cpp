@@ -35,7 +35,8 @@ void publishRecvTables(LayerContext& ctx, AiCore& core, int d, const RecvPlan& p
   Buffer* tables = ctx.m.allocUb(core, numsAt + alignUp(ctx.P * 4LL, 32), "tables", false);
   std::copy(plan.offsets.begin(), plan.offsets.end(), tables->as<std::int32_t>());
   std::copy(plan.lengths.begin(), plan.lengths.end(), tables->as<std::int32_t>() + lenAt / 4);
-  std::copy(plan.expertTokenNums.begin(), plan.expertTokenNums.end(), tables->as<std::int32_t>() + numsAt / 4);
+  std::copy(plan.expertTokenNums.begin(), plan.expertTokenNums.end(),
+            tables->as<std::int32_t>() + numsAt / 4);
   core.copy(whole(g.offsets), Region{tables, 0, tableBytes});
   core.copy(whole(g.lengths), Region{tables, lenAt, tableBytes});
   core.copy(whole(g.expertTokenNums), Region{tables, numsAt, ctx.P * 4LL});
@@ -61,7 +62,8 @@ int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Reg
     const std::int32_t id = meta.ids[k];
     if (id < 0 || ctx.rankOfInstance(id) != d) continue;
     const int le = id % ctx.P;
-    const std::int64_t r = plan.offsets[le * ctx.R + meta.srcRank] + next[le * ctx.R + meta.srcRank]++;
+    const std::int64_t r =
+        plan.offsets[le * ctx.R + meta.srcRank] + next[le * ctx.R + meta.srcRank]++;
     core.copy(Region{g.expandX, r * ctx.rowBytes, ctx.rowBytes}, row);
     // Scale and (source rank, token, k) from aligned UB slots: DataCopyPad writes 4 and 12 B.
     const std::int64_t slot = (static_cast<std::int64_t>(sideSlot) * meta.k * 2 + k * 2) * 32;

@@ -11,8 +11,8 @@ namespace moe {
 
 // Expert-major, rank-minor placement at one destination (SPEC §3.3).
 struct RecvPlan {
-  std::vector<std::int32_t> offsets;  // [P*R] first row of (local expert, source)
-  std::vector<std::int32_t> lengths;  // [P*R]
+  std::vector<std::int32_t> offsets;          // [P*R] first row of (local expert, source)
+  std::vector<std::int32_t> lengths;          // [P*R]
   std::vector<std::int32_t> expertTokenNums;  // [P]
   std::vector<std::int32_t> tokensFrom;       // [R] tokens each source sends here
   std::vector<std::int32_t> tokensToServer;   // [R] tokens each source sends to this server

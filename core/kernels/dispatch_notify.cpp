@@ -23,7 +23,9 @@ Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier)
   // counts[d] = {tokens to rank d, tokens to d's server, rows to d's expert 0..P-1}
   const std::int64_t rowBytes = alignUp(cols * 4LL, 32);
   Buffer* counts = m.allocUb(core, R * rowBytes, "counts", false);
-  auto cell = [&](int d, int c) -> std::int32_t& { return counts->as<std::int32_t>()[d * rowBytes / 4 + c]; };
+  auto cell = [&](int d, int c) -> std::int32_t& {
+    return counts->as<std::int32_t>()[d * rowBytes / 4 + c];
+  };
   const auto* id = ids->as<std::int32_t>();
   for (int t = 0; t < ctx.BS; ++t) {
     std::vector<char> toRank(R, 0), toServer(ctx.S, 0);
@@ -44,7 +46,8 @@ Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier)
   Buffer* stage = m.allocGm(rank, R * rowBytes, "notify.stage", false);
   for (int d = 0; d < R; ++d) {
     const Region src{counts, d * rowBytes, cols * 4LL};
-    const Region dst{ctx.cards[d].recvCounts, static_cast<std::int64_t>(rank) * cols * 4, cols * 4LL};
+    const Region dst{ctx.cards[d].recvCounts, static_cast<std::int64_t>(rank) * cols * 4,
+                     cols * 4LL};
     if (ctx.serverOf(d) == ctx.serverOf(rank)) {
       core.copy(dst, src);
     } else {
@@ -54,8 +57,9 @@ Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier)
   co_await core.fence(Pipe::Mte3);
   for (int d = 0; d < R; ++d)
     if (ctx.serverOf(d) != ctx.serverOf(rank))
-      core.rdmaWrite(Region{ctx.cards[d].recvCounts, static_cast<std::int64_t>(rank) * cols * 4, cols * 4LL},
-                     Region{stage, d * rowBytes, cols * 4LL});
+      core.rdmaWrite(
+          Region{ctx.cards[d].recvCounts, static_cast<std::int64_t>(rank) * cols * 4, cols * 4LL},
+          Region{stage, d * rowBytes, cols * 4LL});
   co_await core.fence(Pipe::Scalar);  // every RDMA write has landed
   co_await core.syncAll(barrier);
 }

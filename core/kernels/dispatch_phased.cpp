@@ -75,9 +75,11 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
       inBatch = 0;
     };
     for (int t = 0; t < ctx.BS; ++t) {
-      const RecordMeta meta = tokenMeta(ctx, s, t, routing.ids, routing.keep, routing.weights, wanted);
+      const RecordMeta meta =
+          tokenMeta(ctx, s, t, routing.ids, routing.keep, routing.weights, wanted);
       if (meta.cardMask == 0) continue;
-      core.copy(Region{staging, inBatch * rb + ctx.metaBytes, ctx.rowBytes}, Region{g.x, t * ctx.rowBytes, ctx.rowBytes});
+      core.copy(Region{staging, inBatch * rb + ctx.metaBytes, ctx.rowBytes},
+                Region{g.x, t * ctx.rowBytes, ctx.rowBytes});
       win.headers[static_cast<std::size_t>(slot)] = meta;
       ++slot;
       if (++inBatch == perBatch) {
@@ -120,7 +122,8 @@ Task phaseB(LayerContext& ctx, int f, AiCore& core, PhasedWindows& w, const std:
   }
 }
 
-Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const RecvPlan& plan, int receiverIndex) {
+Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const RecvPlan& plan,
+            int receiverIndex) {
   Machine& m = ctx.m;
   const std::int64_t rb = ctx.recordBytes;
   const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb);
@@ -130,7 +133,8 @@ Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const Recv
   std::vector<std::int32_t> next(static_cast<std::size_t>(ctx.P) * ctx.R, 0);
   // Slots: direct windows by source card, then forwarded windows.
   std::vector<std::pair<Window*, int>> slots;  // (window, source rank)
-  for (int l = 0; l < ctx.cps; ++l) slots.push_back({&w.direct[d][l], ctx.serverOf(d) * ctx.cps + l});
+  for (int l = 0; l < ctx.cps; ++l)
+    slots.push_back({&w.direct[d][l], ctx.serverOf(d) * ctx.cps + l});
   for (int l = 0; l < ctx.cps; ++l)
     for (int S = 0; S < ctx.S; ++S)
       if (S != ctx.serverOf(d)) slots.push_back({&w.fwd[d][l][S], S * ctx.cps + l});
@@ -143,13 +147,15 @@ Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const Recv
       co_await core.copy(Region{rx, 0, cnt * rb}, Region{win->data, r0 * rb, cnt * rb});
       for (std::int64_t j = 0; j < cnt; ++j)
         placeRow(ctx, core, d, win->headers[static_cast<std::size_t>(r0 + j)],
-                 Region{rx, j * rb + ctx.metaBytes, ctx.rowBytes}, plan, next, side, static_cast<int>(j));
+                 Region{rx, j * rb + ctx.metaBytes, ctx.rowBytes}, plan, next, side,
+                 static_cast<int>(j));
       co_await core.fence(Pipe::Mte3);
     }
   }
 }
 
-Task phasedCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<PhasedWindows> w, CoreJob job) {
+Task phasedCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<PhasedWindows> w,
+                CoreJob job) {
   // Every core of the design takes part in both barriers, busy in its phase or not.
   const int cols = 2 + ctx.P;
   Buffer* counts = ctx.m.allocUb(core, ctx.R * cols * 4LL, "counts", false);
@@ -193,7 +199,8 @@ void launchDispatchPhased(LayerContext& ctx, Latch& done) {
   w->rdma.resize(ctx.R);
   w->fwd.resize(ctx.R);
   for (int d = 0; d < ctx.R; ++d) {
-    for (int l = 0; l < ctx.cps; ++l) w->direct[d].push_back(window(d, "win.direct" + std::to_string(l)));
+    for (int l = 0; l < ctx.cps; ++l)
+      w->direct[d].push_back(window(d, "win.direct" + std::to_string(l)));
     w->rdma[d].resize(ctx.S);
     w->fwd[d].assign(ctx.cps, std::vector<Window>(ctx.S));
     for (int S = 0; S < ctx.S; ++S) {
@@ -215,7 +222,9 @@ void launchDispatchPhased(LayerContext& ctx, Latch& done) {
       job.senderIndex = i;
       job.forwarderIndex = i - t.senderCores;
       job.receiverIndex = i - t.senderCores - t.forwarderCores;
-      const Role first = job.sender ? Role::Sender : job.forwarder ? Role::Forwarder : Role::Receiver;
+      const Role first = job.sender      ? Role::Sender
+                         : job.forwarder ? Role::Forwarder
+                                         : Role::Receiver;
       done.add(1);
       ctx.emu.launch(m.aiv(c, i), first, phasedCore(ctx, c, m.aiv(c, i), w, job), &done);
     }

@@ -70,12 +70,15 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
   const auto* id = routing.ids;
   const auto* keep = routing.keep;
   const auto* w = routing.weights;
-  Buffer* staging[2] = {m.allocUb(core, chunk, "staging0", true), m.allocUb(core, chunk, "staging1", true)};
+  Buffer* staging[2] = {m.allocUb(core, chunk, "staging0", true),
+                        m.allocUb(core, chunk, "staging1", true)};
   Buffer* gmStage[2] = {nullptr, nullptr};
   OpRef rdmaInFlight[2];
 
   for (const SenderTarget& tg : targets) {
-    auto wanted = [&](int rank) { return tg.remote ? ctx.serverOf(rank) == tg.dest : rank == tg.dest; };
+    auto wanted = [&](int rank) {
+      return tg.remote ? ctx.serverOf(rank) == tg.dest : rank == tg.dest;
+    };
     const auto batches = batchesFor(ctx, tg, id, keep);
     if (tg.remote && !gmStage[0]) {
       gmStage[0] = m.allocGm(s, chunk, core.name() + ".rdma-stage0", true);
@@ -85,8 +88,9 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
     auto gather = [&](std::size_t b) {
       OpRef last;
       for (std::size_t i = 0; i < batches[b].size(); ++i)
-        last = core.copy(Region{staging[b % 2], static_cast<std::int64_t>(i) * rb + ctx.metaBytes, ctx.rowBytes},
-                         Region{g.x, batches[b][i] * ctx.rowBytes, ctx.rowBytes});
+        last = core.copy(
+            Region{staging[b % 2], static_cast<std::int64_t>(i) * rb + ctx.metaBytes, ctx.rowBytes},
+            Region{g.x, batches[b][i] * ctx.rowBytes, ctx.rowBytes});
       return last;
     };
     OpRef gathered = batches.empty() ? OpRef{} : gather(0);
@@ -108,7 +112,8 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
         core.copy(Region{gmStage[b % 2], 0, bytes}, Region{staging[b % 2], 0, bytes});
         co_await core.fence(Pipe::Mte3);
         co_await tg.ring->waitSpace(core, bytes);
-        rdmaInFlight[b % 2] = tg.ring->writeByRdma(core, Region{gmStage[b % 2], 0, bytes}, metas, rb);
+        rdmaInFlight[b % 2] =
+            tg.ring->writeByRdma(core, Region{gmStage[b % 2], 0, bytes}, metas, rb);
         tg.ring->publishTail(core, rdmaInFlight[b % 2]);  // ordered behind the data
       }
     }
@@ -169,8 +174,9 @@ Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<Polle
   std::vector<std::int32_t> next(static_cast<std::size_t>(ctx.P) * ctx.R, 0);
   auto place = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
     for (std::size_t i = 0; i < metas.size(); ++i)
-      placeRow(ctx, core, d, metas[i], Region{rx, static_cast<std::int64_t>(i) * rb + ctx.metaBytes, ctx.rowBytes},
-               plan, next, side, static_cast<int>(i));
+      placeRow(ctx, core, d, metas[i],
+               Region{rx, static_cast<std::int64_t>(i) * rb + ctx.metaBytes, ctx.rowBytes}, plan,
+               next, side, static_cast<int>(i));
     co_await core.fence(Pipe::Mte3);  // rx and side are reused by the next batch
   };
   co_await pollRings(core, std::move(inputs), rx, batch, rb, ctx.m.hw().gmLatencyNs, place);
@@ -188,25 +194,30 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
   const int cards = ctx.R;
   rings.direct.assign(cards, std::vector<RingBuffer*>(ctx.cps, nullptr));
   rings.rdma.assign(cards, std::vector<RingBuffer*>(ctx.S, nullptr));
-  rings.fwd.assign(cards, std::vector<std::vector<RingBuffer*>>(ctx.cps, std::vector<RingBuffer*>(ctx.S, nullptr)));
+  rings.fwd.assign(cards, std::vector<std::vector<RingBuffer*>>(
+                              ctx.cps, std::vector<RingBuffer*>(ctx.S, nullptr)));
   for (int d = 0; d < cards; ++d)
     for (int l = 0; l < ctx.cps; ++l) {
       const int s = ctx.serverOf(d) * ctx.cps + l;
-      rings.direct[d][l] = &emu.addRing(name(d) + " IPC <- " + name(s), RingKind::Ipc, d, s, t.chunkBytes, t.queueChunks);
+      rings.direct[d][l] = &emu.addRing(name(d) + " IPC <- " + name(s), RingKind::Ipc, d, s,
+                                        t.chunkBytes, t.queueChunks);
     }
   for (int f = 0; f < cards; ++f)
     for (int S = 0; S < ctx.S; ++S) {
       if (S == ctx.serverOf(f)) continue;
       const int s = S * ctx.cps + ctx.localOf(f);
-      rings.rdma[f][S] = &emu.addRing(name(f) + " RDMA <- " + name(s), RingKind::Rdma, f, s, t.chunkBytes, t.queueChunks);
+      rings.rdma[f][S] = &emu.addRing(name(f) + " RDMA <- " + name(s), RingKind::Rdma, f, s,
+                                      t.chunkBytes, t.queueChunks);
       for (int l = 0; l < ctx.cps; ++l) {
         const int d = ctx.serverOf(f) * ctx.cps + l;
-        rings.fwd[d][ctx.localOf(f)][S] = &emu.addRing(name(d) + " IPC <- " + name(f) + " fwd from server" + std::to_string(S),
-                                                       RingKind::Ipc, d, f, t.chunkBytes, t.queueChunks);
+        rings.fwd[d][ctx.localOf(f)][S] =
+            &emu.addRing(name(d) + " IPC <- " + name(f) + " fwd from server" + std::to_string(S),
+                         RingKind::Ipc, d, f, t.chunkBytes, t.queueChunks);
       }
     }
 
-  for (const RingBuffer& r : emu.rings()) ctx.commBufferBytes += r.capacity() + 2 * kControlLineBytes;
+  for (const RingBuffer& r : emu.rings())
+    ctx.commBufferBytes += r.capacity() + 2 * kControlLineBytes;
 
   for (int c = 0; c < cards; ++c) {
     // Senders: targets round-robin over the sender cores.
@@ -242,7 +253,8 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
       for (auto& p : perFwd[i]) {
         p.ring->consumerCore = core.id();
         const int S = ctx.serverOf(p.source);
-        for (int l = 0; l < ctx.cps; ++l) rings.fwd[ctx.serverOf(c) * ctx.cps + l][ctx.localOf(c)][S]->producerCore = core.id();
+        for (int l = 0; l < ctx.cps; ++l)
+          rings.fwd[ctx.serverOf(c) * ctx.cps + l][ctx.localOf(c)][S]->producerCore = core.id();
       }
       done.add(1);
       emu.launch(core, Role::Forwarder, streamingForwarder(ctx, c, core, perFwd[i], shared), &done);
@@ -253,10 +265,12 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
     std::vector<std::vector<PolledRing>> perRecv(t.receiverCores);
     next = 0;
     for (int l = 0; l < ctx.cps; ++l)
-      perRecv[next++ % t.receiverCores].push_back({rings.direct[c][l], rings.direct[c][l]->producerCard()});
+      perRecv[next++ % t.receiverCores].push_back(
+          {rings.direct[c][l], rings.direct[c][l]->producerCard()});
     for (int l = 0; l < ctx.cps; ++l)
       for (int S = 0; S < ctx.S; ++S)
-        if (RingBuffer* r = rings.fwd[c][l][S]) perRecv[next++ % t.receiverCores].push_back({r, S * ctx.cps + l});
+        if (RingBuffer* r = rings.fwd[c][l][S])
+          perRecv[next++ % t.receiverCores].push_back({r, S * ctx.cps + l});
     for (int i = 0; i < t.receiverCores; ++i) {
       if (perRecv[i].empty()) continue;
       AiCore& core = ctx.m.aiv(c, t.senderCores + t.forwarderCores + i);

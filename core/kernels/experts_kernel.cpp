@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
+#include "core/kernels/kernels.h"
 #include "core/plan/core_split.h"
 #include "core/reference/dispatch_reference.h"
-#include "core/kernels/kernels.h"
 
 namespace moe {
 
@@ -24,19 +24,21 @@ Task expertCore(LayerContext& ctx, int d, AiCore& core, std::vector<ExpertShare>
       std::max<std::int64_t>(1, std::min<std::int64_t>(128, ctx.m.hw().l1Bytes / ctx.rowBytes));
   Buffer* tile = ctx.m.allocUb(core, tileRows * ctx.rowBytes, "l1.tile", true);
   for (const ExpertShare& sh : shares) {
-  // The instance holds its logical expert's weights: replicas compute the same function.
-  const ExpertCoefficients c = expertCoefficients(ctx.instanceLogical[static_cast<std::size_t>(d * ctx.P + sh.le)]);
-  for (std::int64_t r0 = sh.rowBegin; r0 < sh.rowEnd; r0 += tileRows) {
-    const std::int64_t n = std::min(tileRows, sh.rowEnd - r0);
-    const Region rows{tile, 0, n * ctx.rowBytes};
-    co_await core.copy(rows, Region{g.expandX, r0 * ctx.rowBytes, n * ctx.rowBytes});
-    co_await core.cube(6.0 * static_cast<double>(n) * ctx.H * ctx.sc.model.intermediate);
-    if (!tile->bytes.empty()) {
-      auto* v = tile->as<bf16>();
-      for (std::int64_t i = 0; i < n * ctx.H; ++i) v[i] = floatToBf16(c.a * bf16ToFloat(v[i]) + c.b);
+    // The instance holds its logical expert's weights: replicas compute the same function.
+    const ExpertCoefficients c =
+        expertCoefficients(ctx.instanceLogical[static_cast<std::size_t>(d * ctx.P + sh.le)]);
+    for (std::int64_t r0 = sh.rowBegin; r0 < sh.rowEnd; r0 += tileRows) {
+      const std::int64_t n = std::min(tileRows, sh.rowEnd - r0);
+      const Region rows{tile, 0, n * ctx.rowBytes};
+      co_await core.copy(rows, Region{g.expandX, r0 * ctx.rowBytes, n * ctx.rowBytes});
+      co_await core.cube(6.0 * static_cast<double>(n) * ctx.H * ctx.sc.model.intermediate);
+      if (!tile->bytes.empty()) {
+        auto* v = tile->as<bf16>();
+        for (std::int64_t i = 0; i < n * ctx.H; ++i)
+          v[i] = floatToBf16(c.a * bf16ToFloat(v[i]) + c.b);
+      }
+      co_await core.copy(Region{g.expertOut, r0 * ctx.rowBytes, n * ctx.rowBytes}, rows);
     }
-    co_await core.copy(Region{g.expertOut, r0 * ctx.rowBytes, n * ctx.rowBytes}, rows);
-  }
   }
 }
 
@@ -51,17 +53,20 @@ void launchExperts(LayerContext& ctx, Latch& done) {
     for (int le = 0; le < ctx.P; ++le) {
       // Cores [first, last) serve expert le; with more experts than cores they share.
       const int first = static_cast<int>(static_cast<std::int64_t>(le) * aic / ctx.P);
-      const int last = std::max(first + 1, static_cast<int>(static_cast<std::int64_t>(le + 1) * aic / ctx.P));
+      const int last =
+          std::max(first + 1, static_cast<int>(static_cast<std::int64_t>(le + 1) * aic / ctx.P));
       const auto shares = splitContiguous(nums[le], last - first);
       for (int i = 0; i < last - first; ++i)
         if (shares[i].size() > 0)
-          perCore[(first + i) % aic].push_back({le, expertStart + shares[i].begin, expertStart + shares[i].end});
+          perCore[(first + i) % aic].push_back(
+              {le, expertStart + shares[i].begin, expertStart + shares[i].end});
       expertStart += nums[le];
     }
     for (int c = 0; c < aic; ++c) {
       if (perCore[c].empty()) continue;
       done.add(1);
-      ctx.emu.launch(ctx.m.aic(d, c), Role::Gemm, expertCore(ctx, d, ctx.m.aic(d, c), perCore[c]), &done);
+      ctx.emu.launch(ctx.m.aic(d, c), Role::Gemm, expertCore(ctx, d, ctx.m.aic(d, c), perCore[c]),
+                     &done);
     }
   }
 }

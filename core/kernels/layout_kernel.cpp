@@ -11,8 +11,8 @@ namespace moe {
 
 namespace {
 
-constexpr int kLanes = 256;           // threads per block in the seed
-constexpr int kExpertsPerBlock = 4;   // kNumExpertsPerSM
+constexpr int kLanes = 256;          // threads per block in the seed
+constexpr int kExpertsPerBlock = 4;  // kNumExpertsPerSM
 
 struct LayoutBlock {
   bool countsExperts;
@@ -109,15 +109,18 @@ void launchLayout(LayerContext& ctx, Latch& done) {
     blocks.push_back({true, e, std::min(e + kExpertsPerBlock, physExperts)});
   // One rank block per server (8 ranks on a 910B server: kNumRanksPerSM), so its RDMA count
   // is that server's.
-  for (int r = 0; r < ctx.R; r += ctx.cps) blocks.push_back({false, r, std::min(r + ctx.cps, ctx.R)});
+  for (int r = 0; r < ctx.R; r += ctx.cps)
+    blocks.push_back({false, r, std::min(r + ctx.cps, ctx.R)});
   for (int rank = 0; rank < ctx.R; ++rank) {
     std::vector<std::vector<LayoutBlock>> perCore(std::min<std::size_t>(cores, blocks.size()));
-    for (std::size_t b = 0; b < blocks.size(); ++b) perCore[b % perCore.size()].push_back(blocks[b]);
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      perCore[b % perCore.size()].push_back(blocks[b]);
     for (std::size_t c = 0; c < perCore.size(); ++c) {
       const bool experts = perCore[c].front().countsExperts;
       done.add(1);
-      ctx.emu.launch(ctx.m.aiv(rank, static_cast<int>(c)), experts ? Role::LayoutExpert : Role::LayoutRank,
-                     layoutCore(ctx, rank, ctx.m.aiv(rank, static_cast<int>(c)), perCore[c]), &done);
+      ctx.emu.launch(
+          ctx.m.aiv(rank, static_cast<int>(c)), experts ? Role::LayoutExpert : Role::LayoutRank,
+          layoutCore(ctx, rank, ctx.m.aiv(rank, static_cast<int>(c)), perCore[c]), &done);
     }
   }
 }

@@ -56,8 +56,8 @@ Task pollRings(AiCore& core, std::vector<PolledRing> rings, Buffer* rx, std::int
       if (p.remaining > 0) {
         tails.push_back(p.ring->tailWord());
         seen.push_back(p.ring->tail());
-        what += (what.empty() ? "" : "; ") + p.ring->describe() + ", " + std::to_string(p.remaining) +
-                " records still expected";
+        what += (what.empty() ? "" : "; ") + p.ring->describe() + ", " +
+                std::to_string(p.remaining) + " records still expected";
       }
     // A named awaiter, not a temporary: GCC 12 destroys non-trivial temporaries of a
     // co_await full-expression twice.

@@ -1,8 +1,8 @@
 // Emulated MoeUpdateExpert kernel (seed 002, SPEC §3.1). Each AIV core maps a contiguous
 // range of the BS*K expert ids; the first BS*K mod cores cores take one extra element.
 
-#include "core/plan/core_split.h"
 #include "core/kernels/kernels.h"
+#include "core/plan/core_split.h"
 
 namespace moe {
 
@@ -78,8 +78,8 @@ void launchUpdateExpert(LayerContext& ctx, Latch& done) {
     for (int c = 0; c < cores; ++c) {
       if (ranges[c].size() == 0) continue;
       done.add(1);
-      ctx.emu.launch(ctx.m.aiv(r, c), Role::Mapper, updateExpertCore(ctx, r, ctx.m.aiv(r, c), ranges[c]),
-                     &done);
+      ctx.emu.launch(ctx.m.aiv(r, c), Role::Mapper,
+                     updateExpertCore(ctx, r, ctx.m.aiv(r, c), ranges[c]), &done);
     }
   }
 }

@@ -20,7 +20,9 @@ void OpRef::await_suspend(std::coroutine_handle<> h) const noexcept {
   op_->core->setActivity(op_->activity);
 }
 
-std::int64_t OpRef::await_resume() const noexcept { return op_ ? op_->wordValue : 0; }
+std::int64_t OpRef::await_resume() const noexcept {
+  return op_ ? op_->wordValue : 0;
+}
 
 AiCore::AiCore(Machine& m, int id, int card, int index, CoreKind kind, int mtePort)
     : m_(m), id_(id), card_(card), index_(index), kind_(kind), mtePort_(mtePort) {
@@ -28,7 +30,9 @@ AiCore::AiCore(Machine& m, int id, int card, int index, CoreKind kind, int mtePo
           std::to_string(index);
 }
 
-Simulator& AiCore::sim() { return m_.sim(); }
+Simulator& AiCore::sim() {
+  return m_.sim();
+}
 
 void AiCore::resetUb() {
   for (int p = 0; p < static_cast<int>(Pipe::Count); ++p)
@@ -71,7 +75,8 @@ void AiCore::startOp(const std::shared_ptr<Op>& op) {
       // directly instead of entering the shared-bandwidth model, which would cost a rate
       // recompute for a few bytes.
       if (op->wireBytes < kTinyCopyBytes)
-        s.after(transferTime(op->wireBytes, m_.hw().mteGBpsPerCore), Action{&AiCore::opCrossed, op.get(), 0});
+        s.after(transferTime(op->wireBytes, m_.hw().mteGBpsPerCore),
+                Action{&AiCore::opCrossed, op.get(), 0});
       else
         m_.net().start(op->path, op->wireBytes, Action{&AiCore::opCrossed, op.get(), 0});
       break;
@@ -155,7 +160,8 @@ void AiCore::land(Op* op) {
   if ((op->kind == Op::Kind::Copy || op->kind == Op::Kind::Rdma) && op->word == nullptr) {
     std::uint8_t* d = op->dst.ptr();
     const std::uint8_t* src = op->src.ptr();
-    if (d && src && op->dst.length > 0) std::memmove(d, src, static_cast<std::size_t>(op->dst.length));
+    if (d && src && op->dst.length > 0)
+      std::memmove(d, src, static_cast<std::size_t>(op->dst.length));
   }
   if (op->kind == Op::Kind::WordWrite || (op->kind == Op::Kind::Rdma && op->word))
     m_.setWord(*op->word, op->wordValue);
@@ -169,7 +175,8 @@ void AiCore::land(Op* op) {
   if (op->waiter) s.resumeAt(s.now(), std::exchange(op->waiter, {}));
   if (op->pipeReleased) {
     auto& flying = inFlight_[static_cast<int>(op->pipe)];
-    auto it = std::find_if(flying.begin(), flying.end(), [op](const auto& o) { return o.get() == op; });
+    auto it =
+        std::find_if(flying.begin(), flying.end(), [op](const auto& o) { return o.get() == op; });
     if (it != flying.end()) flying.erase(it);  // last use of op: it may be freed here
   } else {
     releasePipe(op);
@@ -241,7 +248,8 @@ OpRef AiCore::scalarWork(Time t) {
 }
 
 OpRef AiCore::rdmaWrite(Region dst, Region src) {
-  if (dst.length != src.length) throw std::logic_error(name_ + ": RDMA write with different lengths");
+  if (dst.length != src.length)
+    throw std::logic_error(name_ + ": RDMA write with different lengths");
   auto op = std::make_shared<Op>();
   op->kind = Op::Kind::Rdma;
   op->pipe = Pipe::Scalar;
@@ -313,7 +321,8 @@ void AiCore::WordChange::await_suspend(std::coroutine_handle<> h) {
 }
 
 AiCore::AnyWordChange AiCore::changeOfAny(std::vector<Word*> words, std::vector<std::int64_t> seen,
-                                          Activity activity, std::function<std::string()> describe) {
+                                          Activity activity,
+                                          std::function<std::string()> describe) {
   waitWhat_ = std::move(describe);
   return AnyWordChange{this, std::move(words), std::move(seen), activity};
 }
@@ -330,7 +339,9 @@ void AiCore::AnyWordChange::await_suspend(std::coroutine_handle<> h) {
   core->setActivity(activity);
 }
 
-void AiCore::AnyWordChange::await_resume() noexcept { core->waitWhat_ = nullptr; }
+void AiCore::AnyWordChange::await_resume() noexcept {
+  core->waitWhat_ = nullptr;
+}
 
 void AiCore::stopWaiting() {
   for (Word* w : waitingOn_)
@@ -338,7 +349,9 @@ void AiCore::stopWaiting() {
   waitingOn_.clear();
 }
 
-void AiCore::WordChange::await_resume() noexcept { core->waitWhat_ = nullptr; }
+void AiCore::WordChange::await_resume() noexcept {
+  core->waitWhat_ = nullptr;
+}
 
 bool AiCore::SyncAwait::await_suspend(std::coroutine_handle<> h) {
   core->setActivity(Activity::WaitSync);
@@ -358,6 +371,8 @@ bool AiCore::SyncAwait::await_suspend(std::coroutine_handle<> h) {
   return true;
 }
 
-void AiCore::SyncAwait::await_resume() noexcept { core->waitWhat_ = nullptr; }
+void AiCore::SyncAwait::await_resume() noexcept {
+  core->waitWhat_ = nullptr;
+}
 
 }  // namespace moe

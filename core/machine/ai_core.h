@@ -81,7 +81,8 @@ class OpRef {
 // A cross-card barrier (SyncAll). The last arrival releases everyone after syncAllNs.
 class SyncBarrier {
  public:
-  SyncBarrier(std::string name, int participants) : name_(std::move(name)), participants_(participants) {}
+  SyncBarrier(std::string name, int participants)
+      : name_(std::move(name)), participants_(participants) {}
   const std::string& name() const { return name_; }
   int arrived() const { return arrived_; }
   int participants() const { return participants_; }
@@ -110,7 +111,9 @@ class AiCore {
   Simulator& sim();
   std::int64_t ubUsed() const { return ubUsed_; }
   // Time spent in each activity so far (closed intervals only).
-  const std::array<Time, static_cast<int>(Activity::Count)>& activityTime() const { return timeIn_; }
+  const std::array<Time, static_cast<int>(Activity::Count)>& activityTime() const {
+    return timeIn_;
+  }
   // The same, split by the role the core had at the time (a core changes role per stage).
   const std::array<Time, static_cast<int>(Activity::Count)>& roleActivityTime(Role r) const {
     return timeByRole_[static_cast<int>(r)];
@@ -209,7 +212,8 @@ class AiCore {
   Activity activity_ = Activity::Idle;
   Time since_ = 0;
   std::array<Time, static_cast<int>(Activity::Count)> timeIn_{};
-  std::array<std::array<Time, static_cast<int>(Activity::Count)>, static_cast<int>(Role::Count)> timeByRole_{};
+  std::array<std::array<Time, static_cast<int>(Activity::Count)>, static_cast<int>(Role::Count)>
+      timeByRole_{};
   std::array<std::deque<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> pipes_;
   // Ops that left their pipe (their last byte crossed) but have not landed yet, per pipe.
   std::array<std::vector<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> inFlight_;

@@ -82,7 +82,8 @@ void FlowNetwork::flowEvent(void* self, std::uint64_t arg) {
 }
 
 void FlowNetwork::progress(Flow& f) {
-  const double moved = std::min(f.remaining, f.rate * static_cast<double>(sim_.now() - f.lastUpdate));
+  const double moved =
+      std::min(f.remaining, f.rate * static_cast<double>(sim_.now() - f.lastUpdate));
   f.remaining -= moved;
   for (int r : f.path) resources_[r].bytesCarried += moved;
   f.lastUpdate = sim_.now();
@@ -173,7 +174,9 @@ void FlowNetwork::recompute() {
   struct Entry {
     double share;
     int resource;
-    bool operator>(const Entry& o) const { return share > o.share || (share == o.share && resource > o.resource); }
+    bool operator>(const Entry& o) const {
+      return share > o.share || (share == o.share && resource > o.resource);
+    }
   };
   std::vector<Entry> heap;
   heap.reserve(touched_.size());

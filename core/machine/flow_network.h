@@ -57,13 +57,13 @@ class FlowNetwork {
     bool inComponent = false;
   };
   struct ResourceState {
-    std::vector<int> flows;  // active flow slots crossing it
-    double sumBest = 0;      // sum of `best` over those flows
-    double capLeft = 0;      // scratch for the fill
-    int unfrozen = 0;        // scratch for the fill
-    bool dirty = false;      // on a path that started or ended since the last recompute
-    bool wasBinding = false; // binding-capable before that change
-    bool visited = false;    // scratch for the component search
+    std::vector<int> flows;   // active flow slots crossing it
+    double sumBest = 0;       // sum of `best` over those flows
+    double capLeft = 0;       // scratch for the fill
+    int unfrozen = 0;         // scratch for the fill
+    bool dirty = false;       // on a path that started or ended since the last recompute
+    bool wasBinding = false;  // binding-capable before that change
+    bool visited = false;     // scratch for the component search
   };
   static void flowEvent(void* self, std::uint64_t arg);
   static void recomputeEvent(void* self, std::uint64_t);
@@ -81,8 +81,8 @@ class FlowNetwork {
   std::vector<Flow> flows_;
   std::vector<int> freeSlots_;
   int activeCount_ = 0;
-  std::vector<int> dirty_;      // resources touched since the last recompute
-  std::vector<int> newFlows_;   // flows started since the last recompute
+  std::vector<int> dirty_;     // resources touched since the last recompute
+  std::vector<int> newFlows_;  // flows started since the last recompute
   bool recomputePending_ = false;
   std::uint64_t recomputes_ = 0;
   std::uint64_t flowsRecomputed_ = 0;

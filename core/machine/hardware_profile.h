@@ -21,21 +21,21 @@ struct HardwareProfile {
   std::int64_t l0bBytes = 65536;
   std::int64_t l0cBytes = 131072;
   int clockMhz = 1800;
-  int cubeMacsPerCycle = 4096;     // 16x16x16 fp16 MACs per cycle per AIC
-  int vectorBytesPerCycle = 256;   // AIV vector width
+  int cubeMacsPerCycle = 4096;    // 16x16x16 fp16 MACs per cycle per AIC
+  int vectorBytesPerCycle = 256;  // AIV vector width
   std::int64_t hbmBytes = 68719476736;
   double hbmGBps = 1600.0;
   int cardsPerServer = 8;
-  double hccsGBpsPerPair = 56.0;   // per direction, per peer pair
+  double hccsGBpsPerPair = 56.0;  // per direction, per peer pair
   int hccsLatencyNs = 1000;
-  double nicGBps = 25.0;           // RoCE 200 Gb/s per NPU
+  double nicGBps = 25.0;  // RoCE 200 Gb/s per NPU
   int rdmaLatencyNs = 3000;
-  int rdmaPostNs = 1500;           // issue cost of one RDMA post, paid by the posting core
-  double mteGBpsPerCore = 100.0;   // one core's DMA engine (MTE2/MTE3) port
-  int dmaAlignBytes = 32;          // DataCopy length/address alignment
-  int gmLatencyNs = 500;           // one scalar read or write of local GM
-  int pollLatencyNs = 200;         // from a watched word changing to the waiter resuming
-  int syncAllNs = 5000;            // one cross-card SyncAll barrier, after the last arrival
+  int rdmaPostNs = 1500;          // issue cost of one RDMA post, paid by the posting core
+  double mteGBpsPerCore = 100.0;  // one core's DMA engine (MTE2/MTE3) port
+  int dmaAlignBytes = 32;         // DataCopy length/address alignment
+  int gmLatencyNs = 500;          // one scalar read or write of local GM
+  int pollLatencyNs = 200;        // from a watched word changing to the waiter resuming
+  int syncAllNs = 5000;           // one cross-card SyncAll barrier, after the last arrival
 
   // Field names in JSON (snake_case) in declaration order, for validation messages,
   // the editor and docs. Defined in hardware_profile.cpp.

@@ -15,15 +15,22 @@ Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& 
     for (int l = 0; l < cps; ++l) {
       const int id = s * cps + l;
       const std::string cn = "card" + std::to_string(id);
-      Card c{id, s, l, net_.addResource(cn + ".hbm", hw.hbmGBps),
-             net_.addResource(cn + ".nic-tx", hw.nicGBps), net_.addResource(cn + ".nic-rx", hw.nicGBps),
-             {}, {}, 0};
+      Card c{id,
+             s,
+             l,
+             net_.addResource(cn + ".hbm", hw.hbmGBps),
+             net_.addResource(cn + ".nic-tx", hw.nicGBps),
+             net_.addResource(cn + ".nic-rx", hw.nicGBps),
+             {},
+             {},
+             0};
       links_.push_back({LinkInfo::Kind::Hbm, c.hbm, id, id});
       links_.push_back({LinkInfo::Kind::NicTx, c.nicTx, id, id});
       links_.push_back({LinkInfo::Kind::NicRx, c.nicRx, id, id});
       auto addCore = [&](CoreKind kind, int index) {
         const int coreId = static_cast<int>(cores_.size());
-        const std::string port = cn + (kind == CoreKind::Aiv ? ".aiv" : ".aic") + std::to_string(index) + ".mte";
+        const std::string port =
+            cn + (kind == CoreKind::Aiv ? ".aiv" : ".aic") + std::to_string(index) + ".mte";
         cores_.push_back(std::make_unique<AiCore>(*this, coreId, id, index, kind,
                                                   net_.addResource(port, hw.mteGBpsPerCore)));
         return coreId;
@@ -42,24 +49,27 @@ Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& 
     for (int l = 0; l < cps; ++l) {
       const int b = a.server * cps + l;
       if (b == a.id) continue;
-      const int r = net_.addResource("hccs card" + std::to_string(a.id) + "->card" + std::to_string(b),
-                                     hw.hccsGBpsPerPair);
+      const int r = net_.addResource(
+          "hccs card" + std::to_string(a.id) + "->card" + std::to_string(b), hw.hccsGBpsPerPair);
       hccs_[static_cast<std::size_t>(a.id) * cps + l] = r;
       links_.push_back({LinkInfo::Kind::Hccs, r, a.id, b});
     }
 }
 
-Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool activation, bool sparse) {
+Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool activation,
+                         bool sparse) {
   if (bytes < 0) throw std::logic_error("negative GM allocation " + name);
   Card& c = cards_[card];
   if (c.gmAllocated + bytes > hw_.hbmBytes)
-    throw std::runtime_error("HBM of card " + std::to_string(card) + " exhausted allocating " + name);
+    throw std::runtime_error("HBM of card " + std::to_string(card) + " exhausted allocating " +
+                             name);
   c.gmAllocated += bytes;
-  Buffer& b = buffers_.emplace_back(Buffer{"card" + std::to_string(card) + "." + name, MemSpace::Gm,
-                                           card, -1, bytes, {}});
+  Buffer& b = buffers_.emplace_back(
+      Buffer{"card" + std::to_string(card) + "." + name, MemSpace::Gm, card, -1, bytes, {}});
   if (!activation || payloadFull())
-    b.bytes = ByteStore::view((sparse ? sparseArenas_ : arenas_)[card].allocate(static_cast<std::size_t>(bytes)),
-                              static_cast<std::size_t>(bytes));
+    b.bytes = ByteStore::view(
+        (sparse ? sparseArenas_ : arenas_)[card].allocate(static_cast<std::size_t>(bytes)),
+        static_cast<std::size_t>(bytes));
   return &b;
 }
 
@@ -73,8 +83,8 @@ Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, boo
                              std::to_string(rounded) + " B, " +
                              std::to_string(capacity - core.ubUsed_) + " B left");
   core.ubUsed_ += rounded;
-  auto b = std::make_unique<Buffer>(Buffer{core.name() + ".ub." + name, MemSpace::Ub, core.card(),
-                                           core.id(), bytes, {}});
+  auto b = std::make_unique<Buffer>(
+      Buffer{core.name() + ".ub." + name, MemSpace::Ub, core.card(), core.id(), bytes, {}});
   if (!activation || payloadFull()) b->bytes = ByteStore(static_cast<std::size_t>(bytes));
   return core.ubBuffers_.emplace_back(std::move(b)).get();
 }
@@ -117,9 +127,11 @@ void Machine::setWord(Word& w, std::int64_t value) {
 }
 
 int Machine::hccsLink(int srcCard, int dstCard) const {
-  const int r = hccs_[static_cast<std::size_t>(srcCard) * shape_.cardsPerServer + cards_[dstCard].local];
+  const int r =
+      hccs_[static_cast<std::size_t>(srcCard) * shape_.cardsPerServer + cards_[dstCard].local];
   if (r < 0 || serverOf(srcCard) != serverOf(dstCard))
-    throw std::logic_error("no HCCS link card" + std::to_string(srcCard) + "->card" + std::to_string(dstCard));
+    throw std::logic_error("no HCCS link card" + std::to_string(srcCard) + "->card" +
+                           std::to_string(dstCard));
   return r;
 }
 
@@ -129,10 +141,11 @@ void Machine::routeCopy(const AiCore& core, const Region& dst, const Region& src
   const Region& ub = toUb ? dst : src;
   const Region& gm = toUb ? src : dst;
   if (ub.buf->space != MemSpace::Ub || gm.buf->space != MemSpace::Gm)
-    throw std::logic_error(core.name() + ": DataCopy moves between GM and UB (" + src.buf->name + " -> " +
-                           dst.buf->name + ")");
+    throw std::logic_error(core.name() + ": DataCopy moves between GM and UB (" + src.buf->name +
+                           " -> " + dst.buf->name + ")");
   if (ub.buf->core != core.id())
-    throw std::logic_error(core.name() + ": cannot DataCopy with another core's UB " + ub.buf->name);
+    throw std::logic_error(core.name() + ": cannot DataCopy with another core's UB " +
+                           ub.buf->name);
   const int gmCard = gm.buf->card;
   if (serverOf(gmCard) != serverOf(core.card()))
     throw std::logic_error(core.name() + ": DataCopy cannot reach another server's GM; use RDMA");
@@ -146,7 +159,8 @@ void Machine::routeCopy(const AiCore& core, const Region& dst, const Region& src
   path.push_back(cards_[gmCard].hbm);
 }
 
-void Machine::routeRdma(const Region& dst, const Region& src, std::vector<int>& path, Time& latency) const {
+void Machine::routeRdma(const Region& dst, const Region& src, std::vector<int>& path,
+                        Time& latency) const {
   if (dst.buf->space != MemSpace::Gm || src.buf->space != MemSpace::Gm)
     throw std::logic_error("RDMA moves GM to GM (" + src.buf->name + " -> " + dst.buf->name + ")");
   const int s = src.buf->card, d = dst.buf->card;

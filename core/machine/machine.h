@@ -67,7 +67,8 @@ class Machine {
   // GM on a card. `activation` buffers hold no bytes when payload is "none". `sparse`
   // buffers (worst-case windows, mostly unwritten) avoid huge pages so the untouched
   // part costs no memory.
-  Buffer* allocGm(int card, std::int64_t bytes, std::string name, bool activation, bool sparse = false);
+  Buffer* allocGm(int card, std::int64_t bytes, std::string name, bool activation,
+                  bool sparse = false);
   // UB of one core; throws if the core's UB would overflow (tiling checks this earlier).
   Buffer* allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation);
   Word* makeWord(int card, std::string name);

@@ -32,7 +32,8 @@ std::uint8_t* GmArena::allocate(std::size_t n) {
   if (chunks_.empty() || used_ + need > chunks_.back().size) {
     const std::size_t size = std::max(kChunk, (need + kHugePage - 1) / kHugePage * kHugePage);
     auto& freeList = pool().free;
-    auto reuse = std::find_if(freeList.begin(), freeList.end(), [&](auto& c) { return c.second == hugePages_; });
+    auto reuse = std::find_if(freeList.begin(), freeList.end(),
+                              [&](auto& c) { return c.second == hugePages_; });
     if (size == kChunk && reuse != freeList.end()) {
       chunks_.push_back({reuse->first, size, true});
       freeList.erase(reuse);

@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <utility>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace moe {
@@ -21,7 +21,8 @@ enum class MemSpace : std::uint8_t { Gm, Ub };
 class ByteStore {
  public:
   ByteStore() = default;
-  explicit ByteStore(std::size_t n) : p_(static_cast<std::uint8_t*>(std::calloc(n ? n : 1, 1))), n_(n), owned_(true) {
+  explicit ByteStore(std::size_t n)
+      : p_(static_cast<std::uint8_t*>(std::calloc(n ? n : 1, 1))), n_(n), owned_(true) {
     if (!p_) throw std::bad_alloc();
   }
   // A view of zeroed bytes owned elsewhere (a card's GM arena).
@@ -31,7 +32,9 @@ class ByteStore {
     b.n_ = n;
     return b;
   }
-  ByteStore(ByteStore&& o) noexcept : p_(o.p_), n_(o.n_), owned_(o.owned_) { o.p_ = nullptr, o.n_ = 0, o.owned_ = false; }
+  ByteStore(ByteStore&& o) noexcept : p_(o.p_), n_(o.n_), owned_(o.owned_) {
+    o.p_ = nullptr, o.n_ = 0, o.owned_ = false;
+  }
   ByteStore& operator=(ByteStore&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(n_, o.n_);
@@ -65,7 +68,8 @@ class GmArena {
   explicit GmArena(bool hugePages = true) : hugePages_(hugePages) {}
   GmArena(const GmArena&) = delete;
   GmArena& operator=(const GmArena&) = delete;
-  GmArena(GmArena&& o) noexcept : chunks_(std::move(o.chunks_)), used_(o.used_), hugePages_(o.hugePages_) {
+  GmArena(GmArena&& o) noexcept
+      : chunks_(std::move(o.chunks_)), used_(o.used_), hugePages_(o.hugePages_) {
     o.chunks_.clear();
   }
   ~GmArena() { release(); }
@@ -118,6 +122,8 @@ struct Region {
   std::uint8_t* ptr() const { return buf->bytes.empty() ? nullptr : buf->bytes.data() + offset; }
 };
 
-inline Region whole(Buffer* b) { return Region{b, 0, b->size}; }
+inline Region whole(Buffer* b) {
+  return Region{b, 0, b->size};
+}
 
 }  // namespace moe

@@ -10,7 +10,9 @@ constexpr double kBytesPerPsToGBps = 1e12 / 1e9;
 bool isWaiting(Activity a) {
   return a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync;
 }
-bool isBusy(Activity a) { return a == Activity::Copy || a == Activity::Vector || a == Activity::Cube; }
+bool isBusy(Activity a) {
+  return a == Activity::Copy || a == Activity::Vector || a == Activity::Cube;
+}
 
 RingSnap ringSnap(const RingBuffer& r) {
   RingSnap s;
@@ -110,7 +112,8 @@ Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId) {
   for (const RingBuffer& r : emu.rings()) s.rings.push_back(ringSnap(r));
   for (const WorkspaceStages& w : emu.workspaceStages()) s.workspace.push_back(stagesSnap(w));
   for (const LinkInfo& l : m.links()) {
-    if (l.kind != LinkInfo::Kind::Hccs && l.kind != LinkInfo::Kind::NicTx && l.kind != LinkInfo::Kind::NicRx)
+    if (l.kind != LinkInfo::Kind::Hccs && l.kind != LinkInfo::Kind::NicTx &&
+        l.kind != LinkInfo::Kind::NicRx)
       continue;
     const NetResource& res = m.net().resource(l.resource);
     s.links.push_back(LinkSnap{l.kind, l.srcCard, l.dstCard, res.activeRate * kBytesPerPsToGBps,

@@ -1,7 +1,7 @@
 #pragma once
-// A plain-value picture of one run (LayerRun or A2aMatmulRun) at one emulated time (SPEC §4). The worker thread
-// builds it; the GUI thread only ever sees these copies, never the live emulation, so the
-// two threads share no mutable state.
+// A plain-value picture of one run (LayerRun or A2aMatmulRun) at one emulated time (SPEC §4). The
+// worker thread builds it; the GUI thread only ever sees these copies, never the live emulation, so
+// the two threads share no mutable state.
 
 #include <array>
 #include <cstdint>
@@ -10,10 +10,10 @@
 
 #include "core/engine/time.h"
 #include "core/machine/machine.h"
-#include "core/record/observer.h"
-#include "core/record/states.h"
 #include "core/protocol/ring_buffer.h"
 #include "core/protocol/workspace_stages.h"
+#include "core/record/observer.h"
+#include "core/record/states.h"
 
 namespace moe {
 
@@ -22,7 +22,7 @@ class SteppableRun;
 struct CoreSnap {
   int id = 0;
   int card = 0;
-  int index = 0;  // within its kind on the card
+  int index = 0;      // within its kind on the card
   bool cube = false;  // AIC (cube) or AIV (vector)
   std::string name;
   Role role = Role::Idle;
@@ -64,9 +64,9 @@ struct StagesSnap {
   std::string group;  // "a2a input", "partial sums", "reduce-scatter buffer", ...
   int card = 0;
   std::int64_t slotBytes = 0;
-  std::vector<SlotState> states;   // per slot
-  std::vector<std::int64_t> items; // per slot: occupant (or last occupant), -1 never used
-  std::vector<std::int64_t> uses;  // per slot: claims so far
+  std::vector<SlotState> states;    // per slot
+  std::vector<std::int64_t> items;  // per slot: occupant (or last occupant), -1 never used
+  std::vector<std::int64_t> uses;   // per slot: claims so far
   int occupied = 0;
   WorkspaceStagesStats stats;
   int slotCount() const { return static_cast<int>(states.size()); }
@@ -105,7 +105,7 @@ struct Snapshot {
   std::vector<CoreSnap> cores;
   std::vector<RingSnap> rings;
   std::vector<StagesSnap> workspace;  // workspace-stage strips (the fused operator's slots)
-  std::vector<LinkSnap> links;  // HCCS pairs and NIC tx/rx only (the cluster view's links)
+  std::vector<LinkSnap> links;        // HCCS pairs and NIC tx/rx only (the cluster view's links)
   std::vector<StageMark> stageMarks;
 
   int busyCores() const;

@@ -150,7 +150,8 @@ json layout(const json& in) {
 }
 
 json eplb(const json& in) {
-  jf::rejectUnknownKeys(in, "", {"weight", "num_replicas", "num_groups", "num_nodes", "num_gpus", "max_replicas"});
+  jf::rejectUnknownKeys(
+      in, "", {"weight", "num_replicas", "num_groups", "num_nodes", "num_gpus", "max_replicas"});
   EplbInput a;
   const json& w = jf::array(jf::requiredMember(in, "", "weight"), "weight", 4097);
   for (std::size_t l = 0; l < w.size(); ++l) {

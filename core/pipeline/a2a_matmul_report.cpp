@@ -22,7 +22,8 @@ std::string fmt(const char* f, double v) {
 }  // namespace
 
 double A2aMatmulReport::overlapRatio() const {
-  const double comm = static_cast<double>(phaseTime(sequential, "all-to-all") + phaseTime(sequential, "reduce-scatter"));
+  const double comm = static_cast<double>(phaseTime(sequential, "all-to-all") +
+                                          phaseTime(sequential, "reduce-scatter"));
   if (comm <= 0) return 0.0;
   const double hidden = static_cast<double>(sequential.time - pipelined.time) / comm;
   return std::clamp(hidden, 0.0, 1.0);
@@ -46,7 +47,8 @@ A2aMatmulReport runA2aMatmulWorkload(const Scenario& sc, bool verify) {
   A2aMatmulReport rep;
   rep.shape = shapeFromWorkload(sc.workload);
   validateA2aMatmul(rep.shape, sc.hardware);
-  const auto in = std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(rep.shape, sc.seed));
+  const auto in =
+      std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(rep.shape, sc.seed));
   auto runOne = [&](bool pipelined) {
     auto run = std::make_shared<A2aMatmulRun>(sc, in, pipelined);
     run->runToEnd();
@@ -69,26 +71,34 @@ A2aMatmulReport runA2aMatmulWorkload(const Scenario& sc, bool verify) {
 
 void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
   const A2aMatmulShape& s = r.shape;
-  out << "workload: alltoall-matmul-rs  M=" << s.m << " N=" << s.n << " K=" << s.k << " ranks=" << s.ranks
-      << " tile=" << s.tileM << "x" << s.tileN << "x" << s.tileK << " stages=" << s.stages << "\n";
+  out << "workload: alltoall-matmul-rs  M=" << s.m << " N=" << s.n << " K=" << s.k
+      << " ranks=" << s.ranks << " tile=" << s.tileM << "x" << s.tileN << "x" << s.tileK
+      << " stages=" << s.stages << "\n";
   auto us = [](Time t) { return fmt("%.3f", toMicroseconds(t)); };
-  out << "pipelined   emulated " << us(r.pipelined.time) << " us  (" << r.pipelined.events << " events)\n";
+  out << "pipelined   emulated " << us(r.pipelined.time) << " us  (" << r.pipelined.events
+      << " events)\n";
   out << "sequential  emulated " << us(r.sequential.time) << " us  (";
   for (std::size_t i = 0; i < r.sequential.phases.size(); ++i)
     out << (i ? ", " : "") << r.sequential.phases[i].name << " "
         << us(r.sequential.phases[i].end - r.sequential.phases[i].start);
   out << " us)\n";
-  const double ratio = r.sequential.time > 0 ? static_cast<double>(r.pipelined.time) / static_cast<double>(r.sequential.time) : 0.0;
+  const double ratio = r.sequential.time > 0 ? static_cast<double>(r.pipelined.time) /
+                                                   static_cast<double>(r.sequential.time)
+                                             : 0.0;
   out << "ratio pipelined/sequential: " << fmt("%.3f", ratio) << "\n";
   out << "overlap ratio: " << fmt("%.3f", r.overlapRatio()) << "\n";
-  out << "workspace per rank: allocated pipelined " << r.pipelined.workspaceBytes << " B, sequential "
-      << r.sequential.workspaceBytes << " B; peak in use (measured) pipelined " << r.pipelined.workspacePeakInUseBytes
-      << " B, sequential " << r.sequential.workspacePeakInUseBytes << " B\n";
-  for (const auto& c : r.checks) out << (c.ok ? "[ok]   " : "[FAIL] ") << c.name << ": " << c.detail << "\n";
+  out << "workspace per rank: allocated pipelined " << r.pipelined.workspaceBytes
+      << " B, sequential " << r.sequential.workspaceBytes << " B; peak in use (measured) pipelined "
+      << r.pipelined.workspacePeakInUseBytes << " B, sequential "
+      << r.sequential.workspacePeakInUseBytes << " B\n";
+  for (const auto& c : r.checks)
+    out << (c.ok ? "[ok]   " : "[FAIL] ") << c.name << ": " << c.detail << "\n";
   if (!r.verified) out << "(outputs not verified; pass --verify)\n";
   out << "legend: overlap ratio = (T_sequential - T_pipelined) / (T_sequential all-to-all + "
-         "T_sequential reduce-scatter), clamped to [0, 1]: the share of the baseline's communication "
-         "time the pipelined kernel hides under compute. Workspace = a2a slots + partial-sum slots + "
+         "T_sequential reduce-scatter), clamped to [0, 1]: the share of the baseline's "
+         "communication "
+         "time the pipelined kernel hides under compute. Workspace = a2a slots + partial-sum slots "
+         "+ "
          "reduce-scatter buffer, allocated per rank.\n";
   char d[32];
   std::snprintf(d, sizeof d, "%016llx", static_cast<unsigned long long>(r.digest()));
@@ -98,14 +108,16 @@ void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
 namespace {
 void phaseRows(std::ostream& out, bool pipelined, const std::vector<A2aMatmulPhase>& phases) {
   for (const auto& p : phases)
-    out << (pipelined ? "pipelined" : "sequential") << "," << p.name << "," << fmt("%.6f", toMicroseconds(p.start)) << ","
-        << fmt("%.6f", toMicroseconds(p.end)) << "\n";
+    out << (pipelined ? "pipelined" : "sequential") << "," << p.name << ","
+        << fmt("%.6f", toMicroseconds(p.start)) << "," << fmt("%.6f", toMicroseconds(p.end))
+        << "\n";
 }
 }  // namespace
 
 void writeA2aMatmulCsv(std::ostream& out, const A2aMatmulReport& r) {
   out << "kernel,phase,start_us,end_us\n";
-  for (const A2aMatmulRunResult* k : {&r.pipelined, &r.sequential}) phaseRows(out, k->pipelined, k->phases);
+  for (const A2aMatmulRunResult* k : {&r.pipelined, &r.sequential})
+    phaseRows(out, k->pipelined, k->phases);
 }
 
 void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<const A2aMatmulRun*>& runs) {
@@ -122,7 +134,8 @@ void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<const A2aMatmu
 #include "core/util/error.h"
 
 namespace moe {
-int runA2aMatmulCommand(const Scenario& sc, bool verify, const std::string& traceFile, const std::string& csvFile) {
+int runA2aMatmulCommand(const Scenario& sc, bool verify, const std::string& traceFile,
+                        const std::string& csvFile) {
   // Open output files before the run, so a bad path costs nothing.
   std::ofstream trace, csv;
   if (!traceFile.empty()) {

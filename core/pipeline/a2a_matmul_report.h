@@ -40,5 +40,6 @@ namespace moe {
 // of both runs, pipelined first, each card a process); returns the exit code (0 ok, 1
 // verification failed or a run did not finish). An unwritable output file is an InputError
 // before anything runs.
-int runA2aMatmulCommand(const Scenario& sc, bool verify, const std::string& traceFile, const std::string& csvFile);
+int runA2aMatmulCommand(const Scenario& sc, bool verify, const std::string& traceFile,
+                        const std::string& csvFile);
 }  // namespace moe

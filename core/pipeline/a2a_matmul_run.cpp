@@ -95,14 +95,14 @@ A2aMatmulRunResult A2aMatmulRun::result() const {
   std::map<int, std::int64_t> inUse;  // per card
   for (const WorkspaceStages& w : emu_->workspaceStages())
     inUse[w.card()] += static_cast<std::int64_t>(w.stats().peakOccupied) * w.slotBytes();
-  for (const auto& [card, bytes] : inUse) res.workspacePeakInUseBytes = std::max(res.workspacePeakInUseBytes, bytes);
+  for (const auto& [card, bytes] : inUse)
+    res.workspacePeakInUseBytes = std::max(res.workspacePeakInUseBytes, bytes);
   res.digest = digest();
   res.events = emu_->sim().eventsRun();
   return res;
 }
 
-A2aMatmulRunResult runA2aMatmul(const Scenario& sc, const A2aMatmulInputs& in,
-                                bool pipelined) {
+A2aMatmulRunResult runA2aMatmul(const Scenario& sc, const A2aMatmulInputs& in, bool pipelined) {
   // Borrows `in` for the call: an aliasing pointer that owns nothing.
   A2aMatmulRun run(sc, std::shared_ptr<const A2aMatmulInputs>(std::shared_ptr<void>(), &in),
                    pipelined);

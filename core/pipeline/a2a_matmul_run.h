@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/reference/a2a_matmul_rs.h"
 #include "core/kernels/a2a_matmul_rs_kernel.h"
+#include "core/reference/a2a_matmul_rs.h"
 #include "core/runtime/steppable_run.h"
 
 namespace moe {
@@ -29,7 +29,7 @@ struct A2aMatmulRunResult {
   // each strip's peak (slots not free at once x slot bytes). An upper bound of the true
   // simultaneous peak, since strips may peak at different times.
   std::int64_t workspacePeakInUseBytes = 0;
-  std::uint64_t digest = 0;            // event log, end time and output bytes
+  std::uint64_t digest = 0;  // event log, end time and output bytes
   std::uint64_t events = 0;
 };
 

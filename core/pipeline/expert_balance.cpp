@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/reference/update_expert.h"
 #include "core/pipeline/layer_run.h"
+#include "core/reference/update_expert.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 
@@ -13,7 +13,8 @@ std::vector<double> eplbLoad(const Scenario& sc) {
   switch (sc.eplb.tableFrom) {
     case EplbTableSource::ExpectedLoad: {
       std::vector<double> w = expectedExpertLoad(sc);
-      const double slots = static_cast<double>(sc.cluster.ranks()) * sc.model.tokensPerRank * sc.model.topk;
+      const double slots =
+          static_cast<double>(sc.cluster.ranks()) * sc.model.tokensPerRank * sc.model.topk;
       for (double& v : w) v *= slots;
       return w;
     }
@@ -30,17 +31,19 @@ EplbPlan planEplb(const Scenario& sc, const std::vector<double>& weight) {
   const int slots = sc.model.experts + sc.eplb.redundantExperts;
   EplbPlan plan;
   try {
-    plan.placement = placeExperts(weight, slots, sc.eplb.groups, sc.cluster.servers, R, /*maxReplicas=*/R);
+    plan.placement =
+        placeExperts(weight, slots, sc.eplb.groups, sc.cluster.servers, R, /*maxReplicas=*/R);
   } catch (const InputError& e) {
     // EPLB's own field names, in the scenario's terms.
     const std::string& p = e.path();
     if (p == "max_replicas")
       throw InputError("eplb.redundant_experts",
                        "too many: MoeUpdateExpert allows at most world_size (" + std::to_string(R) +
-                           ") instances per expert, so " + std::to_string(sc.model.experts) + " experts fill at most " +
-                           std::to_string(static_cast<long long>(R) * sc.model.experts) + " slots, got " +
-                           std::to_string(slots));
-    const std::string field = p == "num_groups"     ? "eplb.groups"
+                           ") instances per expert, so " + std::to_string(sc.model.experts) +
+                           " experts fill at most " +
+                           std::to_string(static_cast<long long>(R) * sc.model.experts) +
+                           " slots, got " + std::to_string(slots));
+    const std::string field = p == "num_groups"           ? "eplb.groups"
                               : p.rfind("weight", 0) == 0 ? "eplb.table_from"
                                                           : "eplb.redundant_experts";
     throw InputError(field, "EPLB: " + p + ": " + e.rule());
@@ -58,7 +61,8 @@ Scenario withEplbTable(const Scenario& sc) {
   return out;
 }
 
-Scenario rebalancedScenario(const Scenario& sc, const std::vector<double>& weight, int redundantExperts) {
+Scenario rebalancedScenario(const Scenario& sc, const std::vector<double>& weight,
+                            int redundantExperts) {
   Scenario out = sc;
   out.eplb.redundantExperts = redundantExperts;
   out.eplb.placePerRank = 0;
@@ -127,7 +131,8 @@ ExpertLoad computeExpertLoad(const Scenario& given, const std::vector<RankGating
   }
   for (int inst = 0; inst < instances; ++inst) {
     const int e = L.instanceLogical[static_cast<std::size_t>(inst)];
-    if (e >= 0 && L.table[static_cast<std::size_t>(e)][0] > 1 && L.perExpert[static_cast<std::size_t>(e)] > 0 &&
+    if (e >= 0 && L.table[static_cast<std::size_t>(e)][0] > 1 &&
+        L.perExpert[static_cast<std::size_t>(e)] > 0 &&
         L.perInstanceAfter[static_cast<std::size_t>(inst)] == 0)
       ++L.idleReplicas;
   }

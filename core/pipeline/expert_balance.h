@@ -36,7 +36,8 @@ Scenario withEplbTable(const Scenario& sc);
 
 // The scenario re-balanced for an observed load (the workbench's "rebalance"): a table from
 // EPLB on `weight` with `redundantExperts` extra slots, stored explicitly.
-Scenario rebalancedScenario(const Scenario& sc, const std::vector<double>& weight, int redundantExperts);
+Scenario rebalancedScenario(const Scenario& sc, const std::vector<double>& weight,
+                            int redundantExperts);
 
 // Physical instance -> logical expert, from a table (rows [count, inst...]). Every instance
 // of a valid table belongs to exactly one expert.
@@ -53,8 +54,8 @@ struct ExpertLoad {
   std::vector<double> perInstanceAfter;   // the instances UpdateExpert chose
   std::vector<double> perRankBefore;
   std::vector<double> perRankAfter;
-  std::vector<int> instanceLogical;       // [R*P] which logical expert each instance serves
-  std::vector<std::vector<int>> table;    // eplb_table rows [count, inst..., padding]
+  std::vector<int> instanceLogical;     // [R*P] which logical expert each instance serves
+  std::vector<std::vector<int>> table;  // eplb_table rows [count, inst..., padding]
   int placePerRank = 1;
   int redundantExperts = 0;
   // Replicas of routed experts that received nothing. In balance mode 0 (by rank) ranks are

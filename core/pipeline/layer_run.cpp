@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <cstring>
 
-#include "core/reference/a2a_matmul_rs.h"
-#include "core/reference/combine_reference.h"
 #include "core/kernels/dispatch_common.h"
-#include "core/plan/dispatch_tiling.h"
 #include "core/kernels/kernels.h"
 #include "core/pipeline/expert_balance.h"
+#include "core/plan/dispatch_tiling.h"
+#include "core/reference/a2a_matmul_rs.h"
+#include "core/reference/combine_reference.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 #include "core/util/hash.h"
@@ -19,7 +19,8 @@ namespace moe {
 
 std::pair<std::vector<std::int32_t>, int> scenarioTable(const Scenario& sc) {
   if (sc.eplb.tableFrom != EplbTableSource::Explicit)
-    throw std::logic_error("scenarioTable: the table is generated; use withEplbTable(scenario) first");
+    throw std::logic_error(
+        "scenarioTable: the table is generated; use withEplbTable(scenario) first");
   if (sc.eplb.table.empty()) {
     std::vector<std::int32_t> t;
     for (int e = 0; e < sc.model.experts; ++e) t.insert(t.end(), {1, e});
@@ -52,7 +53,8 @@ UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int r
   return a;
 }
 
-ReferenceLayer computeReference(const Scenario& given, std::shared_ptr<const std::vector<RankGating>> gatingPtr) {
+ReferenceLayer computeReference(const Scenario& given,
+                                std::shared_ptr<const std::vector<RankGating>> gatingPtr) {
   const Scenario sc = withEplbTable(given);
   ReferenceLayer ref;
   ref.gating = gatingPtr;
@@ -67,7 +69,8 @@ ReferenceLayer computeReference(const Scenario& given, std::shared_ptr<const std
     DispatchSource& s = sources[r];
     s.ids = ue.balancedIds;
     s.weights = gating[r].topkWeights;
-    s.mask = ue.balancedActiveMask.value_or(std::vector<std::uint8_t>(static_cast<std::size_t>(BS) * K, 1));
+    s.mask = ue.balancedActiveMask.value_or(
+        std::vector<std::uint8_t>(static_cast<std::size_t>(BS) * K, 1));
     LayoutArgs la;
     la.numTokens = BS;
     la.numTopk = K;
@@ -98,9 +101,10 @@ int scenarioPlacePerRank(const Scenario& given) {
   require(sc.eplb.placePerRank == 0 || sc.eplb.placePerRank == P, "eplb.place_per_rank",
           "must match the table's " + std::to_string(P) + " instances per rank");
   const int slots = sc.model.experts + sc.eplb.redundantExperts;
-  require(sc.eplb.redundantExperts == 0 || P * sc.cluster.ranks() == slots, "eplb.redundant_experts",
-          "the table has " + std::to_string(P * sc.cluster.ranks()) + " instances, but experts + redundant_experts = " +
-              std::to_string(slots));
+  require(sc.eplb.redundantExperts == 0 || P * sc.cluster.ranks() == slots,
+          "eplb.redundant_experts",
+          "the table has " + std::to_string(P * sc.cluster.ranks()) +
+              " instances, but experts + redundant_experts = " + std::to_string(slots));
   return P;
 }
 
@@ -126,8 +130,8 @@ std::vector<T> hostRead(const Buffer* b) {
 }
 }  // namespace
 
-LayerRun::LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const std::vector<RankGating>> gating,
-                   Fault fault)
+LayerRun::LayerRun(const Scenario& sc, DispatchImpl impl,
+                   std::shared_ptr<const std::vector<RankGating>> gating, Fault fault)
     : sc_(withEplbTable(sc)), impl_(impl), gating_(std::move(gating)) {
   if (impl != DispatchImpl::Phased && impl != DispatchImpl::Streaming)
     throw std::logic_error("LayerRun runs one dispatch design at a time");
@@ -158,7 +162,8 @@ LayerRun::LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const 
     t.tokensPerRank = m.allocGm(r, c.R * 4LL, "num_tokens_per_rank", false);
     t.tokensPerRdmaRank = m.allocGm(r, c.S * 4LL, "num_tokens_per_rdma_rank", false);
     t.tokensPerExpert = m.allocGm(r, c.R * c.P * 4LL, "num_tokens_per_expert", false);
-    t.isTokenInRank = m.allocGm(r, static_cast<std::int64_t>(c.BS) * c.R, "is_token_in_rank", false);
+    t.isTokenInRank =
+        m.allocGm(r, static_cast<std::int64_t>(c.BS) * c.R, "is_token_in_rank", false);
     t.recvCounts = m.allocGm(r, c.R * (2LL + c.P) * 4, "recv_counts", false);
     hostWrite(t.x, g.x);
     hostWrite(t.topkIds, g.topkIds);
@@ -253,13 +258,21 @@ bool LayerRun::step() {
   return !finished();
 }
 
-void LayerRun::runToEnd() { emu_->sim().run(); }
+void LayerRun::runToEnd() {
+  emu_->sim().run();
+}
 
-bool LayerRun::finished() const { return emu_->sim().programDone(driverProgram_); }
+bool LayerRun::finished() const {
+  return emu_->sim().programDone(driverProgram_);
+}
 
-std::string LayerRun::design() const { return toString(impl_); }
+std::string LayerRun::design() const {
+  return toString(impl_);
+}
 
-std::vector<VerificationCheck> LayerRun::verifyAgainstReference() const { return verify(computeReference(sc_, gating_)); }
+std::vector<VerificationCheck> LayerRun::verifyAgainstReference() const {
+  return verify(computeReference(sc_, gating_));
+}
 
 std::vector<DispatchOutput> LayerRun::dispatchOutputs(bool withRows) const {
   std::vector<DispatchOutput> out;
@@ -315,11 +328,14 @@ std::int64_t LayerRun::peakRingOccupancy() const {
 
 namespace {
 template <typename T>
-std::string firstMismatch(const std::vector<T>& got, const std::vector<T>& want, const std::string& what) {
+std::string firstMismatch(const std::vector<T>& got, const std::vector<T>& want,
+                          const std::string& what) {
   if (got.size() != want.size())
-    return what + ": " + std::to_string(got.size()) + " elements, reference has " + std::to_string(want.size());
+    return what + ": " + std::to_string(got.size()) + " elements, reference has " +
+           std::to_string(want.size());
   for (std::size_t i = 0; i < got.size(); ++i)
-    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) return what + ": first difference at element " + std::to_string(i);
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0)
+      return what + ": first difference at element " + std::to_string(i);
   return {};
 }
 }  // namespace
@@ -327,18 +343,22 @@ std::string firstMismatch(const std::vector<T>& got, const std::vector<T>& want,
 std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const {
   std::vector<VerificationCheck> checks;
   auto add = [&](std::string name, std::string mismatch, std::string what) {
-    checks.push_back({std::move(name), mismatch.empty(), mismatch.empty() ? std::move(what) : mismatch});
+    checks.push_back(
+        {std::move(name), mismatch.empty(), mismatch.empty() ? std::move(what) : mismatch});
   };
   const int R = ctx_->R;
-  add("run completed", finished() ? "" : "the run did not finish (deadlock)", "all programs finished");
+  add("run completed", finished() ? "" : "the run did not finish (deadlock)",
+      "all programs finished");
   {
     std::string mm;
     const auto ids = balancedIds();
     const auto masks = keepMasks();
     for (int r = 0; r < R && mm.empty(); ++r) {
-      mm = firstMismatch(ids[r], ref.updateExpert[r].balancedIds, "rank " + std::to_string(r) + " balanced_expert_ids");
+      mm = firstMismatch(ids[r], ref.updateExpert[r].balancedIds,
+                         "rank " + std::to_string(r) + " balanced_expert_ids");
       if (mm.empty() && ref.updateExpert[r].balancedActiveMask)
-        mm = firstMismatch(masks[r], *ref.updateExpert[r].balancedActiveMask, "rank " + std::to_string(r) + " balanced_active_mask");
+        mm = firstMismatch(masks[r], *ref.updateExpert[r].balancedActiveMask,
+                           "rank " + std::to_string(r) + " balanced_active_mask");
     }
     add("update-expert == reference (bit-exact)", mm, std::to_string(R) + " ranks");
   }
@@ -347,10 +367,17 @@ std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const
     const auto lay = layoutOutputs();
     for (int r = 0; r < R && mm.empty(); ++r) {
       const std::string p = "rank " + std::to_string(r) + " ";
-      mm = firstMismatch(lay[r].numTokensPerRank, ref.layout[r].numTokensPerRank, p + "num_tokens_per_rank");
-      if (mm.empty()) mm = firstMismatch(lay[r].numTokensPerRdmaRank, ref.layout[r].numTokensPerRdmaRank, p + "num_tokens_per_rdma_rank");
-      if (mm.empty()) mm = firstMismatch(lay[r].numTokensPerExpert, ref.layout[r].numTokensPerExpert, p + "num_tokens_per_expert");
-      if (mm.empty()) mm = firstMismatch(lay[r].isTokenInRank, ref.layout[r].isTokenInRank, p + "is_token_in_rank");
+      mm = firstMismatch(lay[r].numTokensPerRank, ref.layout[r].numTokensPerRank,
+                         p + "num_tokens_per_rank");
+      if (mm.empty())
+        mm = firstMismatch(lay[r].numTokensPerRdmaRank, ref.layout[r].numTokensPerRdmaRank,
+                           p + "num_tokens_per_rdma_rank");
+      if (mm.empty())
+        mm = firstMismatch(lay[r].numTokensPerExpert, ref.layout[r].numTokensPerExpert,
+                           p + "num_tokens_per_expert");
+      if (mm.empty())
+        mm = firstMismatch(lay[r].isTokenInRank, ref.layout[r].isTokenInRank,
+                           p + "is_token_in_rank");
     }
     add("layout == reference (bit-exact)", mm, std::to_string(R) + " ranks");
   }
@@ -363,7 +390,8 @@ std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const
       const DispatchOutput& w = ref.dispatch[r];
       mm = firstMismatch(out[r].expandScales, w.expandScales, p + "expandScales");
       if (mm.empty()) mm = firstMismatch(out[r].expandIdx, w.expandIdx, p + "expandIdx");
-      if (mm.empty()) mm = firstMismatch(out[r].expertTokenNums, w.expertTokenNums, p + "expertTokenNums");
+      if (mm.empty())
+        mm = firstMismatch(out[r].expertTokenNums, w.expertTokenNums, p + "expertTokenNums");
       if (mm.empty()) mm = firstMismatch(out[r].offsets, w.offsets, p + "offsets");
       if (mm.empty()) mm = firstMismatch(out[r].lengths, w.lengths, p + "lengths");
       rows += w.rows();
@@ -383,21 +411,29 @@ std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const
             // The row's function is its token's routed logical expert (gating's choice), so a
             // replica on any rank must compute the same output as the expert's other replicas.
             const RankGating& src = (*ref.gating)[w.expandIdx[row * 3]];
-            const std::int64_t slot = static_cast<std::int64_t>(w.expandIdx[row * 3 + 1]) * ctx_->K + w.expandIdx[row * 3 + 2];
-            const ExpertCoefficients c = expertCoefficients(src.topkIds[static_cast<std::size_t>(slot)]);
+            const std::int64_t slot =
+                static_cast<std::int64_t>(w.expandIdx[row * 3 + 1]) * ctx_->K +
+                w.expandIdx[row * 3 + 2];
+            const ExpertCoefficients c =
+                expertCoefficients(src.topkIds[static_cast<std::size_t>(slot)]);
             const bf16* want = &src.x[static_cast<std::size_t>(w.expandIdx[row * 3 + 1]) * ctx_->H];
             const bf16* have = got + row * ctx_->H;
             if (rowsMm.empty() && std::memcmp(have, want, ctx_->rowBytes) != 0)
-              rowsMm = "rank " + std::to_string(r) + " expandX: row " + std::to_string(row) + " differs";
+              rowsMm =
+                  "rank " + std::to_string(r) + " expandX: row " + std::to_string(row) + " differs";
             expertRow(c, want, y.data(), ctx_->H);
-            if (expertMm.empty() && std::memcmp(gotY + row * ctx_->H, y.data(), ctx_->rowBytes) != 0)
-              expertMm = "rank " + std::to_string(r) + " expert output: row " + std::to_string(row) + " differs";
+            if (expertMm.empty() &&
+                std::memcmp(gotY + row * ctx_->H, y.data(), ctx_->rowBytes) != 0)
+              expertMm = "rank " + std::to_string(r) + " expert output: row " +
+                         std::to_string(row) + " differs";
           }
         }
       }
     }
-    add("dispatch == reference (bit-exact)", mm.empty() ? rowsMm : mm, std::to_string(rows) + " rows");
-    if (sc_.payload == PayloadMode::Full) add("experts == reference (bit-exact)", expertMm, "y = a_e x + b_e per row");
+    add("dispatch == reference (bit-exact)", mm.empty() ? rowsMm : mm,
+        std::to_string(rows) + " rows");
+    if (sc_.payload == PayloadMode::Full)
+      add("experts == reference (bit-exact)", expertMm, "y = a_e x + b_e per row");
   }
   if (sc_.payload == PayloadMode::Full) {
     // Combine: the sum's order differs from the reference's (per server first), so each
@@ -420,24 +456,28 @@ std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const
           worst = std::max(worst, diff / want.bound[i]);
           if (!(diff <= want.bound[i]))
             mm = "rank " + std::to_string(r) + " x_out element " + std::to_string(i) + ": " +
-                 std::to_string(bf16ToFloat(got[i])) + " vs reference " + std::to_string(bf16ToFloat(want.out[i]));
+                 std::to_string(bf16ToFloat(got[i])) + " vs reference " +
+                 std::to_string(bf16ToFloat(want.out[i]));
         }
         elements += static_cast<std::int64_t>(want.out.size());
       } else {
         const CombineReference bound = combineReference(shape, src);
         const AddRmsNormResult want =
-            addRmsNormReference(combineSumFp32(shape, src), g.x, ctx_->BS, ctx_->H, static_cast<float>(sc_.combine.rmsEps));
+            addRmsNormReference(combineSumFp32(shape, src), g.x, ctx_->BS, ctx_->H,
+                                static_cast<float>(sc_.combine.rmsEps));
         const auto* y = ctx_->cards[r].normY->as<bf16>();
         const auto* rstd = ctx_->cards[r].rstd->as<float>();
         for (int t = 0; t < ctx_->BS && mm.empty(); ++t) {
           if (std::fabs(rstd[t] - want.rstd[t]) > 0x1p-10f * want.rstd[t])
-            mm = "rank " + std::to_string(r) + " rstd[" + std::to_string(t) + "] differs beyond 2^-10 relative";
+            mm = "rank " + std::to_string(r) + " rstd[" + std::to_string(t) +
+                 "] differs beyond 2^-10 relative";
           for (int h = 0; h < ctx_->H && mm.empty(); ++h) {
             const std::size_t i = static_cast<std::size_t>(t) * ctx_->H + h;
             const double xb = bound.bound[i] + 0x1p-7 * std::fabs(bf16ToFloat(want.xOut[i]));
             if (std::fabs(bf16ToFloat(got[i]) - bf16ToFloat(want.xOut[i])) > xb)
               mm = "rank " + std::to_string(r) + " x_out element " + std::to_string(i) + " differs";
-            const double yb = (xb * want.rstd[t] * rmsNormGamma(h)) + 0x1p-7 * std::fabs(bf16ToFloat(want.y[i]));
+            const double yb =
+                (xb * want.rstd[t] * rmsNormGamma(h)) + 0x1p-7 * std::fabs(bf16ToFloat(want.y[i]));
             if (std::fabs(bf16ToFloat(y[i]) - bf16ToFloat(want.y[i])) > yb)
               mm = "rank " + std::to_string(r) + " y element " + std::to_string(i) + " differs";
           }
@@ -460,10 +500,12 @@ std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const
       if (!mm.empty()) break;
       if (ring.stats().recordsRead != ring.stats().recordsWritten || !ring.records().empty() ||
           ring.head() != ring.tail())
-        mm = ring.name() + ": " + std::to_string(ring.stats().recordsWritten) + " records written, " +
-             std::to_string(ring.stats().recordsRead) + " read (exactly-once delivery broken)";
+        mm = ring.name() + ": " + std::to_string(ring.stats().recordsWritten) +
+             " records written, " + std::to_string(ring.stats().recordsRead) +
+             " read (exactly-once delivery broken)";
     }
-    add("ring invariants and exactly-once delivery", mm, std::to_string(emu_->rings().size()) + " rings");
+    add("ring invariants and exactly-once delivery", mm,
+        std::to_string(emu_->rings().size()) + " rings");
   }
   return checks;
 }
@@ -472,9 +514,9 @@ std::uint64_t LayerRun::outputHash() const {
   if (released_) return outputHash_;
   Fnv1a h;
   for (const CardTensors& t : ctx_->cards)
-    for (const Buffer* b : {t.balancedIds, t.mask, t.tokensPerRank, t.tokensPerRdmaRank, t.tokensPerExpert,
-                            t.isTokenInRank, t.expandX, t.expandScales, t.expandIdx, t.expertTokenNums,
-                            t.offsets, t.lengths, t.expertOut})
+    for (const Buffer* b : {t.balancedIds, t.mask, t.tokensPerRank, t.tokensPerRdmaRank,
+                            t.tokensPerExpert, t.isTokenInRank, t.expandX, t.expandScales,
+                            t.expandIdx, t.expertTokenNums, t.offsets, t.lengths, t.expertOut})
       if (b) h.bytes(b->data(), b->bytes.size());
   return h.digest();
 }

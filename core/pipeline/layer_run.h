@@ -34,9 +34,10 @@ struct ReferenceLayer {
   std::shared_ptr<const std::vector<RankGating>> gating;
   std::vector<UpdateExpertResult> updateExpert;  // per rank
   std::vector<LayoutResult> layout;              // per rank
-  std::vector<DispatchOutput> dispatch;               // per rank, expandX empty
+  std::vector<DispatchOutput> dispatch;          // per rank, expandX empty
 };
-ReferenceLayer computeReference(const Scenario& sc, std::shared_ptr<const std::vector<RankGating>> gating);
+ReferenceLayer computeReference(const Scenario& sc,
+                                std::shared_ptr<const std::vector<RankGating>> gating);
 
 // Instances per rank of the scenario's eplb table; throws InputError ("eplb....") when the
 // table breaks a MoeUpdateExpert rule or contradicts eplb.place_per_rank.
@@ -50,8 +51,8 @@ class LayerRun : public SteppableRun {
  public:
   // impl must be Phased or Streaming. Throws InputError for a scenario the layer cannot
   // run (an invalid eplb table, a tiling that cannot work), naming the field.
-  LayerRun(const Scenario& sc, DispatchImpl impl, std::shared_ptr<const std::vector<RankGating>> gating = {},
-           Fault fault = Fault::None);
+  LayerRun(const Scenario& sc, DispatchImpl impl,
+           std::shared_ptr<const std::vector<RankGating>> gating = {}, Fault fault = Fault::None);
   ~LayerRun() override;
 
   DispatchImpl impl() const { return impl_; }

@@ -2,12 +2,12 @@
 // A whole `moe-sim run`: one LayerRun per dispatch design on the same gating output, the
 // verification against the golden chain, and the printable summary.
 
-#include "core/pipeline/expert_balance.h"
 #include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
+#include "core/pipeline/expert_balance.h"
 
 #include "core/pipeline/layer_run.h"
 

@@ -11,7 +11,8 @@ CombinePlan buildCombinePlan(const LayerContext& ctx) {
   const int R = ctx.R, BS = ctx.BS, K = ctx.K;
   p.fwdRows.assign(R, std::vector<std::int64_t>(static_cast<std::size_t>(ctx.cps) * p.lanes, 0));
   p.fwdCount.assign(R, std::vector<std::int32_t>(static_cast<std::size_t>(ctx.S) * BS, 0));
-  p.recvRecords.assign(R, std::vector<std::int64_t>(static_cast<std::size_t>(ctx.S) * p.channels, 0));
+  p.recvRecords.assign(R,
+                       std::vector<std::int64_t>(static_cast<std::size_t>(ctx.S) * p.channels, 0));
   p.recvServers.assign(R, std::vector<std::int32_t>(BS, 0));
   // Rows card d sends toward each owner r: the dispatch Length table of d.
   for (int d = 0; d < R; ++d) {

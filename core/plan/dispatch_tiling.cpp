@@ -32,11 +32,13 @@ void validateDispatchTiling(const Scenario& sc, int P) {
               std::to_string(rec.recordBytes) + " B: " + std::to_string(rec.metaBytes) +
               " B header + " + std::to_string(rec.rowBytes) + " B row)");
   require(t.chunkBytes >= partialRecordBytes(sc), "rings.chunk_bytes",
-          "a chunk of " + std::to_string(t.chunkBytes) + " B is smaller than one combine partial record (" +
+          "a chunk of " + std::to_string(t.chunkBytes) +
+              " B is smaller than one combine partial record (" +
               std::to_string(partialRecordBytes(sc)) + " B: header + fp32 row)");
   require(t.queueChunks >= 2, "rings.queue_chunks",
           "a ring needs at least 2 chunks so the producer can fill one while the consumer drains "
-          "the other (got " + std::to_string(t.queueChunks) + ")");
+          "the other (got " +
+              std::to_string(t.queueChunks) + ")");
   require(t.senderCores + t.forwarderCores + t.receiverCores <= hw.aivCores, "rings",
           "sender + forwarder + receiver cores (" +
               std::to_string(t.senderCores + t.forwarderCores + t.receiverCores) +
@@ -45,7 +47,8 @@ void validateDispatchTiling(const Scenario& sc, int P) {
   auto fits = [&](std::int64_t bytes, const char* role) {
     require(bytes <= ub, "rings.chunk_bytes",
             std::string("UB overflow: a ") + role + " core needs " + std::to_string(bytes) +
-                " B (staging + read buffers + routing tables) but UB holds " + std::to_string(ub) + " B");
+                " B (staging + read buffers + routing tables) but UB holds " + std::to_string(ub) +
+                " B");
   };
   fits(need.sender, "sender");
   fits(need.forwarder, "forwarder");
@@ -80,7 +83,8 @@ RingTiling proposeTiling(const Scenario& scIn, int P) {
   const std::int64_t lanes = std::min<std::int64_t>(t.forwarderCores, S);
   const std::int64_t rings = cps + (S - 1) + cps * (S - 1) + cps * lanes + S * t.receiverCores;
   t.queueChunks = 8;
-  while (t.queueChunks > 2 && rings * t.queueChunks * t.chunkBytes > hw.hbmBytes / 16) t.queueChunks /= 2;
+  while (t.queueChunks > 2 && rings * t.queueChunks * t.chunkBytes > hw.hbmBytes / 16)
+    t.queueChunks /= 2;
   validateDispatchTiling(sc, P);
   return t;
 }

@@ -41,7 +41,8 @@ struct Replication {
 // weight / logcnt. maxReplicas > 0 caps the replicas of one expert (experts at the cap are
 // skipped); 0 means no cap, the published behaviour. Requires numPhysical >= weight.size()
 // and, with a cap, numPhysical <= cap * weight.size().
-Replication replicateExperts(const std::vector<double>& weight, int numPhysical, int maxReplicas = 0);
+Replication replicateExperts(const std::vector<double>& weight, int numPhysical,
+                             int maxReplicas = 0);
 
 struct EplbInput {
   std::vector<std::vector<double>> weight;  // [layers][logical experts], load per expert
@@ -85,14 +86,14 @@ UpdateExpertTable toUpdateExpertTable(const std::vector<int>& phy2log, int numLo
 // was; a card with no expert of its own takes a replica of the heaviest expert per replica,
 // which can only lower the maximum. So balancing never makes the cards less even.
 struct Placement {
-  std::vector<int> phy2log;  // [numReplicas]
+  std::vector<int> phy2log;   // [numReplicas]
   bool keptIdentity = false;  // true: the published policy's placement was worse on this load
   bool hierarchical = true;   // which published policy ran
   double identityMaxOverMean = 0;
-  double maxOverMean = 0;     // of the placement returned
+  double maxOverMean = 0;  // of the placement returned
 };
-Placement placeExperts(const std::vector<double>& weight, int numReplicas, int numGroups, int numNodes, int numGpus,
-                       int maxReplicas = 0);
+Placement placeExperts(const std::vector<double>& weight, int numReplicas, int numGroups,
+                       int numNodes, int numGpus, int maxReplicas = 0);
 
 // The identity placement's card of logical expert e: e * numGpus / E (contiguous blocks).
 int identityCard(int e, int numLogical, int numGpus);
@@ -101,6 +102,7 @@ int identityCard(int e, int numLogical, int numGpus);
 double maxOverMean(const std::vector<double>& load);
 
 // The per-card load of a placement: each physical slot carries weight[log] / logcnt[log].
-std::vector<double> cardLoad(const std::vector<double>& weight, const std::vector<int>& phy2log, int numGpus);
+std::vector<double> cardLoad(const std::vector<double>& weight, const std::vector<int>& phy2log,
+                             int numGpus);
 
 }  // namespace moe

@@ -26,7 +26,9 @@ void RingBuffer::violation(const std::string& what) {
   violations_.push_back(name_ + ": " + what + " (at " + std::to_string(m_.sim().now()) + " ps)");
 }
 
-void RingBuffer::sample() { m_.observer().ringPointers(id_, m_.sim().now(), head_->value, tail_->value); }
+void RingBuffer::sample() {
+  m_.observer().ringPointers(id_, m_.sim().now(), head_->value, tail_->value);
+}
 
 Task RingBuffer::waitSpace(AiCore& c, std::int64_t bytes) {
   if (bytes > capacity_)
@@ -49,7 +51,8 @@ Task RingBuffer::waitSpace(AiCore& c, std::int64_t bytes) {
 template <typename CopyFn>
 OpRef RingBuffer::writeSplit(std::int64_t n, const std::vector<RecordMeta>& metas,
                              std::int64_t recordBytes, CopyFn copy) {
-  if (n <= 0 || n > capacity_) throw std::logic_error(name_ + ": bad write size " + std::to_string(n));
+  if (n <= 0 || n > capacity_)
+    throw std::logic_error(name_ + ": bad write size " + std::to_string(n));
   const std::int64_t begin = localTail_, end = localTail_ + n;
   if (end - head_->value > capacity_)
     violation("write of [" + std::to_string(begin) + ", " + std::to_string(end) +
@@ -87,29 +90,33 @@ OpRef RingBuffer::writeSplit(std::int64_t n, const std::vector<RecordMeta>& meta
 
 OpRef RingBuffer::writeFromUb(AiCore& c, Region ubSrc, const std::vector<RecordMeta>& metas,
                               std::int64_t recordBytes) {
-  return writeSplit(ubSrc.length, metas, recordBytes, [&](Region dst, std::int64_t off, std::int64_t len) {
-    return c.copy(dst, ubSrc.sub(off, len));
-  });
+  return writeSplit(ubSrc.length, metas, recordBytes,
+                    [&](Region dst, std::int64_t off, std::int64_t len) {
+                      return c.copy(dst, ubSrc.sub(off, len));
+                    });
 }
 
 OpRef RingBuffer::writeByRdma(AiCore& c, Region gmSrc, const std::vector<RecordMeta>& metas,
                               std::int64_t recordBytes) {
-  return writeSplit(gmSrc.length, metas, recordBytes, [&](Region dst, std::int64_t off, std::int64_t len) {
-    return c.rdmaWrite(dst, gmSrc.sub(off, len));
-  });
+  return writeSplit(gmSrc.length, metas, recordBytes,
+                    [&](Region dst, std::int64_t off, std::int64_t len) {
+                      return c.rdmaWrite(dst, gmSrc.sub(off, len));
+                    });
 }
 
 OpRef RingBuffer::publishTail(AiCore& c, const OpRef& lastData) {
   const std::int64_t value = localTail_;
   if (value == dropTail_) return c.scalarWork(0);  // injected fault: the write is lost
-  OpRef op = kind_ == RingKind::Rdma ? c.rdmaWriteWord(*tail_, value, lastData) : c.writeWord(*tail_, value);
+  OpRef op = kind_ == RingKind::Rdma ? c.rdmaWriteWord(*tail_, value, lastData)
+                                     : c.writeWord(*tail_, value);
   op.op()->onLand.push_back([this, value] {
     if (value > landedEnd_)
-      violation("tail " + std::to_string(value) + " published before its data landed (landed up to " +
-                std::to_string(landedEnd_) + ")");
+      violation("tail " + std::to_string(value) +
+                " published before its data landed (landed up to " + std::to_string(landedEnd_) +
+                ")");
     if (value - head_->value > capacity_ || value < head_->value)
-      violation("tail - head out of [0, capacity]: head " + std::to_string(head_->value) + ", tail " +
-                std::to_string(value));
+      violation("tail - head out of [0, capacity]: head " + std::to_string(head_->value) +
+                ", tail " + std::to_string(value));
     sample();
   });
   return op;
@@ -154,7 +161,8 @@ RecordMeta RingBuffer::takeRecord() {
   auto [offset, meta] = records_.front();
   records_.pop_front();
   if (offset != readCursor_)
-    violation("record at " + std::to_string(offset) + " taken at cursor " + std::to_string(readCursor_));
+    violation("record at " + std::to_string(offset) + " taken at cursor " +
+              std::to_string(readCursor_));
   if (offset >= tail_->value)
     violation("record at " + std::to_string(offset) + " taken before the tail (" +
               std::to_string(tail_->value) + ") covered it");
@@ -167,7 +175,8 @@ OpRef RingBuffer::advanceHead(AiCore& c) {
   OpRef op = c.writeWord(*head_, value);
   op.op()->onLand.push_back([this, value] {
     if (value > tail_->value)
-      violation("head " + std::to_string(value) + " advanced past tail " + std::to_string(tail_->value));
+      violation("head " + std::to_string(value) + " advanced past tail " +
+                std::to_string(tail_->value));
     sample();
   });
   return op;

@@ -49,15 +49,15 @@ struct RingStats {
   std::int64_t recordsRead = 0;
   std::int64_t peakOccupancy = 0;
   std::int64_t wraps = 0;
-  std::int64_t headRereads = 0;   // remote head reads (lazy cache misses)
-  std::int64_t spaceWaits = 0;    // times the producer had to suspend for space
+  std::int64_t headRereads = 0;  // remote head reads (lazy cache misses)
+  std::int64_t spaceWaits = 0;   // times the producer had to suspend for space
   std::int64_t dataWaits = 0;
 };
 
 class RingBuffer {
  public:
-  RingBuffer(Machine& m, int id, std::string name, RingKind kind, int consumerCard, int producerCard,
-             std::int64_t chunkBytes, int queueChunks, bool activation);
+  RingBuffer(Machine& m, int id, std::string name, RingKind kind, int consumerCard,
+             int producerCard, std::int64_t chunkBytes, int queueChunks, bool activation);
 
   int id() const { return id_; }
   const std::string& name() const { return name_; }
@@ -131,7 +131,7 @@ class RingBuffer {
   // producer registers
   std::int64_t localTail_ = 0;
   std::int64_t headCache_ = 0;
-  std::int64_t landedEnd_ = 0;   // data that has landed, contiguous from 0
+  std::int64_t landedEnd_ = 0;  // data that has landed, contiguous from 0
   std::vector<std::pair<std::int64_t, std::int64_t>> landedPending_;
   // consumer registers
   std::int64_t tailCache_ = 0;

@@ -84,7 +84,9 @@ class Observer {
     hash_.value(tail);
     ringSamples_.push(RingPointerSample{ring, t, head, tail});
   }
-  void workspaceSlots(int strip, Time t, int occupied) { workspaceSamples_.push(WorkspaceSample{strip, t, occupied}); }
+  void workspaceSlots(int strip, Time t, int occupied) {
+    workspaceSamples_.push(WorkspaceSample{strip, t, occupied});
+  }
   void stageBegin(const std::string& name, Time t) {
     hash_.text(name);
     hash_.value(t);

@@ -35,12 +35,16 @@ enum class Activity : std::uint8_t {
 };
 
 constexpr std::array<std::string_view, static_cast<int>(Role::Count)> kRoleNames = {
-    "idle",   "sender", "forwarder",    "receiver", "mapper",
-    "layout-expert", "layout-rank", "gemm", "a2a", "reduce-scatter"};
+    "idle",          "sender",      "forwarder", "receiver", "mapper",
+    "layout-expert", "layout-rank", "gemm",      "a2a",      "reduce-scatter"};
 constexpr std::array<std::string_view, static_cast<int>(Activity::Count)> kActivityNames = {
     "idle", "copy", "vector", "cube", "wait-space", "wait-data", "wait-sync", "done"};
 
-constexpr std::string_view roleName(Role r) { return kRoleNames[static_cast<int>(r)]; }
-constexpr std::string_view activityName(Activity a) { return kActivityNames[static_cast<int>(a)]; }
+constexpr std::string_view roleName(Role r) {
+  return kRoleNames[static_cast<int>(r)];
+}
+constexpr std::string_view activityName(Activity a) {
+  return kActivityNames[static_cast<int>(a)];
+}
 
 }  // namespace moe

@@ -32,8 +32,8 @@ struct A2aMatmulShape {
   int tileM = 32, tileN = 128, tileK = 128;
   int stages = 8;
 
-  int rowsPerRank() const { return m / ranks; }        // M/r
-  int kPerRank() const { return k / ranks; }           // K/r
+  int rowsPerRank() const { return m / ranks; }  // M/r
+  int kPerRank() const { return k / ranks; }     // K/r
   int blocksPerRank() const { return rowsPerRank() / tileM; }
   int units() const { return ranks * blocksPerRank(); }  // a2a units each rank receives
   int nTiles() const { return (n + tileN - 1) / tileN; }
@@ -75,6 +75,7 @@ A2aMatmulReference a2aMatmulReference(const A2aMatmulInputs& in);
 // per-slice sums are added across ranks; fp16 output rounding can then flip one ulp):
 //   |got - exact| <= 2^-10 |exact| + 1e-3 * sum_k |a_ik w_kj| + 1e-6
 // Returns "" when every element is within it, else the first element that is not.
-std::string compareWithReference(const A2aMatmulReference& ref, const std::vector<std::vector<fp16>>& got);
+std::string compareWithReference(const A2aMatmulReference& ref,
+                                 const std::vector<std::vector<fp16>>& got);
 
 }  // namespace moe

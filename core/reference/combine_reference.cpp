@@ -61,10 +61,13 @@ CombineReference combineReference(const CombineShape& sh, const CombineSource& s
   return ref;
 }
 
-float rmsNormGamma(int h) { return 1.0f + 0.015625f * static_cast<float>(h % 9); }
+float rmsNormGamma(int h) {
+  return 1.0f + 0.015625f * static_cast<float>(h % 9);
+}
 
-AddRmsNormResult addRmsNormReference(const std::vector<float>& combined, const std::vector<bf16>& residual,
-                                     int tokens, int hidden, float eps) {
+AddRmsNormResult addRmsNormReference(const std::vector<float>& combined,
+                                     const std::vector<bf16>& residual, int tokens, int hidden,
+                                     float eps) {
   AddRmsNormResult r;
   r.y.resize(combined.size());
   r.xOut.resize(combined.size());

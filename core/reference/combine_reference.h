@@ -14,7 +14,7 @@
 
 namespace moe {
 
-struct CombineSource {  // one source rank
+struct CombineSource {                       // one source rank
   const std::vector<bf16>* x;                // [BS*H]
   const std::vector<std::int32_t>* experts;  // [BS*K] logical experts (the router's choice)
   const std::vector<float>* weights;         // [BS*K]
@@ -50,7 +50,8 @@ struct AddRmsNormResult {
 };
 float rmsNormGamma(int h);
 AddRmsNormResult addRmsNormReference(const std::vector<float>& combined /*fp32 [BS*H]*/,
-                                     const std::vector<bf16>& residual, int tokens, int hidden, float eps);
+                                     const std::vector<bf16>& residual, int tokens, int hidden,
+                                     float eps);
 
 // The fp32 combine sum (before rounding) of one rank: what CombineAddRmsNorm consumes.
 std::vector<float> combineSumFp32(const CombineShape& shape, const CombineSource& src);

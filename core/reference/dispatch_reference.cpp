@@ -3,7 +3,8 @@
 namespace moe {
 
 std::vector<DispatchOutput> dispatchReference(const DispatchShape& sh,
-                                              const std::vector<DispatchSource>& src, bool materializeRows) {
+                                              const std::vector<DispatchSource>& src,
+                                              bool materializeRows) {
   const int P = sh.localExperts, K = sh.topk, H = sh.hidden;
   std::vector<DispatchOutput> out(sh.ranks);
   for (int d = 0; d < sh.ranks; ++d) {
@@ -20,7 +21,8 @@ std::vector<DispatchOutput> dispatchReference(const DispatchShape& sh,
             const std::size_t i = static_cast<std::size_t>(t) * K + k;
             if (!src[s].mask[i] || src[s].ids[i] != instance) continue;
             if (materializeRows && !src[s].x.empty())
-              o.expandX.insert(o.expandX.end(), src[s].x.begin() + static_cast<std::ptrdiff_t>(t) * H,
+              o.expandX.insert(o.expandX.end(),
+                               src[s].x.begin() + static_cast<std::ptrdiff_t>(t) * H,
                                src[s].x.begin() + static_cast<std::ptrdiff_t>(t + 1) * H);
             o.expandScales.push_back(src[s].weights[i]);
             o.expandIdx.insert(o.expandIdx.end(), {s, t, k});
@@ -47,11 +49,13 @@ std::vector<bf16> expertsReference(const DispatchOutput& r, int rank, int P, int
                                    const std::vector<int>& instanceLogical) {
   std::vector<bf16> y(r.expandX.size());
   for (int le = 0; le < P; ++le) {
-    const ExpertCoefficients c = expertCoefficients(instanceLogical[static_cast<std::size_t>(rank * P + le)]);
+    const ExpertCoefficients c =
+        expertCoefficients(instanceLogical[static_cast<std::size_t>(rank * P + le)]);
     const std::int64_t begin = r.offsets[le * (r.offsets.size() / P)];
     const std::int64_t end = begin + r.expertTokenNums[le];
     for (std::int64_t row = begin; row < end; ++row)
-      expertRow(c, &r.expandX[static_cast<std::size_t>(row) * H], &y[static_cast<std::size_t>(row) * H], H);
+      expertRow(c, &r.expandX[static_cast<std::size_t>(row) * H],
+                &y[static_cast<std::size_t>(row) * H], H);
   }
   return y;
 }

@@ -27,12 +27,12 @@ struct DispatchShape {
 
 // One destination rank's received data, expert-major then source-rank-minor.
 struct DispatchOutput {
-  std::vector<bf16> expandX;                 // [A*H] (empty with payload "none")
-  std::vector<float> expandScales;           // [A]
-  std::vector<std::int32_t> expertTokenNums; // [localExperts]
-  std::vector<std::int32_t> offsets;         // [localExperts*R] row in expandX
-  std::vector<std::int32_t> lengths;         // [localExperts*R]
-  std::vector<std::int32_t> expandIdx;       // [A*3]: source rank, source token, k slot
+  std::vector<bf16> expandX;                  // [A*H] (empty with payload "none")
+  std::vector<float> expandScales;            // [A]
+  std::vector<std::int32_t> expertTokenNums;  // [localExperts]
+  std::vector<std::int32_t> offsets;          // [localExperts*R] row in expandX
+  std::vector<std::int32_t> lengths;          // [localExperts*R]
+  std::vector<std::int32_t> expandIdx;        // [A*3]: source rank, source token, k slot
   std::int64_t rows() const { return static_cast<std::int64_t>(expandScales.size()); }
   bool operator==(const DispatchOutput&) const = default;
 };
@@ -57,7 +57,7 @@ void expertRow(const ExpertCoefficients& c, const bf16* x, bf16* y, int hidden);
 
 // Applies each row's expert to one rank's expandX: [A*H] -> [A*H].
 // instanceLogical maps physical instance -> logical expert (rank * localExperts + le).
-std::vector<bf16> expertsReference(const DispatchOutput& received, int rank, int localExperts, int hidden,
-                                   const std::vector<int>& instanceLogical);
+std::vector<bf16> expertsReference(const DispatchOutput& received, int rank, int localExperts,
+                                   int hidden, const std::vector<int>& instanceLogical);
 
 }  // namespace moe

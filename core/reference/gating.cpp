@@ -419,13 +419,15 @@ std::vector<double> warmupExpertLoad(const Scenario& scenario) {
   const Shape sh = validatedShape(scenario);
   validateRouting(scenario, sh);
   const auto k = static_cast<std::size_t>(sh.topk);
-  const std::size_t tokens = static_cast<std::size_t>(sh.ranks) * static_cast<std::size_t>(sh.tokens);
+  const std::size_t tokens =
+      static_cast<std::size_t>(sh.ranks) * static_cast<std::size_t>(sh.tokens);
   std::vector<double> load(static_cast<std::size_t>(sh.experts), 0.0);
   if (scenario.routing.kind == RoutingKind::Trace) {
     const Trace trace = readTrace(scenario, sh);
     for (std::size_t t = tokens; t < 2 * tokens; ++t) {
       const std::size_t row = t % trace.rows;
-      for (std::size_t j = 0; j < k; ++j) load[static_cast<std::size_t>(trace.ids[row * k + j])] += 1;
+      for (std::size_t j = 0; j < k; ++j)
+        load[static_cast<std::size_t>(trace.ids[row * k + j])] += 1;
     }
     return load;
   }

@@ -36,10 +36,11 @@ void Emulation::launch(AiCore& core, Role role, Task body, Latch* latch) {
   sim_.spawn(runProgram(core, std::move(body), latch), core.name());
 }
 
-WorkspaceStages& Emulation::addWorkspaceStages(std::string name, std::string group, int card, int slotCount,
-                                               std::int64_t slotBytes) {
+WorkspaceStages& Emulation::addWorkspaceStages(std::string name, std::string group, int card,
+                                               int slotCount, std::int64_t slotBytes) {
   const int id = static_cast<int>(stages_.size());
-  return stages_.emplace_back(machine_, id, std::move(name), std::move(group), card, slotCount, slotBytes);
+  return stages_.emplace_back(machine_, id, std::move(name), std::move(group), card, slotCount,
+                              slotBytes);
 }
 
 std::vector<std::string> Emulation::violations() const {

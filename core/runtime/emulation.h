@@ -9,9 +9,9 @@
 
 #include "core/engine/simulator.h"
 #include "core/machine/machine.h"
-#include "core/record/observer.h"
 #include "core/protocol/ring_buffer.h"
 #include "core/protocol/workspace_stages.h"
+#include "core/record/observer.h"
 #include "core/scenario/scenario.h"
 
 namespace moe {

@@ -39,7 +39,7 @@ struct CardTensors {
   // Experts output
   Buffer* expertOut = nullptr;  // [A*H] bf16 (activation)
   // Combine
-  Buffer* xOut = nullptr;  // [BS*H] bf16: the combined tokens (x_out with AddRmsNorm)
+  Buffer* xOut = nullptr;   // [BS*H] bf16: the combined tokens (x_out with AddRmsNorm)
   Buffer* normY = nullptr;  // [BS*H] bf16: RMSNorm output (AddRmsNorm only)
   Buffer* rstd = nullptr;   // [BS] f32 (AddRmsNorm only)
 };

@@ -15,7 +15,9 @@ struct RecordLayout {
   std::int64_t metaBytes;
   std::int64_t recordBytes;
 };
-inline std::int64_t alignUp(std::int64_t v, std::int64_t a) { return (v + a - 1) / a * a; }
+inline std::int64_t alignUp(std::int64_t v, std::int64_t a) {
+  return (v + a - 1) / a * a;
+}
 inline RecordLayout recordLayout(const Scenario& sc) {
   const std::int64_t row = 2LL * sc.model.hidden;
   const std::int64_t meta = alignUp(32 + 8LL * sc.model.topk, 32);
@@ -28,6 +30,8 @@ inline std::int64_t partialRecordBytes(const Scenario& sc) {
 
 // UB bytes a receiver needs per record for its side scratch when it places a row
 // (placeRow in core/kernels/dispatch_common.h): 32 B per (slot, expandIdx/scale) pair.
-inline std::int64_t placeSideBytes(int K) { return static_cast<std::int64_t>(K) * 2 * 32; }
+inline std::int64_t placeSideBytes(int K) {
+  return static_cast<std::int64_t>(K) * 2 * 32;
+}
 
 }  // namespace moe

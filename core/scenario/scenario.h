@@ -26,12 +26,12 @@ struct ModelShape {
 
 struct RoutingConfig {
   RoutingKind kind = RoutingKind::PowerLaw;
-  double alpha = 1.2;             // power-law exponent
-  double hotspotFraction = 0.5;   // share of routing mass on the hot experts
-  int hotspotExperts = 2;         // how many hot experts
-  int groups = 8;                 // group-limited: expert groups
-  int topkGroups = 4;             // group-limited: groups a token may use
-  std::string traceFile;          // trace: CSV or .npy of expert ids
+  double alpha = 1.2;            // power-law exponent
+  double hotspotFraction = 0.5;  // share of routing mass on the hot experts
+  int hotspotExperts = 2;        // how many hot experts
+  int groups = 8;                // group-limited: expert groups
+  int topkGroups = 4;            // group-limited: groups a token may use
+  std::string traceFile;         // trace: CSV or .npy of expert ids
   bool operator==(const RoutingConfig&) const = default;
 };
 
@@ -121,7 +121,8 @@ struct Scenario {
   bool operator==(const Scenario&) const = default;
 
   int placePerRank() const {
-    return eplb.placePerRank > 0 ? eplb.placePerRank : (model.experts + eplb.redundantExperts) / cluster.ranks();
+    return eplb.placePerRank > 0 ? eplb.placePerRank
+                                 : (model.experts + eplb.redundantExperts) / cluster.ranks();
   }
 };
 

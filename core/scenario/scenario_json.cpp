@@ -44,9 +44,10 @@ constexpr EnumName<PayloadMode> kPayloadNames[] = {{PayloadMode::Full, "full"},
 constexpr EnumName<DispatchImpl> kImplNames[] = {{DispatchImpl::Phased, "phased"},
                                                  {DispatchImpl::Streaming, "streaming"},
                                                  {DispatchImpl::Both, "both"}};
-constexpr EnumName<EplbTableSource> kTableSourceNames[] = {{EplbTableSource::Explicit, "explicit"},
-                                                           {EplbTableSource::ExpectedLoad, "expected-load"},
-                                                           {EplbTableSource::WarmUp, "warm-up"}};
+constexpr EnumName<EplbTableSource> kTableSourceNames[] = {
+    {EplbTableSource::Explicit, "explicit"},
+    {EplbTableSource::ExpectedLoad, "expected-load"},
+    {EplbTableSource::WarmUp, "warm-up"}};
 constexpr EnumName<WorkloadKind> kWorkloadNames[] = {
     {WorkloadKind::MoeLayer, "moe-layer"}, {WorkloadKind::AlltoallMatmulRs, "alltoall-matmul-rs"}};
 
@@ -198,10 +199,9 @@ Scenario scenarioFromJson(const json& j) {
   if (jf::member(j, "eplb")) {
     const std::string p = "eplb";
     const json& e = objectMember(j, "eplb", p);
-    jf::rejectUnknownKeys(
-        e, p,
-        {"place_per_rank", "redundant_experts", "table_from", "groups", "balance_mode", "table", "pruning_threshold",
-         "active_tokens"});
+    jf::rejectUnknownKeys(e, p,
+                          {"place_per_rank", "redundant_experts", "table_from", "groups",
+                           "balance_mode", "table", "pruning_threshold", "active_tokens"});
     readInt(e, p, "place_per_rank", s.eplb.placePerRank, 0, kMaxPhysicalExperts);
     readInt(e, p, "redundant_experts", s.eplb.redundantExperts, 0, kMaxPhysicalExperts);
     readEnum(e, p, "table_from", kTableSourceNames, s.eplb.tableFrom);
@@ -242,8 +242,10 @@ Scenario scenarioFromJson(const json& j) {
     const std::string p = "combine";
     const json& c = objectMember(j, "combine", p);
     jf::rejectUnknownKeys(c, p, {"shared_expert", "add_rms_norm", "rms_eps"});
-    if (const json* m = jf::member(c, "shared_expert")) s.combine.sharedExpert = jf::boolean(*m, jf::child(p, "shared_expert"));
-    if (const json* m = jf::member(c, "add_rms_norm")) s.combine.addRmsNorm = jf::boolean(*m, jf::child(p, "add_rms_norm"));
+    if (const json* m = jf::member(c, "shared_expert"))
+      s.combine.sharedExpert = jf::boolean(*m, jf::child(p, "shared_expert"));
+    if (const json* m = jf::member(c, "add_rms_norm"))
+      s.combine.addRmsNorm = jf::boolean(*m, jf::child(p, "add_rms_norm"));
     readNumber(c, p, "rms_eps", s.combine.rmsEps, 1e-12, 1.0);
   }
 
@@ -254,7 +256,8 @@ Scenario scenarioFromJson(const json& j) {
   if (jf::member(j, "workload")) {
     const std::string p = "workload";
     const json& w = objectMember(j, "workload", p);
-    jf::rejectUnknownKeys(w, p, {"kind", "ranks", "m", "n", "k", "tile_m", "tile_n", "tile_k", "stages"});
+    jf::rejectUnknownKeys(w, p,
+                          {"kind", "ranks", "m", "n", "k", "tile_m", "tile_n", "tile_k", "stages"});
     readEnum(w, p, "kind", kWorkloadNames, s.workload.kind);
     readInt(w, p, "ranks", s.workload.ranks, 2, kMaxRanks);
     readInt(w, p, "m", s.workload.m, 1, kMaxMatrixDim);
@@ -315,7 +318,8 @@ void validateScenario(const Scenario& s) {
           "must be 0 (by rank) or 1 (by token), got " + str(e.balanceMode));
   require(e.redundantExperts >= 0 && m.experts + e.redundantExperts <= kMaxPhysicalExperts,
           "eplb.redundant_experts",
-          "model.experts + redundant_experts must be <= 1024, got " + str(m.experts + e.redundantExperts));
+          "model.experts + redundant_experts must be <= 1024, got " +
+              str(m.experts + e.redundantExperts));
   if (e.placePerRank == 0 && e.redundantExperts == 0) {
     require(m.experts % ranks == 0, "model.experts",
             "must be divisible by the rank count (" + str(ranks) + ") when eplb.place_per_rank " +
@@ -334,18 +338,21 @@ void validateScenario(const Scenario& s) {
                 str(m.experts) + ")");
   }
   if (e.placePerRank > 0 && e.redundantExperts > 0)
-    require(std::int64_t{e.placePerRank} * ranks == m.experts + e.redundantExperts, "eplb.place_per_rank",
+    require(std::int64_t{e.placePerRank} * ranks == m.experts + e.redundantExperts,
+            "eplb.place_per_rank",
             "must be 0 or (model.experts + redundant_experts) / ranks = " +
                 str((m.experts + e.redundantExperts) / ranks) + " with redundant_experts set");
   if (e.tableFrom != EplbTableSource::Explicit) {
     require(e.table.empty(), "eplb.table",
             "must be empty when table_from is \"" + enumName(kTableSourceNames, e.tableFrom) +
                 "\" (the table is generated)");
-    require(m.experts % e.groups == 0, "eplb.groups",
-            "model.experts (" + str(m.experts) + ") must be divisible by groups, got " + str(e.groups));
+    require(
+        m.experts % e.groups == 0, "eplb.groups",
+        "model.experts (" + str(m.experts) + ") must be divisible by groups, got " + str(e.groups));
   } else if (e.redundantExperts > 0) {
     require(!e.table.empty(), "eplb.table_from",
-            "redundant_experts needs a table: set table_from to \"expected-load\" or \"warm-up\", or give "
+            "redundant_experts needs a table: set table_from to \"expected-load\" or \"warm-up\", "
+            "or give "
             "eplb.table");
   }
   if (!e.table.empty()) {
@@ -420,8 +427,10 @@ void validateScenario(const Scenario& s) {
 
   // Workload: the per-field ranges only; the shape rules need the operator (see scenario.h).
   const WorkloadConfig& w = s.workload;
-  require(w.ranks >= 2 && w.ranks <= kMaxRanks, "workload.ranks", "must be in [2, 768], got " + str(w.ranks));
-  require(w.stages >= 1 && w.stages <= 8, "workload.stages", "must be in [1, 8], got " + str(w.stages));
+  require(w.ranks >= 2 && w.ranks <= kMaxRanks, "workload.ranks",
+          "must be in [2, 768], got " + str(w.ranks));
+  require(w.stages >= 1 && w.stages <= 8, "workload.stages",
+          "must be in [1, 8], got " + str(w.stages));
 }
 
 json scenarioToJson(const Scenario& s) {
@@ -470,10 +479,14 @@ json scenarioToJson(const Scenario& s) {
   j["payload"] = toString(s.payload);
   j["dispatch_impl"] = toString(s.dispatchImpl);
   j["event_log_capacity"] = s.eventLogCapacity;
-  j["workload"] = {{"kind", toString(s.workload.kind)}, {"ranks", s.workload.ranks},
-                   {"m", s.workload.m},                 {"n", s.workload.n},
-                   {"k", s.workload.k},                 {"tile_m", s.workload.tileM},
-                   {"tile_n", s.workload.tileN},        {"tile_k", s.workload.tileK},
+  j["workload"] = {{"kind", toString(s.workload.kind)},
+                   {"ranks", s.workload.ranks},
+                   {"m", s.workload.m},
+                   {"n", s.workload.n},
+                   {"k", s.workload.k},
+                   {"tile_m", s.workload.tileM},
+                   {"tile_n", s.workload.tileN},
+                   {"tile_k", s.workload.tileK},
                    {"stages", s.workload.stages}};
   return j;
 }

@@ -9,7 +9,9 @@ namespace moe {
 
 using bf16 = std::uint16_t;
 
-inline float bf16ToFloat(bf16 v) { return std::bit_cast<float>(static_cast<std::uint32_t>(v) << 16); }
+inline float bf16ToFloat(bf16 v) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(v) << 16);
+}
 
 inline bf16 floatToBf16(float f) {
   std::uint32_t u = std::bit_cast<std::uint32_t>(f);

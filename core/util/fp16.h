@@ -41,10 +41,11 @@ inline fp16 floatToFp16(float f) {
   const std::uint32_t sign = (x >> 16) & 0x8000u;
   const std::uint32_t absx = x & 0x7fffffffu;
   if (absx >= 0x7f800000u)  // inf or NaN (NaN stays quiet NaN)
-    return static_cast<fp16>(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u | ((absx >> 13) & 0x3ffu) : 0u));
+    return static_cast<fp16>(sign | 0x7c00u |
+                             (absx > 0x7f800000u ? 0x200u | ((absx >> 13) & 0x3ffu) : 0u));
   if (absx >= 0x477ff000u) return static_cast<fp16>(sign | 0x7c00u);  // rounds to >= 65520: inf
   const int exp = static_cast<int>(absx >> 23) - 127;
-  if (exp < -25) return static_cast<fp16>(sign);  // below half the smallest subnormal: zero
+  if (exp < -25) return static_cast<fp16>(sign);        // below half the smallest subnormal: zero
   std::uint32_t mant = (absx & 0x7fffffu) | 0x800000u;  // with the implicit bit
   // Bits to drop: 13 for normals; more for subnormals (exp < -14).
   const int shift = exp < -14 ? 13 + (-14 - exp) : 13;
@@ -52,7 +53,8 @@ inline fp16 floatToFp16(float f) {
   const std::uint32_t rest = mant & ((1u << shift) - 1u);
   const std::uint32_t half = 1u << (shift - 1);
   std::uint32_t r = kept + ((rest > half || (rest == half && (kept & 1u))) ? 1u : 0u);
-  if (exp < -14) return static_cast<fp16>(sign | r);  // subnormal; a carry makes it the smallest normal
+  if (exp < -14)
+    return static_cast<fp16>(sign | r);  // subnormal; a carry makes it the smallest normal
   // Normal: r holds 11 bits (implicit one included); a carry to 12 bits bumps the exponent.
   std::uint32_t e = static_cast<std::uint32_t>(exp + 15);
   if (r & 0x800u) {

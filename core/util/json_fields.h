@@ -127,7 +127,8 @@ inline std::vector<std::vector<std::int64_t>> intMatrix(const json& j, const std
     if (r > 0) require(j[r].size() == j[0].size(), rp, "must have as many elements as row 0");
     std::vector<std::int64_t> row;
     row.reserve(j[r].size());
-    for (std::size_t c = 0; c < j[r].size(); ++c) row.push_back(integer(j[r][c], index(rp, c), lo, hi));
+    for (std::size_t c = 0; c < j[r].size(); ++c)
+      row.push_back(integer(j[r][c], index(rp, c), lo, hi));
     out.push_back(std::move(row));
   }
   return out;

@@ -258,7 +258,8 @@ TEST_F(OpCli, ExampleEplbCaseMatchesThePublishedPlacement) {
 }
 
 TEST_F(OpCli, EplbDivisibilityRulesAreBadInputNamingTheField) {
-  const std::string base = R"({"weight": [[1, 2, 3, 4, 5, 6, 7, 8]], "num_replicas": 8, "num_groups": 4,
+  const std::string base =
+      R"({"weight": [[1, 2, 3, 4, 5, 6, 7, 8]], "num_replicas": 8, "num_groups": 4,
                                "num_nodes": 2, "num_gpus": 4})";
   auto with = [&](const std::string& key, int v) {
     json j = json::parse(base);
@@ -269,13 +270,15 @@ TEST_F(OpCli, EplbDivisibilityRulesAreBadInputNamingTheField) {
   expectBadInput(runOp("eplb", with("num_groups", 3)), "num_groups", "divisible by num_groups");
   expectBadInput(runOp("eplb", with("num_gpus", 3)), "num_gpus", "divisible by num_nodes");
   expectBadInput(runOp("eplb", with("num_replicas", 10)), "num_replicas", "divisible by num_gpus");
-  expectBadInput(runOp("eplb", with("num_replicas", 4)), "num_replicas", ">= the number of logical experts");
+  expectBadInput(runOp("eplb", with("num_replicas", 4)), "num_replicas",
+                 ">= the number of logical experts");
   json ragged = json::parse(base);
   ragged["weight"].push_back({1, 2});
   expectBadInput(runOp("eplb", ragged.dump()), "weight[1]", "same number of logical experts");
   json negative = json::parse(base);
   negative["weight"][0][3] = -1;
   expectBadInput(runOp("eplb", negative.dump()), "weight[0][3]", ">= 0");
-  expectBadInput(runOp("eplb", R"({"weight": [[1]], "num_replicas": 1, "num_groups": 1, "num_nodes": 1})"), "num_gpus",
-                 "");
+  expectBadInput(
+      runOp("eplb", R"({"weight": [[1]], "num_replicas": 1, "num_groups": 1, "num_nodes": 1})"),
+      "num_gpus", "");
 }

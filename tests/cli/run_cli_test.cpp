@@ -45,7 +45,8 @@ std::string digestLine(const std::string& out) {
 }
 
 // A small scenario (one server of 4 cards) so file-output tests stay fast.
-fs::path smallScenarioFile(const std::string& name, const std::function<void(nlohmann::json&)>& edit = {}) {
+fs::path smallScenarioFile(const std::string& name,
+                           const std::function<void(nlohmann::json&)>& edit = {}) {
   std::ifstream in(std::string(MOE_SOURCE_DIR) + "/resources/scenarios/default.json");
   nlohmann::json j = nlohmann::json::parse(in);
   j["cluster"]["servers"] = 2;
@@ -78,7 +79,8 @@ TEST(MoeSimRun, DefaultScenarioVerifiesAndPrintsTheSameDigestTwice) {
 
 TEST(MoeSimRun, TraceIsChromeTraceEventJsonWithActivitiesCountersAndNames) {
   const fs::path trace = fs::temp_directory_path() / "moe_run_cli_test" / "trace.json";
-  const Result r = runSim("run " + smallScenarioFile("small.json").string() + " --impl streaming --trace " + trace.string());
+  const Result r = runSim("run " + smallScenarioFile("small.json").string() +
+                          " --impl streaming --trace " + trace.string());
   ASSERT_EQ(r.exitCode, 0) << r.err;
   std::ifstream in(trace);
   const nlohmann::json j = nlohmann::json::parse(in);
@@ -99,7 +101,8 @@ TEST(MoeSimRun, TraceIsChromeTraceEventJsonWithActivitiesCountersAndNames) {
 
 TEST(MoeSimRun, CsvHasOneRowPerStagePerDesign) {
   const fs::path csv = fs::temp_directory_path() / "moe_run_cli_test" / "metrics.csv";
-  const Result r = runSim("run " + smallScenarioFile("small.json").string() + " --impl both --csv " + csv.string());
+  const Result r = runSim("run " + smallScenarioFile("small.json").string() +
+                          " --impl both --csv " + csv.string());
   ASSERT_EQ(r.exitCode, 0) << r.err;
   std::ifstream in(csv);
   std::string line;
@@ -123,7 +126,8 @@ TEST(MoeSimRun, UnwritableTraceIsBadInputBeforeRunning) {
 }
 
 TEST(MoeSimRun, ImpossibleTilingIsBadInputNamingTheField) {
-  const auto file = smallScenarioFile("tiny-chunk.json", [](nlohmann::json& j) { j["rings"]["chunk_bytes"] = 64; });
+  const auto file = smallScenarioFile("tiny-chunk.json",
+                                      [](nlohmann::json& j) { j["rings"]["chunk_bytes"] = 64; });
   const Result r = runSim("run " + file.string());
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("rings.chunk_bytes"), std::string::npos) << r.err;
@@ -144,42 +148,54 @@ TEST(MoeSimRun, InvalidEplbTableIsBadInputNamingTheField) {
 
 TEST(MoeSimRunA2aMatmul, VerifyExitsZeroWithBothTimesOverlapAndDigest) {
   const auto file = smallScenarioFile("a2amm-small.json", [](nlohmann::json& j) {
-    j["workload"] = {{"ranks", 4}, {"m", 128}, {"n", 96}, {"k", 512}, {"tile_m", 16}, {"tile_n", 32}, {"tile_k", 32}, {"stages", 4}};
+    j["workload"] = {{"ranks", 4},   {"m", 128},     {"n", 96},      {"k", 512},
+                     {"tile_m", 16}, {"tile_n", 32}, {"tile_k", 32}, {"stages", 4}};
   });
   const Result r = runSim("run " + file.string() + " --workload alltoall-matmul-rs --verify");
   EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
-  for (const char* line : {"pipelined   emulated", "sequential  emulated", "ratio pipelined/sequential:",
-                           "overlap ratio:", "workspace per rank: allocated", "peak in use (measured)", "[ok]   pipelined == reference GEMM",
-                           "[ok]   sequential == reference GEMM", "legend: overlap ratio ="})
+  for (const char* line :
+       {"pipelined   emulated", "sequential  emulated",
+        "ratio pipelined/sequential:", "overlap ratio:", "workspace per rank: allocated",
+        "peak in use (measured)", "[ok]   pipelined == reference GEMM",
+        "[ok]   sequential == reference GEMM", "legend: overlap ratio ="})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   EXPECT_EQ(r.out.find("[FAIL]"), std::string::npos) << r.out;
   EXPECT_FALSE(digestLine(r.out).empty());
-  EXPECT_EQ(digestLine(runSim("run " + file.string() + " --workload alltoall-matmul-rs").out), digestLine(r.out));
+  EXPECT_EQ(digestLine(runSim("run " + file.string() + " --workload alltoall-matmul-rs").out),
+            digestLine(r.out));
 }
 
 TEST(MoeSimRunA2aMatmul, TraceHasBothKernelsWithTheirRolesAndWorkspaceCounters) {
   const auto file = smallScenarioFile("a2amm-trace.json", [](nlohmann::json& j) {
-    j["workload"] = {{"ranks", 4}, {"m", 128}, {"n", 96}, {"k", 512}, {"tile_m", 16}, {"tile_n", 32}, {"tile_k", 32}, {"stages", 2}};
+    j["workload"] = {{"ranks", 4},   {"m", 128},     {"n", 96},      {"k", 512},
+                     {"tile_m", 16}, {"tile_n", 32}, {"tile_k", 32}, {"stages", 2}};
   });
   const fs::path trace = fs::temp_directory_path() / "moe_run_cli_test" / "a2amm-trace-out.json";
   fs::remove(trace);
-  const Result r = runSim("run " + file.string() + " --workload alltoall-matmul-rs --trace " + trace.string());
+  const Result r =
+      runSim("run " + file.string() + " --workload alltoall-matmul-rs --trace " + trace.string());
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   // The trace does not change what the run prints.
-  EXPECT_EQ(digestLine(runSim("run " + file.string() + " --workload alltoall-matmul-rs").out), digestLine(r.out));
+  EXPECT_EQ(digestLine(runSim("run " + file.string() + " --workload alltoall-matmul-rs").out),
+            digestLine(r.out));
   std::ifstream in(trace);
   const nlohmann::json j = nlohmann::json::parse(in);
   std::set<std::string> roles, processes, counters, stages;
   for (const auto& e : j.at("traceEvents")) {
     const std::string ph = e.at("ph");
-    if (ph == "X" && e.at("cat") == "stage") stages.insert(e.at("name").get<std::string>());
-    else if (ph == "X") roles.insert(e.at("cat").get<std::string>());
+    if (ph == "X" && e.at("cat") == "stage")
+      stages.insert(e.at("name").get<std::string>());
+    else if (ph == "X")
+      roles.insert(e.at("cat").get<std::string>());
     if (ph == "C") counters.insert(e.at("name").get<std::string>());
-    if (ph == "M" && e.at("name") == "process_name") processes.insert(e.at("args").at("name").get<std::string>());
+    if (ph == "M" && e.at("name") == "process_name")
+      processes.insert(e.at("args").at("name").get<std::string>());
   }
   EXPECT_EQ(roles, (std::set<std::string>{"a2a", "gemm", "reduce-scatter"}));
-  EXPECT_EQ(stages, (std::set<std::string>{"a2a-matmul-rs", "all-to-all", "matmul", "reduce-scatter"}));
-  EXPECT_TRUE(processes.count("pipelined card0") && processes.count("sequential card3")) << processes.size();
+  EXPECT_EQ(stages,
+            (std::set<std::string>{"a2a-matmul-rs", "all-to-all", "matmul", "reduce-scatter"}));
+  EXPECT_TRUE(processes.count("pipelined card0") && processes.count("sequential card3"))
+      << processes.size();
   EXPECT_TRUE(counters.count("workspace a2a input slots in use"));
   EXPECT_TRUE(counters.count("workspace partial sums slots in use"));
 }
@@ -198,13 +214,17 @@ TEST(MoeSimRunA2aMatmul, BadShapeIsBadInputNamingTheField) {
   const Result r = runSim("run " + file.string());
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("workload.m"), std::string::npos) << r.err;
-  EXPECT_EQ(runSim("validate " + file.string()).exitCode, 2) << "validate must refuse what run refuses";
+  EXPECT_EQ(runSim("validate " + file.string()).exitCode, 2)
+      << "validate must refuse what run refuses";
 }
 
 TEST(MoeSimRun, DroppedTailPublishIsDiagnosedWithTheRingAndPointerValues) {
-  const Result r = runSim("run " + smallScenarioFile("fault.json").string() + " --impl streaming --fault drop-tail");
+  const Result r = runSim("run " + smallScenarioFile("fault.json").string() +
+                          " --impl streaming --fault drop-tail");
   EXPECT_EQ(r.exitCode, 1) << r.err;
-  EXPECT_NE(r.out.find("deadlock in streaming run during stage 'combine-streaming'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("deadlock in streaming run during stage 'combine-streaming'"),
+            std::string::npos)
+      << r.out;
   // The forwarder waits on the ring whose last publish was lost: the producer has written
   // further than the published tail.
   EXPECT_NE(r.out.find("(forwarder, wait-data"), std::string::npos) << r.out;
@@ -251,19 +271,22 @@ TEST(MoeSimRun, RedundantExpertsLowerPerRankImbalanceAndStillVerify) {
   });
   const Result r = runSim("run --verify " + file.string());
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("eplb table: generated by EPLB from a warm-up batch"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("eplb table: generated by EPLB from a warm-up batch"), std::string::npos)
+      << r.out;
   const auto at = r.out.find("per-rank token load max/mean: before mapping ");
   ASSERT_NE(at, std::string::npos) << r.out;
   double before = 0, after = 0;
-  ASSERT_EQ(std::sscanf(r.out.c_str() + at, "per-rank token load max/mean: before mapping %lf, after UpdateExpert %lf",
+  ASSERT_EQ(std::sscanf(r.out.c_str() + at,
+                        "per-rank token load max/mean: before mapping %lf, after UpdateExpert %lf",
                         &before, &after),
             2);
   EXPECT_LT(after, before);
 }
 
 TEST(MoeSimRun, RedundantExpertsWithoutATableSourceIsBadInput) {
-  const auto file = smallScenarioFile("redundant-no-source.json",
-                                      [](nlohmann::json& j) { j["eplb"] = {{"redundant_experts", 8}}; });
+  const auto file = smallScenarioFile("redundant-no-source.json", [](nlohmann::json& j) {
+    j["eplb"] = {{"redundant_experts", 8}};
+  });
   const Result r = runSim("run " + file.string());
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("eplb.table_from"), std::string::npos) << r.err;

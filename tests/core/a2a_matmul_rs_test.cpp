@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "core/reference/a2a_matmul_rs.h"
 #include "core/pipeline/a2a_matmul_run.h"
+#include "core/reference/a2a_matmul_rs.h"
 #include "core/util/error.h"
 
-using moe::fp16;
 using moe::A2aMatmulShape;
+using moe::fp16;
 
 namespace {
 
@@ -22,11 +22,11 @@ TEST(Fp16, ExactValuesRoundingSubnormalsAndSpecials) {
   EXPECT_EQ(moe::floatToFp16(1.0f), 0x3c00);
   EXPECT_EQ(moe::floatToFp16(-2.0f), 0xc000);
   EXPECT_EQ(moe::floatToFp16(65504.0f), 0x7bff);
-  EXPECT_EQ(moe::floatToFp16(65520.0f), 0x7c00);  // rounds up to inf
-  EXPECT_EQ(moe::floatToFp16(1.0f + 0x1p-11f), 0x3c00);  // tie to even (down)
+  EXPECT_EQ(moe::floatToFp16(65520.0f), 0x7c00);             // rounds up to inf
+  EXPECT_EQ(moe::floatToFp16(1.0f + 0x1p-11f), 0x3c00);      // tie to even (down)
   EXPECT_EQ(moe::floatToFp16(1.0f + 3 * 0x1p-11f), 0x3c02);  // tie to even (up)
-  EXPECT_EQ(moe::floatToFp16(0x1p-24f), 0x0001);  // smallest subnormal
-  EXPECT_EQ(moe::floatToFp16(0x1p-25f), 0x0000);  // tie to even: zero
+  EXPECT_EQ(moe::floatToFp16(0x1p-24f), 0x0001);             // smallest subnormal
+  EXPECT_EQ(moe::floatToFp16(0x1p-25f), 0x0000);             // tie to even: zero
   EXPECT_EQ(moe::floatToFp16(std::numeric_limits<float>::infinity()), 0x7c00);
   EXPECT_TRUE(std::isnan(moe::fp16ToFloat(moe::floatToFp16(std::nanf("")))));
   EXPECT_EQ(moe::fp16ToFloat(0x0001), 0x1p-24f);
@@ -42,7 +42,8 @@ TEST(Fp16, ExactValuesRoundingSubnormalsAndSpecials) {
 
 A2aMatmulShape small(int ranks, int m, int n, int k, int tm, int tn, int tk, int stages) {
   A2aMatmulShape s;
-  s.ranks = ranks, s.m = m, s.n = n, s.k = k, s.tileM = tm, s.tileN = tn, s.tileK = tk, s.stages = stages;
+  s.ranks = ranks, s.m = m, s.n = n, s.k = k, s.tileM = tm, s.tileN = tn, s.tileK = tk,
+  s.stages = stages;
   return s;
 }
 
@@ -64,16 +65,21 @@ TEST(A2aMatmulValidation, EachRuleNamesItsField) {
     return refusal(s);
   };
   EXPECT_EQ(with([](auto& s) { s.ranks = 1; }), "workload.ranks");
-  EXPECT_EQ(with([](auto& s) { s.ranks = 12; s.m = 96; s.k = 192; }), "workload.ranks");  // not whole servers
+  EXPECT_EQ(with([](auto& s) {
+              s.ranks = 12;
+              s.m = 96;
+              s.k = 192;
+            }),
+            "workload.ranks");  // not whole servers
   EXPECT_EQ(with([](auto& s) { s.m = 0; }), "workload.m");
   EXPECT_EQ(with([](auto& s) { s.n = -1; }), "workload.n");
   EXPECT_EQ(with([](auto& s) { s.k = 70000; }), "workload.k");
   EXPECT_EQ(with([](auto& s) { s.tileM = 0; }), "workload.tile_m");
   EXPECT_EQ(with([](auto& s) { s.stages = 0; }), "workload.stages");
   EXPECT_EQ(with([](auto& s) { s.stages = 9; }), "workload.stages");
-  EXPECT_EQ(with([](auto& s) { s.m = 66; }), "workload.m");       // M % r
-  EXPECT_EQ(with([](auto& s) { s.k = 130; }), "workload.k");      // K % r
-  EXPECT_EQ(with([](auto& s) { s.tileM = 5; }), "workload.tile_m");  // tile_m | M/r
+  EXPECT_EQ(with([](auto& s) { s.m = 66; }), "workload.m");           // M % r
+  EXPECT_EQ(with([](auto& s) { s.k = 130; }), "workload.k");          // K % r
+  EXPECT_EQ(with([](auto& s) { s.tileM = 5; }), "workload.tile_m");   // tile_m | M/r
   EXPECT_EQ(with([](auto& s) { s.tileK = 24; }), "workload.tile_k");  // tile_k | K/r
   EXPECT_EQ(with([](auto& s) { s.tileK = 8; }), "workload.tile_k");   // 32-B UB rows
   EXPECT_EQ(with([](auto& s) { s.tileN = 64; }), "workload.tile_n");  // tile_n <= n
@@ -112,7 +118,8 @@ TEST(A2aMatmulReference, MatchesDoublePrecisionGemm) {
     for (int c = 0; c < s.n; ++c) {
       double want = 0;
       for (int k = 0; k < s.k; ++k)
-        want += double(moe::fp16ToFloat(in.a[i / 4][(i % 4) * s.k + k])) * moe::fp16ToFloat(in.w[k / 3][(k % 3) * s.n + c]);
+        want += double(moe::fp16ToFloat(in.a[i / 4][(i % 4) * s.k + k])) *
+                moe::fp16ToFloat(in.w[k / 3][(k % 3) * s.n + c]);
       EXPECT_NEAR(ref.exact[i / 4][(i % 4) * s.n + c], want, 1e-5);
     }
   // The comparison catches a wrong element.
@@ -135,7 +142,8 @@ TEST_P(A2aMatmulKernel, PipelinedAndSequentialMatchTheReference) {
   for (bool pipelined : {true, false}) {
     const auto run = moe::runA2aMatmul(moe::Scenario{}, in, pipelined);
     ASSERT_TRUE(run.finished) << run.deadlock;
-    EXPECT_EQ(moe::compareWithReference(ref, run.out), "") << (pipelined ? "pipelined" : "sequential");
+    EXPECT_EQ(moe::compareWithReference(ref, run.out), "")
+        << (pipelined ? "pipelined" : "sequential");
     EXPECT_GT(run.time, 0);
   }
 }
@@ -178,7 +186,8 @@ moe::Scenario smallA2aScenario(int stages) {
   moe::Scenario sc;
   sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
   sc.workload.ranks = 4, sc.workload.m = 128, sc.workload.n = 96, sc.workload.k = 512;
-  sc.workload.tileM = 16, sc.workload.tileN = 32, sc.workload.tileK = 32, sc.workload.stages = stages;
+  sc.workload.tileM = 16, sc.workload.tileN = 32, sc.workload.tileK = 32,
+  sc.workload.stages = stages;
   return sc;
 }
 
@@ -311,7 +320,8 @@ TEST(WorkspaceStages, OverwriteAndEarlyReadAreViolations) {
   EXPECT_NE(w.violations()[1].find("still has 1 unfinished readers"), std::string::npos);
   w.endRead(0);  // no read began
   EXPECT_EQ(w.violations().size(), 3u);
-  EXPECT_EQ(emu.violations().size(), 3u) << "the emulation collects strip violations for verification";
+  EXPECT_EQ(emu.violations().size(), 3u)
+      << "the emulation collects strip violations for verification";
 }
 
 }  // namespace

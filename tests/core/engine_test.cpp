@@ -11,7 +11,9 @@
 using namespace moe;
 
 namespace {
-void record(void* ctx, std::uint64_t arg) { static_cast<std::vector<int>*>(ctx)->push_back(static_cast<int>(arg)); }
+void record(void* ctx, std::uint64_t arg) {
+  static_cast<std::vector<int>*>(ctx)->push_back(static_cast<int>(arg));
+}
 }  // namespace
 
 TEST(EventQueue, EqualTimeEventsRunInInsertionOrderAndTimeNeverGoesBack) {

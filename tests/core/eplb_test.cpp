@@ -124,8 +124,8 @@ TEST(EplbValidation, EachRuleNamesItsField) {
     change(c);
     return errorPath(c);
   };
-  EXPECT_EQ(with([](EplbInput& c) { c.numGroups = 3; }), "num_groups");  // 4 experts % 3
-  EXPECT_EQ(with([](EplbInput& c) { c.numGpus = 3; }), "num_gpus");      // 3 % 2 nodes
+  EXPECT_EQ(with([](EplbInput& c) { c.numGroups = 3; }), "num_groups");       // 4 experts % 3
+  EXPECT_EQ(with([](EplbInput& c) { c.numGpus = 3; }), "num_gpus");           // 3 % 2 nodes
   EXPECT_EQ(with([](EplbInput& c) { c.numReplicas = 10; }), "num_replicas");  // 10 % 4 gpus
   EXPECT_EQ(with([](EplbInput& c) {
               c.numReplicas = 4;
@@ -137,7 +137,8 @@ TEST(EplbValidation, EachRuleNamesItsField) {
   EXPECT_EQ(with([](EplbInput& c) { c.weight.push_back({1, 2}); }), "weight[1]");
   EXPECT_EQ(with([](EplbInput& c) { c.weight[0][2] = -1; }), "weight[0][2]");
   EXPECT_EQ(with([](EplbInput& c) { c.numNodes = 0; }), "num_nodes");
-  EXPECT_EQ(with([](EplbInput& c) { c.maxReplicas = 1; }), "max_replicas");  // 2 experts x 1 < 4 slots
+  EXPECT_EQ(with([](EplbInput& c) { c.maxReplicas = 1; }),
+            "max_replicas");  // 2 experts x 1 < 4 slots
   EXPECT_EQ(with([](EplbInput& c) { c.maxReplicas = -1; }), "max_replicas");
 }
 
@@ -158,7 +159,8 @@ TEST(EplbTable, ConvertsToUpdateExpertRowsThatTheKernelAccepts) {
   for (int rank = 0; rank < 4; ++rank) {
     a.localRankId = rank;
     const UpdateExpertResult u = updateExpertReference(a);
-    EXPECT_EQ(r.phy2log[0][static_cast<std::size_t>(u.balancedIds[0])], 1);  // a replica of expert 1
+    EXPECT_EQ(r.phy2log[0][static_cast<std::size_t>(u.balancedIds[0])],
+              1);  // a replica of expert 1
     EXPECT_EQ(r.phy2log[0][static_cast<std::size_t>(u.balancedIds[1])], 3);
   }
 }
@@ -187,7 +189,8 @@ TEST(EplbProperty, RandomInputsKeepTheInvariants) {
     const bool integral = rng.below(2) == 0;  // small integers make ties likely
     for (int l = 0; l < layers; ++l) {
       std::vector<double> w(static_cast<std::size_t>(E));
-      for (double& v : w) v = integral ? static_cast<double>(rng.below(5)) : rng.uniform() * rng.uniform() * 100;
+      for (double& v : w)
+        v = integral ? static_cast<double>(rng.below(5)) : rng.uniform() * rng.uniform() * 100;
       in.weight.push_back(w);
     }
     const EplbResult r = rebalanceExperts(in);
@@ -218,8 +221,10 @@ TEST(EplbProperty, RandomInputsKeepTheInvariants) {
       ASSERT_EQ(t.placePerRank * in.numGpus, in.numReplicas) << what;
       const std::vector<double>& w = in.weight[static_cast<std::size_t>(l)];
       std::vector<double> identityLoad(static_cast<std::size_t>(in.numGpus), 0.0);
-      for (int e = 0; e < E; ++e) identityLoad[static_cast<std::size_t>(e / expertsPerGpu)] += w[static_cast<std::size_t>(e)];
-      const Placement placed = placeExperts(w, in.numReplicas, in.numGroups, in.numNodes, in.numGpus);
+      for (int e = 0; e < E; ++e)
+        identityLoad[static_cast<std::size_t>(e / expertsPerGpu)] += w[static_cast<std::size_t>(e)];
+      const Placement placed =
+          placeExperts(w, in.numReplicas, in.numGroups, in.numNodes, in.numGpus);
       fellBack += placed.keptIdentity ? 1 : 0;
       ASSERT_EQ(placed.phy2log.size(), p2l.size()) << what;
       std::vector<int> placedCount(static_cast<std::size_t>(E), 0);

@@ -52,8 +52,8 @@ std::string rejectedPath(const Scenario& s) {
 }
 
 // Expert output row of every routed slot (source rank, token, k), read from one run.
-std::map<std::tuple<int, int, int>, std::vector<bf16>> outputsBySlot(const LayerRun& run, int hidden,
-                                                                     std::set<int>* instancesUsed = nullptr) {
+std::map<std::tuple<int, int, int>, std::vector<bf16>> outputsBySlot(
+    const LayerRun& run, int hidden, std::set<int>* instancesUsed = nullptr) {
   std::map<std::tuple<int, int, int>, std::vector<bf16>> bySlot;
   const auto outs = run.dispatchOutputs(false);
   const auto ys = run.expertOutputs();
@@ -61,8 +61,8 @@ std::map<std::tuple<int, int, int>, std::vector<bf16>> outputsBySlot(const Layer
   for (std::size_t r = 0; r < outs.size(); ++r) {
     for (std::int64_t row = 0; row < outs[r].rows(); ++row) {
       const auto* y = &ys[r][static_cast<std::size_t>(row * hidden)];
-      bySlot[{outs[r].expandIdx[row * 3], outs[r].expandIdx[row * 3 + 1], outs[r].expandIdx[row * 3 + 2]}] =
-          std::vector<bf16>(y, y + hidden);
+      bySlot[{outs[r].expandIdx[row * 3], outs[r].expandIdx[row * 3 + 1],
+              outs[r].expandIdx[row * 3 + 2]}] = std::vector<bf16>(y, y + hidden);
       if (instancesUsed) {
         // The row's local expert: the last offset at or before the row.
         int le = 0;
@@ -86,7 +86,8 @@ TEST(ExpertBalance, HotspotWithRedundantExpertsLowersPerRankImbalanceInBothModes
       const ExpertLoad L = computeExpertLoad(s, generateGating(s));
       EXPECT_EQ(L.placePerRank, 5);
       EXPECT_EQ(L.redundantExperts, 8);
-      EXPECT_LT(imbalance(L.perRankAfter), imbalance(L.perRankBefore)) << toString(from) << " mode " << mode;
+      EXPECT_LT(imbalance(L.perRankAfter), imbalance(L.perRankBefore))
+          << toString(from) << " mode " << mode;
       EXPECT_LT(imbalance(L.perRankAfter), 1.5) << toString(from) << " mode " << mode;
     }
   }
@@ -102,7 +103,8 @@ TEST(ExpertBalance, LayerWithRedundantExpertsMatchesEveryReferenceInBothDesigns)
       LayerRun run(s, impl, gating);
       run.runToEnd();
       ASSERT_TRUE(run.finished()) << run.emulation().deadlockDiagnosis();
-      for (const VerificationCheck& c : run.verify(ref)) EXPECT_TRUE(c.ok) << c.name << ": " << c.detail;
+      for (const VerificationCheck& c : run.verify(ref))
+        EXPECT_TRUE(c.ok) << c.name << ": " << c.detail;
     }
   }
 }
@@ -171,11 +173,14 @@ TEST(ExpertBalance, EachScenarioRuleNamesItsField) {
     return rejectedPath(s);
   };
   EXPECT_EQ(with([](Scenario&) {}), "(accepted)");
-  EXPECT_EQ(with([](Scenario& s) { s.eplb.redundantExperts = 7; }), "eplb.redundant_experts");  // 39 % 8
-  EXPECT_EQ(with([](Scenario& s) { s.eplb.groups = 5; }), "eplb.groups");                       // 32 % 5
-  EXPECT_EQ(with([](Scenario& s) { s.eplb.table.assign(32, {1, 0}); }), "eplb.table");          // generated
-  EXPECT_EQ(with([](Scenario& s) { s.eplb.tableFrom = EplbTableSource::Explicit; }), "eplb.table_from");
-  EXPECT_EQ(with([](Scenario& s) { s.eplb.placePerRank = 4; }), "eplb.place_per_rank");  // 40 slots = 5/rank
+  EXPECT_EQ(with([](Scenario& s) { s.eplb.redundantExperts = 7; }),
+            "eplb.redundant_experts");                                                  // 39 % 8
+  EXPECT_EQ(with([](Scenario& s) { s.eplb.groups = 5; }), "eplb.groups");               // 32 % 5
+  EXPECT_EQ(with([](Scenario& s) { s.eplb.table.assign(32, {1, 0}); }), "eplb.table");  // generated
+  EXPECT_EQ(with([](Scenario& s) { s.eplb.tableFrom = EplbTableSource::Explicit; }),
+            "eplb.table_from");
+  EXPECT_EQ(with([](Scenario& s) { s.eplb.placePerRank = 4; }),
+            "eplb.place_per_rank");  // 40 slots = 5/rank
   EXPECT_EQ(with([](Scenario& s) { s.eplb.redundantExperts = 2000; }), "eplb.redundant_experts");
   // An explicit table whose instance count contradicts redundant_experts.
   EXPECT_EQ(with([](Scenario& s) {

@@ -7,8 +7,8 @@
 #include <numeric>
 #include <tuple>
 
-#include "core/plan/dispatch_tiling.h"
 #include "core/pipeline/layer_run.h"
+#include "core/plan/dispatch_tiling.h"
 #include "core/util/error.h"
 #include "core/util/rng.h"
 
@@ -53,7 +53,8 @@ BothRuns runBoth(const Scenario& s) {
 }
 
 void expectAllChecksPass(const LayerRun& run, const ReferenceLayer& ref) {
-  for (const VerificationCheck& c : run.verify(ref)) EXPECT_TRUE(c.ok) << c.name << ": " << c.detail;
+  for (const VerificationCheck& c : run.verify(ref))
+    EXPECT_TRUE(c.ok) << c.name << ": " << c.detail;
 }
 
 void expectDesignsAgreeWithReference(const Scenario& s) {
@@ -68,18 +69,22 @@ void expectDesignsAgreeWithReference(const Scenario& s) {
   // And against the fully materialized reference rows.
   std::vector<DispatchSource> sources;
   for (int r = 0; r < s.cluster.ranks(); ++r)
-    sources.push_back({b.streaming->gating()[r].x, b.ref.updateExpert[r].balancedIds, b.streaming->gating()[r].topkWeights,
-                       b.ref.updateExpert[r].balancedActiveMask.value_or(
-                           std::vector<std::uint8_t>(static_cast<std::size_t>(s.model.tokensPerRank) * s.model.topk, 1))});
-  const auto full = dispatchReference(
-      DispatchShape{s.cluster.ranks(), s.model.tokensPerRank, s.model.hidden, s.model.topk, b.ref.updateExpert[0].placePerRank},
-      sources);
+    sources.push_back({b.streaming->gating()[r].x, b.ref.updateExpert[r].balancedIds,
+                       b.streaming->gating()[r].topkWeights,
+                       b.ref.updateExpert[r].balancedActiveMask.value_or(std::vector<std::uint8_t>(
+                           static_cast<std::size_t>(s.model.tokensPerRank) * s.model.topk, 1))});
+  const auto full =
+      dispatchReference(DispatchShape{s.cluster.ranks(), s.model.tokensPerRank, s.model.hidden,
+                                      s.model.topk, b.ref.updateExpert[0].placePerRank},
+                        sources);
   EXPECT_EQ(b.streaming->dispatchOutputs(), full);
 }
 
 }  // namespace
 
-TEST(LayerDispatch, OneServerMatchesReferenceInBothDesigns) { expectDesignsAgreeWithReference(smallScenario(1, 4)); }
+TEST(LayerDispatch, OneServerMatchesReferenceInBothDesigns) {
+  expectDesignsAgreeWithReference(smallScenario(1, 4));
+}
 
 TEST(LayerDispatch, TwoServersUseTheHierarchicalRdmaPathAndMatch) {
   const Scenario s = smallScenario(2, 4);
@@ -88,7 +93,9 @@ TEST(LayerDispatch, TwoServersUseTheHierarchicalRdmaPathAndMatch) {
   EXPECT_GT(b.streaming->emulation().machine().rdmaPosts, 0);
 }
 
-TEST(LayerDispatch, FourServersMatch) { expectDesignsAgreeWithReference(smallScenario(4, 2)); }
+TEST(LayerDispatch, FourServersMatch) {
+  expectDesignsAgreeWithReference(smallScenario(4, 2));
+}
 
 TEST(LayerDispatch, HotspotExpertMatches) {
   Scenario s = smallScenario(2, 4);
@@ -158,10 +165,12 @@ TEST(LayerUpdateExpert, RandomTablesBothModesAndPruningMatchReference) {
     // Each expert gets one instance, the rest go to random experts; ids are shuffled.
     std::vector<int> instances(R * P);
     std::iota(instances.begin(), instances.end(), 0);
-    for (std::size_t i = instances.size(); i > 1; --i) std::swap(instances[i - 1], instances[rng.below(i)]);
+    for (std::size_t i = instances.size(); i > 1; --i)
+      std::swap(instances[i - 1], instances[rng.below(i)]);
     std::vector<std::vector<int>> owned(s.model.experts);
     for (int i = 0; i < R * P; ++i)
-      owned[i < s.model.experts ? i : static_cast<int>(rng.below(s.model.experts))].push_back(instances[i]);
+      owned[i < s.model.experts ? i : static_cast<int>(rng.below(s.model.experts))].push_back(
+          instances[i]);
     std::size_t maxCount = 0;
     for (auto& o : owned) maxCount = std::max(maxCount, o.size());
     for (auto& o : owned) {
@@ -220,8 +229,8 @@ TEST(LayerRun, SteppingAdvancesTimeAndStagesInOrder) {
     if (seen.empty() || seen.back() != run.currentStage()) seen.push_back(run.currentStage());
   }
   EXPECT_TRUE(run.finished());
-  EXPECT_EQ(seen, (std::vector<std::string>{"update-expert", "layout", "dispatch-notify", "dispatch-streaming",
-                                            "experts", "combine-streaming"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"update-expert", "layout", "dispatch-notify",
+                                            "dispatch-streaming", "experts", "combine-streaming"}));
 }
 
 namespace {
@@ -238,7 +247,8 @@ std::string tilingError(const Scenario& s) {
 TEST(DispatchTiling, ChunkSmallerThanOneRecordIsRejected) {
   Scenario s = smallScenario(1, 4);
   s.rings.chunkBytes = 256;
-  EXPECT_NE(tilingError(s).find("rings.chunk_bytes: a chunk of 256 B is smaller than one record"), std::string::npos)
+  EXPECT_NE(tilingError(s).find("rings.chunk_bytes: a chunk of 256 B is smaller than one record"),
+            std::string::npos)
       << tilingError(s);
 }
 
@@ -252,13 +262,15 @@ TEST(DispatchTiling, MoreRoleCoresThanAivCoresIsRejected) {
   Scenario s = smallScenario(1, 4);
   s.rings.senderCores = 30;
   s.rings.receiverCores = 20;
-  EXPECT_NE(tilingError(s).find("exceed the card's 40 AIV cores"), std::string::npos) << tilingError(s);
+  EXPECT_NE(tilingError(s).find("exceed the card's 40 AIV cores"), std::string::npos)
+      << tilingError(s);
 }
 
 TEST(DispatchTiling, UbOverflowIsRejectedNamingTheRole) {
   Scenario s = smallScenario(1, 4);
   s.rings.chunkBytes = 96 * 1024;  // two staging chunks alone fill the 192 KiB UB
-  EXPECT_NE(tilingError(s).find("UB overflow: a sender core needs"), std::string::npos) << tilingError(s);
+  EXPECT_NE(tilingError(s).find("UB overflow: a sender core needs"), std::string::npos)
+      << tilingError(s);
 }
 
 TEST(LayerRun, InvalidEplbTableIsBadInputNamingTheField) {
@@ -314,7 +326,8 @@ TEST(DispatchTiling, ProposedTilingIsValidAndRunsForSeveralShapes) {
     s.rings = proposeTiling(s, 4);
     EXPECT_GE(s.rings.chunkBytes, partialRecordBytes(s));
     EXPECT_GE(s.rings.queueChunks, 2);
-    EXPECT_LE(s.rings.senderCores + s.rings.forwarderCores + s.rings.receiverCores, s.hardware.aivCores);
+    EXPECT_LE(s.rings.senderCores + s.rings.forwarderCores + s.rings.receiverCores,
+              s.hardware.aivCores);
     EXPECT_NO_THROW(checkRunnable(s));
   }
   // The default scenario gets seed 000's range: a chunk of 64-512 KiB.

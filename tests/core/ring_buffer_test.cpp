@@ -84,7 +84,8 @@ TEST(RingBuffer, UnalignedRingCapacityStillSplitsWritesAtTheWrap) {
   std::vector<int> seen;
   int corrupt = 0;
   emu.launch(m.aiv(3, 1), Role::Sender, producer(ring, m.aiv(3, 1), m, 37, false), nullptr);
-  emu.launch(m.aiv(2, 1), Role::Receiver, consumer(ring, m.aiv(2, 1), m, 37, seen, corrupt), nullptr);
+  emu.launch(m.aiv(2, 1), Role::Receiver, consumer(ring, m.aiv(2, 1), m, 37, seen, corrupt),
+             nullptr);
   emu.sim().run();
   EXPECT_TRUE(emu.violations().empty());
   EXPECT_EQ(seen.size(), 37u);
@@ -113,7 +114,8 @@ TEST(RingBuffer, ConsumerWaitingForDataThatNeverComesIsDiagnosedWithPointerValue
   std::vector<int> seen;
   int corrupt = 0;
   emu.launch(m.aiv(0, 0), Role::Sender, producer(ring, m.aiv(0, 0), m, 3, false), nullptr);
-  emu.launch(m.aiv(1, 0), Role::Receiver, consumer(ring, m.aiv(1, 0), m, 4, seen, corrupt), nullptr);
+  emu.launch(m.aiv(1, 0), Role::Receiver, consumer(ring, m.aiv(1, 0), m, 4, seen, corrupt),
+             nullptr);
   emu.sim().run();  // returns: the queue drains, it never hangs
   ASSERT_EQ(emu.sim().unfinishedPrograms().size(), 1u);
   const std::string d = emu.deadlockDiagnosis();
@@ -142,7 +144,8 @@ TEST(RingBuffer, RdmaRingPublishesTailOnlyBehindItsData) {
     }
   };
   emu.launch(m.aiv(0, 0), Role::Forwarder, prod(m.aiv(0, 0)), nullptr);
-  emu.launch(m.aiv(8, 0), Role::Receiver, consumer(ring, m.aiv(8, 0), m, 20, seen, corrupt), nullptr);
+  emu.launch(m.aiv(8, 0), Role::Receiver, consumer(ring, m.aiv(8, 0), m, 20, seen, corrupt),
+             nullptr);
   emu.sim().run();
   EXPECT_TRUE(emu.violations().empty()) << emu.violations().front();
   EXPECT_EQ(seen.size(), 20u);
@@ -173,7 +176,8 @@ TEST(RingBuffer, SmallRdmaBatchPostedBehindABigOneNeverMovesTheTailBackwards) {
   auto watch = [&](AiCore& c) -> Task {
     std::int64_t seen = 0;
     while (seen < (kBatch + 1) * kBig) {
-      auto change = c.changeOf(*ring.tailWord(), seen, Activity::WaitData, [] { return std::string("test"); });
+      auto change = c.changeOf(*ring.tailWord(), seen, Activity::WaitData,
+                               [] { return std::string("test"); });
       co_await change;
       seen = ring.tail();
       tails.push_back(seen);

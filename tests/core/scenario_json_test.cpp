@@ -242,8 +242,11 @@ TEST(ScenarioJson, ModelAndEplbRules) {
   EXPECT_EQ(rejectedPath(with(d, "/eplb/table_from", 1)), "eplb.table_from");
   EXPECT_EQ(rejectedPath(with(d, "/eplb/groups", 0)), "eplb.groups");
   EXPECT_EQ(rejectedPath(with(d, "/eplb/redundant_experts", -1)), "eplb.redundant_experts");
-  EXPECT_EQ(rejectedPath(with(d, "/eplb/redundant_experts", 16)), "eplb.table_from");  // no table source
-  EXPECT_EQ(rejectedPath(with(with(d, "/eplb/redundant_experts", 16), "/eplb/table_from", "warm-up")), "(accepted)");
+  EXPECT_EQ(rejectedPath(with(d, "/eplb/redundant_experts", 16)),
+            "eplb.table_from");  // no table source
+  EXPECT_EQ(
+      rejectedPath(with(with(d, "/eplb/redundant_experts", 16), "/eplb/table_from", "warm-up")),
+      "(accepted)");
   json rows18 = json::array(), rows1 = json::array(), ragged = json::array(), good = json::array();
   for (int e = 0; e < 64; ++e) {
     rows18.push_back(std::vector<int>(18, 0));

@@ -17,11 +17,11 @@
 #include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
 #include "ui/run/run_controller.h"
+#include "ui/style/palette.h"
 #include "ui/widgets/card_view.h"
 #include "ui/widgets/core_grid_widget.h"
 #include "ui/widgets/experts_view.h"
 #include "ui/widgets/main_window.h"
-#include "ui/style/palette.h"
 #include "ui/widgets/ring_strip_widget.h"
 #include "ui/widgets/scenario_editor.h"
 #include "ui/widgets/timeline_widget.h"
@@ -163,7 +163,8 @@ class A2aWorkloadTest : public QObject {
     // The scrubber re-runs the same kernel to an earlier time: fewer partial tiles delivered.
     auto delivered = [](const Snapshot& snap) {
       std::int64_t n = 0;
-      for (const StagesSnap& st : snap.workspace) n += st.group == "reduce-scatter buffer" ? st.stats.fills : 0;
+      for (const StagesSnap& st : snap.workspace)
+        n += st.group == "reduce-scatter buffer" ? st.stats.fills : 0;
       return n;
     };
     QSignalSpy scrubbed(&w, &MainWindow::scrubShown);

@@ -46,12 +46,13 @@ class ExpertsViewTest : public QObject {
     QVERIFY(nextLoad(w, before, [&] { w.loadScenario(hotspot()); }));
     QCOMPARE(before.redundantExperts, 0);
     QVERIFY(imbalance(before.perRankAfter) > 2.0);  // two hot experts on two ranks
-    QTest::qWait(50);  // let the view take the load
+    QTest::qWait(50);                               // let the view take the load
     QVERIFY(w.expertsView()->rebalanceButton()->isEnabled());
     QCOMPARE(w.expertsView()->redundantSpin()->value(), 16);  // one spare slot per rank by default
 
     ExpertLoad after;
-    QVERIFY(nextLoad(w, after, [&] { QTest::mouseClick(w.expertsView()->rebalanceButton(), Qt::LeftButton); }));
+    QVERIFY(nextLoad(
+        w, after, [&] { QTest::mouseClick(w.expertsView()->rebalanceButton(), Qt::LeftButton); }));
     QCOMPARE(after.redundantExperts, 16);
     QCOMPARE(after.placePerRank, 5);
     QVERIFY(imbalance(after.perRankAfter) < 1.2);

@@ -14,7 +14,9 @@ std::vector<Factory>& registry();
 
 template <typename T>
 struct Register {
-  Register() { registry().push_back([] { return std::make_unique<T>(); }); }
+  Register() {
+    registry().push_back([] { return std::make_unique<T>(); });
+  }
 };
 
 }  // namespace moe::ui::test

@@ -43,7 +43,8 @@ class ModelTest : public QObject {
     m.setLoad(L);
     QCOMPARE(m.rowCount(), 3);
     QCOMPARE(m.columnCount(), int(EplbTableModel::ColumnCount));
-    QCOMPARE(m.data(m.index(0, EplbTableModel::Instances), Qt::DisplayRole).toString(), QString("#0 r0: 5, #2 r1: 5"));
+    QCOMPARE(m.data(m.index(0, EplbTableModel::Instances), Qt::DisplayRole).toString(),
+             QString("#0 r0: 5, #2 r1: 5"));
     QCOMPARE(m.data(m.index(0, EplbTableModel::Routed), EplbTableModel::SortRole).toDouble(), 10.0);
     // Replicated experts get a colour of their own; single-instance experts share one.
     const QColor c0 = m.data(m.index(0, 0), Qt::DecorationRole).value<QColor>();

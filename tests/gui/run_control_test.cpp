@@ -125,7 +125,8 @@ class RunControlTest : public QObject {
     // The first verificationReady came from load (not done); wait for the final one.
     QTRY_VERIFY_WITH_TIMEOUT(w.verification().done, 180000);
     ticker.stop();
-    QVERIFY2(worstGap <= 100, qPrintable(QString("worst gap between GUI ticks: %1 ms").arg(worstGap)));
+    QVERIFY2(worstGap <= 100,
+             qPrintable(QString("worst gap between GUI ticks: %1 ms").arg(worstGap)));
     QVERIFY2(w.verification().ok, qPrintable(w.verification().details));
     QVERIFY(w.liveSnapshot()->finished);
   }

@@ -25,7 +25,8 @@ class ScreenshotTest : public QObject {
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     QSet<QByteArray> hashes;
-    for (const char* name : {"cluster", "card", "experts", "timeline", "metrics", "editor", "compare"}) {
+    for (const char* name :
+         {"cluster", "card", "experts", "timeline", "metrics", "editor", "compare"}) {
       const QString file = QDir(dir.path()).filePath(QString(name) + ".png");
       QFile f(file);
       QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(file));
@@ -36,7 +37,8 @@ class ScreenshotTest : public QObject {
       QSet<QRgb> colours;
       for (int y = 0; y < img.height(); y += 7)
         for (int x = 0; x < img.width(); x += 7) colours.insert(img.pixel(x, y));
-      QVERIFY2(colours.size() > 20, qPrintable(QString("%1 has only %2 colours").arg(name).arg(colours.size())));
+      QVERIFY2(colours.size() > 20,
+               qPrintable(QString("%1 has only %2 colours").arg(name).arg(colours.size())));
     }
     QCOMPARE(hashes.size(), 7);
   }

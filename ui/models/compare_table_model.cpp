@@ -12,7 +12,9 @@ int CompareTableModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(r_.figures.size());
 }
 
-int CompareTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(r_.impls.size()); }
+int CompareTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(r_.impls.size());
+}
 
 QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
@@ -20,13 +22,15 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const {
   if (index.column() >= static_cast<int>(row.size())) return {};
   if (role == Qt::DisplayRole) return row[index.column()];
   if (role == Qt::TextAlignmentRole) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-  if (role == Qt::ToolTipRole) return QString("%1, %2").arg(r_.figureNames[index.row()], r_.impls[index.column()]);
+  if (role == Qt::ToolTipRole)
+    return QString("%1, %2").arg(r_.figureNames[index.row()], r_.impls[index.column()]);
   return {};
 }
 
 QVariant CompareTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (role != Qt::DisplayRole || section < 0) return {};
-  if (o == Qt::Horizontal) return section < r_.impls.size() ? QVariant(r_.impls[section]) : QVariant();
+  if (o == Qt::Horizontal)
+    return section < r_.impls.size() ? QVariant(r_.impls[section]) : QVariant();
   return section < r_.figureNames.size() ? QVariant(r_.figureNames[section]) : QVariant();
 }
 

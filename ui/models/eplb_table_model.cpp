@@ -18,7 +18,9 @@ int EplbTableModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(load_.table.size());
 }
 
-int EplbTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int EplbTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant EplbTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
@@ -26,11 +28,15 @@ QVariant EplbTableModel::data(const QModelIndex& index, int role) const {
   const std::vector<int>& row = load_.table[static_cast<std::size_t>(e)];
   const int count = row.empty() ? 0 : row[0];
   const int P = std::max(1, load_.placePerRank);
-  const double routed = e < static_cast<int>(load_.perExpert.size()) ? load_.perExpert[static_cast<std::size_t>(e)] : 0;
+  const double routed = e < static_cast<int>(load_.perExpert.size())
+                            ? load_.perExpert[static_cast<std::size_t>(e)]
+                            : 0;
   if (role == Qt::DisplayRole) {
     switch (index.column()) {
-      case Expert: return QString::number(e);
-      case Routed: return QString::number(routed, 'f', 0);
+      case Expert:
+        return QString::number(e);
+      case Routed:
+        return QString::number(routed, 'f', 0);
       case Instances: {
         // Each replica: its instance id, its rank, and the token slots it received.
         QStringList parts;
@@ -47,10 +53,14 @@ QVariant EplbTableModel::data(const QModelIndex& index, int role) const {
   }
   if (role == SortRole) {
     switch (index.column()) {
-      case Expert: return e;
-      case Routed: return routed;
-      case Instances: return count;  // most replicated first when sorted descending
-      default: return data(index, Qt::DisplayRole);
+      case Expert:
+        return e;
+      case Routed:
+        return routed;
+      case Instances:
+        return count;  // most replicated first when sorted descending
+      default:
+        return data(index, Qt::DisplayRole);
     }
   }
   if (role == Qt::DecorationRole && index.column() == Expert) return colors_.of(e);
@@ -69,9 +79,12 @@ QVariant EplbTableModel::data(const QModelIndex& index, int role) const {
 QVariant EplbTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (role != Qt::DisplayRole || o != Qt::Horizontal) return {};
   switch (section) {
-    case Expert: return tr("Expert");
-    case Routed: return tr("Routed");
-    case Instances: return tr("Instances (#id rank: slots received)");
+    case Expert:
+      return tr("Expert");
+    case Routed:
+      return tr("Routed");
+    case Instances:
+      return tr("Instances (#id rank: slots received)");
   }
   return {};
 }

@@ -6,7 +6,9 @@ namespace moe::ui {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString q(const std::string& s) {
+  return QString::fromStdString(s).toHtmlEscaped();
+}
 
 QString capitalized(QString s) {
   if (!s.isEmpty()) s[0] = s[0].toUpper();
@@ -20,25 +22,39 @@ QString coreHeadline(const Snapshot& s, const CoreSnap& c) {
                           .arg(c.card);
   QString what;
   switch (c.activity) {
-    case Activity::Idle: what = "has no program yet"; break;
-    case Activity::Done: what = "has finished its program"; break;
-    case Activity::Copy: what = "is moving data (DMA or RDMA)"; break;
-    case Activity::Vector: what = "is computing on the vector unit"; break;
-    case Activity::Cube: what = "is computing on the cube unit"; break;
+    case Activity::Idle:
+      what = "has no program yet";
+      break;
+    case Activity::Done:
+      what = "has finished its program";
+      break;
+    case Activity::Copy:
+      what = "is moving data (DMA or RDMA)";
+      break;
+    case Activity::Vector:
+      what = "is computing on the vector unit";
+      break;
+    case Activity::Cube:
+      what = "is computing on the cube unit";
+      break;
     case Activity::WaitSpace:
     case Activity::WaitData:
     case Activity::WaitSync:
       what = c.waitText.empty() ? QString("is %1").arg(activityText(c.activity)) : q(c.waitText);
       break;
-    case Activity::Count: break;
+    case Activity::Count:
+      break;
   }
   return QString("%1: %2 (since %3, now %4).").arg(who, what, timeText(c.since), timeText(s.now));
 }
 
 QString ringHeadline(const RingSnap& r) {
   const std::int64_t used = r.occupied();
-  const double pct = r.capacity > 0 ? 100.0 * static_cast<double>(used) / static_cast<double>(r.capacity) : 0;
-  QString state = used == 0 ? "empty" : used >= r.capacity ? "full" : QString("%1% full").arg(pct, 0, 'f', 0);
+  const double pct =
+      r.capacity > 0 ? 100.0 * static_cast<double>(used) / static_cast<double>(r.capacity) : 0;
+  QString state = used == 0            ? "empty"
+                  : used >= r.capacity ? "full"
+                                       : QString("%1% full").arg(pct, 0, 'f', 0);
   return QString("%1 ring on card %2, fed from card %3: %4 (%5 of %6 in flight, %7 records).")
       .arg(r.kind == RingKind::Ipc ? "IPC" : "RDMA")
       .arg(r.consumerCard)
@@ -50,7 +66,8 @@ QString ringHeadline(const RingSnap& r) {
 QString stagesHeadline(const StagesSnap& w) {
   int n[static_cast<int>(SlotState::Count)] = {};
   for (SlotState st : w.states) ++n[static_cast<int>(st)];
-  return QString("%1 (card %2): %3 of %4 slots in use — %5 filling, %6 full, %7 being read; peak %8.")
+  return QString(
+             "%1 (card %2): %3 of %4 slots in use — %5 filling, %6 full, %7 being read; peak %8.")
       .arg(q(w.name))
       .arg(w.card)
       .arg(w.occupied)
@@ -65,22 +82,43 @@ QString stagesHeadline(const StagesSnap& w) {
 
 QString roleDescription(Role r) {
   switch (r) {
-    case Role::Idle: return "Has no program in this stage.";
-    case Role::Sender: return "Sends rows out of its card: gathers them into UB and writes them into peers' ring buffers or windows.";
-    case Role::Forwarder: return "Takes rows from the intra-server rings, reduces or regroups them, and forwards them to the destination server over RDMA.";
-    case Role::Receiver: return "Takes rows from the rings into this card, does the final reduction and writes the outputs.";
-    case Role::Mapper: return "MoeUpdateExpert: maps logical expert ids to physical instances for its range of elements.";
-    case Role::LayoutExpert: return "Layout: counts the tokens routed to each of its experts.";
-    case Role::LayoutRank: return "Layout: counts the tokens routed to each of its ranks.";
-    case Role::Gemm: return "Runs matrix multiplications on the cube unit: the experts' FFN in the MoE layer; in the fused operator, A' tiles from the a2a workspace stages times W, accumulated in fp32, written into partial-sum stages.";
-    case Role::A2A: return "All-to-all: pushes its rank's A tiles into the peers' a2a workspace stages (HCCS copy, or RDMA across servers) and sets each stage's flag behind the data.";
-    case Role::ReduceScatter: return "Reduce-scatter: sends each partial-sum tile to the rank that owns its rows, or sums the r partials of an owned output tile in fp32 and writes it as fp16.";
-    case Role::Count: break;
+    case Role::Idle:
+      return "Has no program in this stage.";
+    case Role::Sender:
+      return "Sends rows out of its card: gathers them into UB and writes them into peers' ring "
+             "buffers or windows.";
+    case Role::Forwarder:
+      return "Takes rows from the intra-server rings, reduces or regroups them, and forwards them "
+             "to the destination server over RDMA.";
+    case Role::Receiver:
+      return "Takes rows from the rings into this card, does the final reduction and writes the "
+             "outputs.";
+    case Role::Mapper:
+      return "MoeUpdateExpert: maps logical expert ids to physical instances for its range of "
+             "elements.";
+    case Role::LayoutExpert:
+      return "Layout: counts the tokens routed to each of its experts.";
+    case Role::LayoutRank:
+      return "Layout: counts the tokens routed to each of its ranks.";
+    case Role::Gemm:
+      return "Runs matrix multiplications on the cube unit: the experts' FFN in the MoE layer; in "
+             "the fused operator, A' tiles from the a2a workspace stages times W, accumulated in "
+             "fp32, written into partial-sum stages.";
+    case Role::A2A:
+      return "All-to-all: pushes its rank's A tiles into the peers' a2a workspace stages (HCCS "
+             "copy, or RDMA across servers) and sets each stage's flag behind the data.";
+    case Role::ReduceScatter:
+      return "Reduce-scatter: sends each partial-sum tile to the rank that owns its rows, or sums "
+             "the r partials of an owned output tile in fp32 and writes it as fp16.";
+    case Role::Count:
+      break;
   }
   return {};
 }
 
-QString stagesTooltip(const StagesSnap& w) { return stagesHeadline(w); }
+QString stagesTooltip(const StagesSnap& w) {
+  return stagesHeadline(w);
+}
 
 QString slotTooltip(const StagesSnap& w, int slot) {
   if (slot < 0 || slot >= w.slotCount()) return stagesHeadline(w);
@@ -89,12 +127,20 @@ QString slotTooltip(const StagesSnap& w, int slot) {
   QString what;
   switch (st) {
     case SlotState::Free:
-      what = item < 0 ? "free, never used" : QString("free; last held %1, read by all its readers").arg(item);
+      what = item < 0 ? "free, never used"
+                      : QString("free; last held %1, read by all its readers").arg(item);
       break;
-    case SlotState::Filling: what = QString("claimed for %1: data on its way, flag not set yet").arg(item); break;
-    case SlotState::Full: what = QString("holds %1: flag set, waiting for (more) readers").arg(item); break;
-    case SlotState::Reading: what = QString("holds %1: being read now").arg(item); break;
-    case SlotState::Count: break;
+    case SlotState::Filling:
+      what = QString("claimed for %1: data on its way, flag not set yet").arg(item);
+      break;
+    case SlotState::Full:
+      what = QString("holds %1: flag set, waiting for (more) readers").arg(item);
+      break;
+    case SlotState::Reading:
+      what = QString("holds %1: being read now").arg(item);
+      break;
+    case SlotState::Count:
+      break;
   }
   return QString("%1, slot %2 (%3): %4; used %5 times.")
       .arg(QString::fromStdString(w.name))
@@ -105,14 +151,20 @@ QString slotTooltip(const StagesSnap& w, int slot) {
 
 QString linkName(const LinkSnap& l) {
   switch (l.kind) {
-    case LinkInfo::Kind::Hccs: return QString("HCCS card %1 -> card %2").arg(l.srcCard).arg(l.dstCard);
-    case LinkInfo::Kind::NicTx: return QString("RDMA NIC tx of card %1").arg(l.srcCard);
-    case LinkInfo::Kind::NicRx: return QString("RDMA NIC rx of card %1").arg(l.srcCard);
-    default: return QString("link of card %1").arg(l.srcCard);
+    case LinkInfo::Kind::Hccs:
+      return QString("HCCS card %1 -> card %2").arg(l.srcCard).arg(l.dstCard);
+    case LinkInfo::Kind::NicTx:
+      return QString("RDMA NIC tx of card %1").arg(l.srcCard);
+    case LinkInfo::Kind::NicRx:
+      return QString("RDMA NIC rx of card %1").arg(l.srcCard);
+    default:
+      return QString("link of card %1").arg(l.srcCard);
   }
 }
 
-QString coreTooltip(const Snapshot& s, const CoreSnap& c) { return coreHeadline(s, c); }
+QString coreTooltip(const Snapshot& s, const CoreSnap& c) {
+  return coreHeadline(s, c);
+}
 
 QString ringTooltip(const RingSnap& r) {
   return ringHeadline(r) + "\n" + QString::fromStdString(r.description);
@@ -138,7 +190,8 @@ QString describeSelection(const Snapshot& s, const Selection& sel) {
       int busy = 0, waiting = 0, done = 0;
       for (const CoreSnap& c : s.cores) {
         if (c.card != card.id) continue;
-        busy += c.activity == Activity::Copy || c.activity == Activity::Vector || c.activity == Activity::Cube;
+        busy += c.activity == Activity::Copy || c.activity == Activity::Vector ||
+                c.activity == Activity::Cube;
         waiting += c.activity == Activity::WaitSpace || c.activity == Activity::WaitData ||
                    c.activity == Activity::WaitSync;
         done += c.activity == Activity::Done;
@@ -150,19 +203,29 @@ QString describeSelection(const Snapshot& s, const Selection& sel) {
           ++strips;
           slotsInUse += w.occupied;
         }
-      html = QString("<p><b>Card %1</b> (server %2, slot %3): %4 cores working, %5 waiting, %6 done; ")
-                 .arg(card.id).arg(card.server).arg(card.local).arg(busy).arg(waiting).arg(done);
-      html += strips > 0 ? QString("%1 workspace-stage strips, %2 slots holding data.</p>").arg(strips).arg(slotsInUse)
+      html =
+          QString("<p><b>Card %1</b> (server %2, slot %3): %4 cores working, %5 waiting, %6 done; ")
+              .arg(card.id)
+              .arg(card.server)
+              .arg(card.local)
+              .arg(busy)
+              .arg(waiting)
+              .arg(done);
+      html += strips > 0 ? QString("%1 workspace-stage strips, %2 slots holding data.</p>")
+                               .arg(strips)
+                               .arg(slotsInUse)
                          : QString("it receives through %1 rings.</p>").arg(rings);
       return html;
     }
     case Selection::Kind::Core: {
       if (sel.id < 0 || sel.id >= static_cast<int>(s.cores.size())) break;
       const CoreSnap& c = s.cores[sel.id];
-      html = "<p><b>" + coreHeadline(s, c) + "</b></p><p>" + roleDescription(c.role).toHtmlEscaped() +
-             "</p><p>Time so far by activity:</p><ul>";
+      html = "<p><b>" + coreHeadline(s, c) + "</b></p><p>" +
+             roleDescription(c.role).toHtmlEscaped() + "</p><p>Time so far by activity:</p><ul>";
       for (int a = 0; a < static_cast<int>(Activity::Count); ++a)
-        if (c.timeIn[a] > 0) html += QString("<li>%1: %2</li>").arg(activityText(static_cast<Activity>(a)), timeText(c.timeIn[a]));
+        if (c.timeIn[a] > 0)
+          html += QString("<li>%1: %2</li>")
+                      .arg(activityText(static_cast<Activity>(a)), timeText(c.timeIn[a]));
       html += "</ul>";
       for (const RingSnap& r : s.rings) {
         if (r.producerCore == c.id) html += "<p>Produces into: " + q(r.description) + "</p>";
@@ -176,20 +239,34 @@ QString describeSelection(const Snapshot& s, const Selection& sel) {
         if (x.id == sel.id) r = &x;
       if (!r) break;
       html = "<p><b>" + ringHeadline(*r) + "</b></p><p>" + q(r->description) + "</p>";
-      html += QString("<p>Head %1 (consumer has freed up to here), tail %2 (producer has published up to "
-                      "here), producer tail %3 (written, maybe not yet published), cached head %4 (the "
-                      "producer's last look at head: it re-reads only when it runs out of space), "
-                      "read cursor %5.</p>")
-                  .arg(r->head).arg(r->tail).arg(r->producerTail).arg(r->cachedHead).arg(r->consumerCursor);
+      html +=
+          QString(
+              "<p>Head %1 (consumer has freed up to here), tail %2 (producer has published up to "
+              "here), producer tail %3 (written, maybe not yet published), cached head %4 (the "
+              "producer's last look at head: it re-reads only when it runs out of space), "
+              "read cursor %5.</p>")
+              .arg(r->head)
+              .arg(r->tail)
+              .arg(r->producerTail)
+              .arg(r->cachedHead)
+              .arg(r->consumerCursor);
       if (r->recordsInFlight > 0)
         html += QString("<p>Rows in flight: from rank %1 token %2 to rank %3 token %4.</p>")
-                    .arg(r->firstSrcRank).arg(r->firstToken).arg(r->lastSrcRank).arg(r->lastToken);
-      html += QString("<p>So far: %1 written, %2 records, %3 wraps, peak %4, %5 space waits, %6 data waits, "
-                      "%7 remote head re-reads.</p>")
+                    .arg(r->firstSrcRank)
+                    .arg(r->firstToken)
+                    .arg(r->lastSrcRank)
+                    .arg(r->lastToken);
+      html += QString(
+                  "<p>So far: %1 written, %2 records, %3 wraps, peak %4, %5 space waits, %6 data "
+                  "waits, "
+                  "%7 remote head re-reads.</p>")
                   .arg(bytesText(static_cast<double>(r->stats.bytesWritten)))
-                  .arg(r->stats.recordsWritten).arg(r->stats.wraps)
+                  .arg(r->stats.recordsWritten)
+                  .arg(r->stats.wraps)
                   .arg(bytesText(static_cast<double>(r->stats.peakOccupancy)))
-                  .arg(r->stats.spaceWaits).arg(r->stats.dataWaits).arg(r->stats.headRereads);
+                  .arg(r->stats.spaceWaits)
+                  .arg(r->stats.dataWaits)
+                  .arg(r->stats.headRereads);
       return html;
     }
     case Selection::Kind::Link: {
@@ -202,13 +279,20 @@ QString describeSelection(const Snapshot& s, const Selection& sel) {
         if (x.id == sel.id) w = &x;
       if (!w) break;
       html = "<p><b>" + stagesHeadline(*w) + "</b></p>";
-      html += QString("<p>Each slot holds %1. A producer claims a free slot, writes the data and sets the slot's "
-                      "flag behind it (full); consumers poll the flag, read the slot, and the slot is free again "
-                      "once every reader named at the claim has finished. A producer that finds no free slot "
-                      "waits: that is how the number of stages bounds the work in flight.</p>")
+      html += QString(
+                  "<p>Each slot holds %1. A producer claims a free slot, writes the data and sets "
+                  "the slot's "
+                  "flag behind it (full); consumers poll the flag, read the slot, and the slot is "
+                  "free again "
+                  "once every reader named at the claim has finished. A producer that finds no "
+                  "free slot "
+                  "waits: that is how the number of stages bounds the work in flight.</p>")
                   .arg(bytesText(static_cast<double>(w->slotBytes)));
       html += QString("<p>So far: %1 fills, %2 reads, at most %3 of %4 slots in use at once.</p>")
-                  .arg(w->stats.fills).arg(w->stats.reads).arg(w->stats.peakOccupied).arg(w->slotCount());
+                  .arg(w->stats.fills)
+                  .arg(w->stats.reads)
+                  .arg(w->stats.peakOccupied)
+                  .arg(w->slotCount());
       return html;
     }
   }

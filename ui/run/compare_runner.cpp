@@ -12,11 +12,12 @@ CompareResult compareA2aMatmul(const Scenario& sc) {
   const A2aMatmulReport rep = runA2aMatmulWorkload(sc, true);
   CompareResult r;
   r.impls = QStringList{"pipelined", "sequential"};
-  r.figureNames = QStringList{QObject::tr("total emulated time"), QObject::tr("all-to-all phase"),
-                              QObject::tr("matmul phase"),        QObject::tr("reduce-scatter phase"),
-                              QObject::tr("time vs sequential"),  QObject::tr("overlap ratio"),
-                              QObject::tr("workspace per rank"),  QObject::tr("events"),
-                              QObject::tr("verification"),        QObject::tr("run digest")};
+  r.figureNames =
+      QStringList{QObject::tr("total emulated time"), QObject::tr("all-to-all phase"),
+                  QObject::tr("matmul phase"),        QObject::tr("reduce-scatter phase"),
+                  QObject::tr("time vs sequential"),  QObject::tr("overlap ratio"),
+                  QObject::tr("workspace per rank"),  QObject::tr("events"),
+                  QObject::tr("verification"),        QObject::tr("run digest")};
   r.figures.assign(static_cast<std::size_t>(r.figureNames.size()), {});
   r.chartTitle = QObject::tr("Emulated time by phase (us)");
   r.stacked = true;
@@ -32,7 +33,8 @@ CompareResult compareA2aMatmul(const Scenario& sc) {
     for (const VerificationCheck& c : rep.checks)
       if (c.name.rfind(k->pipelined ? "pipelined" : "sequential", 0) == 0) ok = ok && c.ok;
     auto phaseText = [&](const std::string& name) {
-      return k->pipelined ? QObject::tr("(fused)") : timeText(static_cast<long long>(phase(*k, name) * 1e6));
+      return k->pipelined ? QObject::tr("(fused)")
+                          : timeText(static_cast<long long>(phase(*k, name) * 1e6));
     };
     const std::vector<QString> vals = {
         timeText(k->time),
@@ -43,18 +45,24 @@ CompareResult compareA2aMatmul(const Scenario& sc) {
         k->pipelined ? QString::number(rep.overlapRatio(), 'f', 3) : QObject::tr("(baseline)"),
         bytesText(static_cast<double>(k->workspaceBytes)),
         QString::number(k->events),
-        !k->finished ? QObject::tr("DEADLOCK") : ok ? QObject::tr("pass") : QObject::tr("FAIL"),
+        !k->finished ? QObject::tr("DEADLOCK")
+        : ok         ? QObject::tr("pass")
+                     : QObject::tr("FAIL"),
         QString::number(k->digest, 16)};
     for (std::size_t f = 0; f < vals.size(); ++f) r.figures[f].push_back(vals[f]);
     r.stageUs.push_back({phase(*k, "all-to-all"), phase(*k, "matmul"), phase(*k, "reduce-scatter"),
                          phase(*k, "a2a-matmul-rs")});
   }
-  r.verdict = rep.ok() ? QObject::tr("Both kernels verified against the reference GEMM; pipelined takes %1 of the "
-                                     "sequential time, overlap ratio %2 (the share of the baseline's communication "
-                                     "time hidden under compute)")
-                             .arg(seq > 0 ? static_cast<double>(rep.pipelined.time) / seq : 0.0, 0, 'f', 3)
-                             .arg(rep.overlapRatio(), 0, 'f', 3)
-                       : QObject::tr("Verification FAILED — see moe-sim run --workload alltoall-matmul-rs --verify");
+  r.verdict =
+      rep.ok()
+          ? QObject::tr(
+                "Both kernels verified against the reference GEMM; pipelined takes %1 of the "
+                "sequential time, overlap ratio %2 (the share of the baseline's communication "
+                "time hidden under compute)")
+                .arg(seq > 0 ? static_cast<double>(rep.pipelined.time) / seq : 0.0, 0, 'f', 3)
+                .arg(rep.overlapRatio(), 0, 'f', 3)
+          : QObject::tr(
+                "Verification FAILED — see moe-sim run --workload alltoall-matmul-rs --verify");
   return r;
 }
 }  // namespace
@@ -69,9 +77,15 @@ void CompareRunner::run(const Scenario& input) {
     sc.dispatchImpl = DispatchImpl::Both;
     const RunReport rep = runScenario(sc, true);
     CompareResult r;
-    r.figureNames = QStringList{tr("total emulated time"), tr("dispatch stage"), tr("bytes over HCCS"), tr("bytes over RDMA"),
-                     tr("dispatch buffer memory"), tr("peak ring occupancy"), tr("events"), tr("verification"),
-                     tr("run digest")};
+    r.figureNames = QStringList{tr("total emulated time"),
+                                tr("dispatch stage"),
+                                tr("bytes over HCCS"),
+                                tr("bytes over RDMA"),
+                                tr("dispatch buffer memory"),
+                                tr("peak ring occupancy"),
+                                tr("events"),
+                                tr("verification"),
+                                tr("run digest")};
     r.figures.assign(r.figureNames.size(), {});
     for (std::size_t i = 0; i < rep.runs.size(); ++i) {
       const LayerRun& run = *rep.runs[i];
@@ -80,7 +94,8 @@ void CompareRunner::run(const Scenario& input) {
       double hccs = 0, nic = 0;
       std::vector<double> durations;
       for (const StageReport& st : run.stages()) {
-        if (st.name.find("dispatch") != std::string::npos && st.name.find("notify") == std::string::npos)
+        if (st.name.find("dispatch") != std::string::npos &&
+            st.name.find("notify") == std::string::npos)
           dispatch += st.duration();
         hccs += st.hccsBytes;
         nic += st.nicBytes;
@@ -93,19 +108,26 @@ void CompareRunner::run(const Scenario& input) {
       if (i < rep.checks.size())
         for (const VerificationCheck& c : rep.checks[i]) ok = ok && c.ok;
       const bool dead = i < rep.deadlocks.size() && !rep.deadlocks[i].empty();
-      const std::vector<QString> vals = {
-          timeText(run.emulation().sim().now()), timeText(dispatch), bytesText(hccs), bytesText(nic),
-          bytesText(static_cast<double>(run.commBufferBytes())), bytesText(static_cast<double>(run.peakRingOccupancy())),
-          QString::number(run.emulation().sim().eventsRun()),
-          dead ? tr("DEADLOCK") : ok ? tr("pass") : tr("FAIL"), QString::number(run.digest(), 16)};
+      const std::vector<QString> vals = {timeText(run.emulation().sim().now()),
+                                         timeText(dispatch),
+                                         bytesText(hccs),
+                                         bytesText(nic),
+                                         bytesText(static_cast<double>(run.commBufferBytes())),
+                                         bytesText(static_cast<double>(run.peakRingOccupancy())),
+                                         QString::number(run.emulation().sim().eventsRun()),
+                                         dead ? tr("DEADLOCK")
+                                         : ok ? tr("pass")
+                                              : tr("FAIL"),
+                                         QString::number(run.digest(), 16)};
       for (std::size_t f = 0; f < vals.size(); ++f) r.figures[f].push_back(vals[f]);
     }
     bool cross = true;
     for (const VerificationCheck& c : rep.crossChecks) cross = cross && c.ok;
     r.chartTitle = tr("Stage durations (us): phased vs streaming");
-    r.verdict = rep.ok() ? tr("Both designs verified against the golden reference; outputs identical: %1")
-                               .arg(cross ? tr("yes") : tr("NO"))
-                         : tr("Verification FAILED — see moe-sim run --verify for details");
+    r.verdict =
+        rep.ok() ? tr("Both designs verified against the golden reference; outputs identical: %1")
+                       .arg(cross ? tr("yes") : tr("NO"))
+                 : tr("Verification FAILED — see moe-sim run --verify for details");
     emit finished(r);
   } catch (const std::exception& e) {
     emit failed(QString::fromStdString(e.what()));

@@ -15,12 +15,12 @@
 namespace moe::ui {
 
 struct CompareResult {
-  QStringList impls;                  // "phased", "streaming" or "pipelined", "sequential"
+  QStringList impls;  // "phased", "streaming" or "pipelined", "sequential"
   QStringList figureNames;
   std::vector<std::vector<QString>> figures;  // [figure][impl]
   QStringList stageNames;
-  std::vector<std::vector<double>> stageUs;   // [impl][stage] durations in us
-  QString verdict;                    // verification and cross-check summary
+  std::vector<std::vector<double>> stageUs;  // [impl][stage] durations in us
+  QString verdict;                           // verification and cross-check summary
   QString chartTitle;
   // Stacked: one bar per design made of its stages (designs whose stages differ, like the
   // fused kernel's one phase against the baseline's three); else grouped by stage.

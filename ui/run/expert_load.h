@@ -6,8 +6,8 @@
 
 namespace moe::ui {
 
-using moe::ExpertLoad;
 using moe::computeExpertLoad;
+using moe::ExpertLoad;
 using moe::imbalance;
 
 }  // namespace moe::ui

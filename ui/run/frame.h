@@ -7,10 +7,10 @@
 #include <QString>
 #include <vector>
 
+#include "core/observe/snapshot.h"
 #include "core/record/observer.h"
 #include "ui/run/expert_load.h"
 #include "ui/run/metrics_sample.h"
-#include "core/observe/snapshot.h"
 
 namespace moe::ui {
 
@@ -25,8 +25,8 @@ struct Verification {
   std::uint64_t runId = 0;
   bool done = false;  // false: the run has not finished, nothing verified yet
   bool ok = false;
-  QString summary;    // one line for the status bar
-  QString details;    // one line per check
+  QString summary;  // one line for the status bar
+  QString details;  // one line per check
 };
 
 void registerMetaTypes();

@@ -14,8 +14,8 @@
 namespace moe::ui {
 
 namespace {
-constexpr int kTickMs = 16;                // worker slices: about 60 per second
-constexpr qint64 kSliceBudgetMs = 10;      // leaves the worker free for pause/step requests
+constexpr int kTickMs = 16;            // worker slices: about 60 per second
+constexpr qint64 kSliceBudgetMs = 10;  // leaves the worker free for pause/step requests
 constexpr Time kFirstSampleEvery = 250 * kNs;
 constexpr std::int64_t kSamplesPerDoubling = 1000;  // bounds the chart history
 constexpr std::size_t kMaxIntervalsPerFrame = 200000;
@@ -29,7 +29,9 @@ void registerMetaTypes() {
   qRegisterMetaType<moe::Scenario>();
 }
 
-RunController::RunController(QObject* parent) : QObject(parent) { wall_.start(); }
+RunController::RunController(QObject* parent) : QObject(parent) {
+  wall_.start();
+}
 
 RunController::~RunController() = default;
 
@@ -44,7 +46,8 @@ void RunController::load(const Scenario& sc, int design) {
   gating_.reset();
   a2aInputs_.reset();
   const bool a2a = sc_.workload.kind == WorkloadKind::AlltoallMatmulRs;
-  const bool a2aDesign = design == static_cast<int>(A2aDesign::Pipelined) || design == static_cast<int>(A2aDesign::Sequential);
+  const bool a2aDesign = design == static_cast<int>(A2aDesign::Pipelined) ||
+                         design == static_cast<int>(A2aDesign::Sequential);
   design_ = a2a == a2aDesign ? design
             : a2a            ? static_cast<int>(A2aDesign::Pipelined)
                              : static_cast<int>(DispatchImpl::Streaming);
@@ -53,7 +56,8 @@ void RunController::load(const Scenario& sc, int design) {
       // No experts here: the window tells the Experts view so (no expert load is sent).
       const A2aMatmulShape shape = shapeFromWorkload(sc_.workload);
       validateA2aMatmul(shape, sc_.hardware);
-      a2aInputs_ = std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(shape, sc_.seed));
+      a2aInputs_ =
+          std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(shape, sc_.seed));
     } else {
       sc_ = withEplbTable(sc);  // a generated eplb table is computed once per load
       gating_ = std::make_shared<const std::vector<RankGating>>(generateGating(sc_));
@@ -70,7 +74,8 @@ void RunController::load(const Scenario& sc, int design) {
 
 std::unique_ptr<SteppableRun> RunController::newRun() const {
   if (a2aInputs_)
-    return std::make_unique<A2aMatmulRun>(sc_, a2aInputs_, design_ == static_cast<int>(A2aDesign::Pipelined));
+    return std::make_unique<A2aMatmulRun>(sc_, a2aInputs_,
+                                          design_ == static_cast<int>(A2aDesign::Pipelined));
   return std::make_unique<LayerRun>(sc_, static_cast<DispatchImpl>(design_), gating_);
 }
 
@@ -94,7 +99,8 @@ void RunController::reset() {
   samplesTaken_ = 0;
   verified_ = false;
   sampleMetrics(true);
-  emit verificationReady(Verification{runId_, false, false, tr("not verified yet (run to the end)"), {}});
+  emit verificationReady(
+      Verification{runId_, false, false, tr("not verified yet (run to the end)"), {}});
   emitFrame(true);
 }
 
@@ -121,7 +127,9 @@ void RunController::play() {
   if (run_ && !run_->finished() && !run_->deadlocked()) setMode(Mode::Playing);
 }
 
-void RunController::pause() { setMode(Mode::Paused); }
+void RunController::pause() {
+  setMode(Mode::Paused);
+}
 
 void RunController::stepEvent() {
   if (!run_) return;
@@ -154,13 +162,15 @@ bool RunController::busy() const {
     return tiles > 0 && arrived * 10 >= tiles * 4;
   }
   const std::string& st = run_->currentStage();
-  if (st.find("dispatch") == std::string::npos || st.find("notify") != std::string::npos) return false;
+  if (st.find("dispatch") == std::string::npos || st.find("notify") != std::string::npos)
+    return false;
   int nonEmpty = 0;
   for (const RingBuffer& r : emu.rings()) nonEmpty += r.tail() > r.head();
   double rate = 0;
   const Machine& m = emu.machine();
   for (const LinkInfo& l : m.links())
-    if (l.kind == LinkInfo::Kind::Hccs || l.kind == LinkInfo::Kind::NicTx) rate += m.net().resource(l.resource).activeRate;
+    if (l.kind == LinkInfo::Kind::Hccs || l.kind == LinkInfo::Kind::NicTx)
+      rate += m.net().resource(l.resource).activeRate;
   return nonEmpty >= 3 && rate > 0;
 }
 
@@ -176,7 +186,9 @@ void RunController::runUntilBusy() {
   emit busyReached();
 }
 
-void RunController::setSpeed(double psPerWallSecond) { speed_ = psPerWallSecond; }
+void RunController::setSpeed(double psPerWallSecond) {
+  speed_ = psPerWallSecond;
+}
 
 template <typename More>
 void RunController::advance(More more, qint64 budgetMs) {
@@ -199,12 +211,14 @@ void RunController::tick() {
   lastTickMs_ = nowMs;
   switch (mode_) {
     case Mode::Playing: {
-      const Time target = run_->emulation().sim().now() + static_cast<Time>(speed_ * static_cast<double>(dtMs) / 1000.0);
+      const Time target = run_->emulation().sim().now() +
+                          static_cast<Time>(speed_ * static_cast<double>(dtMs) / 1000.0);
       advance([target](const Simulator& s) { return s.nextEventTime() <= target; }, kSliceBudgetMs);
       break;
     }
     case Mode::ToStageEnd:
-      advance([this](const Simulator&) { return run_->currentStage() == stageAtStart_; }, kSliceBudgetMs);
+      advance([this](const Simulator&) { return run_->currentStage() == stageAtStart_; },
+              kSliceBudgetMs);
       if (run_->currentStage() != stageAtStart_) setMode(Mode::Paused);
       break;
     case Mode::ToEnd:
@@ -246,7 +260,8 @@ void RunController::sampleMetrics(bool force) {
   for (int i = 0; i < m.coreCount(); ++i) {
     const Activity a = m.core(i).activity();
     if (a == Activity::Copy || a == Activity::Vector || a == Activity::Cube) ++s.busyCores;
-    if (a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync) ++s.waitingCores;
+    if (a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync)
+      ++s.waitingCores;
   }
   pendingSamples_.push_back(s);
   nextSample_ = s.t + sampleEvery_;
@@ -266,7 +281,8 @@ void RunController::emitFrame(bool restart) {
   const std::uint64_t total = log.dropped() + log.items().size();
   std::uint64_t from = std::max<std::uint64_t>(intervalsSent_, log.dropped());
   if (total - from > kMaxIntervalsPerFrame) from = total - kMaxIntervalsPerFrame;
-  for (std::uint64_t i = from; i < total; ++i) f.newIntervals.push_back(log.items()[i - log.dropped()]);
+  for (std::uint64_t i = from; i < total; ++i)
+    f.newIntervals.push_back(log.items()[i - log.dropped()]);
   intervalsSent_ = total;
   f.newSamples.swap(pendingSamples_);
   emit frameReady(f);
@@ -284,8 +300,9 @@ void RunController::verifyIfFinished() {
     int passed = 0;
     for (const VerificationCheck& c : checks) {
       passed += c.ok ? 1 : 0;
-      v.details += QString("%1 %2: %3\n").arg(c.ok ? "PASS" : "FAIL", QString::fromStdString(c.name),
-                                               QString::fromStdString(c.detail));
+      v.details += QString("%1 %2: %3\n")
+                       .arg(c.ok ? "PASS" : "FAIL", QString::fromStdString(c.name),
+                            QString::fromStdString(c.detail));
     }
     v.ok = passed == static_cast<int>(checks.size());
     v.summary = v.ok ? tr("verified: %1/%1 checks pass").arg(checks.size())

@@ -1,9 +1,9 @@
 #pragma once
 // The worker side of the workbench: owns the live run (and a second one for the timeline
 // scrubber) and lives in its own QThread. The run is a LayerRun or an A2aMatmulRun,
-// chosen by the scenario's workload; the controller drives either through SteppableRun. The GUI talks to it only through queued
-// slot calls and receives value Frames through queued signals, so the GUI thread never
-// blocks on the emulation (SPEC §5 responsiveness).
+// chosen by the scenario's workload; the controller drives either through SteppableRun. The GUI
+// talks to it only through queued slot calls and receives value Frames through queued signals, so
+// the GUI thread never blocks on the emulation (SPEC §5 responsiveness).
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -80,8 +80,8 @@ class RunController : public QObject {
   Scenario sc_;
   bool loaded_ = false;
   int design_ = static_cast<int>(DispatchImpl::Streaming);
-  std::shared_ptr<const std::vector<RankGating>> gating_;        // MoE layer
-  std::shared_ptr<const A2aMatmulInputs> a2aInputs_;        // fused operator
+  std::shared_ptr<const std::vector<RankGating>> gating_;  // MoE layer
+  std::shared_ptr<const A2aMatmulInputs> a2aInputs_;       // fused operator
   std::unique_ptr<SteppableRun> run_;
   std::unique_ptr<SteppableRun> scrub_;
   std::uint64_t runId_ = 0;

@@ -11,13 +11,15 @@ ExpertColors::ExpertColors(const std::vector<int>& replicas) : hueIndex_(replica
 }
 
 bool ExpertColors::replicated(int e) const {
-  return e >= 0 && e < static_cast<int>(hueIndex_.size()) && hueIndex_[static_cast<std::size_t>(e)] >= 0;
+  return e >= 0 && e < static_cast<int>(hueIndex_.size()) &&
+         hueIndex_[static_cast<std::size_t>(e)] >= 0;
 }
 
 QColor ExpertColors::of(int e) const {
   if (!replicated(e)) return QColor(0xb8, 0xc0, 0xcc);
   // Golden-ratio steps around the hue circle keep consecutive replicated experts far apart.
-  const double hue = std::fmod(0.07 + 0.618033988749895 * hueIndex_[static_cast<std::size_t>(e)], 1.0);
+  const double hue =
+      std::fmod(0.07 + 0.618033988749895 * hueIndex_[static_cast<std::size_t>(e)], 1.0);
   return QColor::fromHsvF(hue, 0.75, 0.85);
 }
 

@@ -42,7 +42,9 @@ QColor loadColor(double load) {
   return QColor::fromHsvF((1.0 - x) * 120.0 / 360.0, 0.85, 0.85);
 }
 
-QString roleText(Role r) { return QString::fromLatin1(roleName(r).data(), static_cast<int>(roleName(r).size())); }
+QString roleText(Role r) {
+  return QString::fromLatin1(roleName(r).data(), static_cast<int>(roleName(r).size()));
+}
 
 QString activityText(Activity a) {
   return QString::fromLatin1(activityName(a).data(), static_cast<int>(activityName(a).size()));
@@ -55,6 +57,8 @@ QString bytesText(double bytes) {
   return QString::number(bytes, 'f', 0) + " B";
 }
 
-QString timeText(long long ps) { return QString::number(static_cast<double>(ps) / 1e6, 'f', 3) + " us"; }
+QString timeText(long long ps) {
+  return QString::number(static_cast<double>(ps) / 1e6, 'f', 3) + " us";
+}
 
 }  // namespace moe::ui

@@ -7,8 +7,8 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "ui/widgets/core_grid_widget.h"
 #include "ui/style/palette.h"
+#include "ui/widgets/core_grid_widget.h"
 #include "ui/widgets/ring_strip_widget.h"
 #include "ui/widgets/workspace_stages_widget.h"
 
@@ -18,7 +18,8 @@ CardView::CardView(QWidget* parent) : QWidget(parent) {
   auto* top = new QHBoxLayout;
   picker_ = new QComboBox;
   picker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  picker_->setToolTip(tr("Which card to show; clicking a card in the cluster view also opens it here"));
+  picker_->setToolTip(
+      tr("Which card to show; clicking a card in the cluster view also opens it here"));
   summary_ = new QLabel;
   summary_->setWordWrap(true);  // wraps rather than squeezing the picker
   top->addWidget(new QLabel(tr("Card:")));
@@ -52,12 +53,15 @@ CardView::CardView(QWidget* parent) : QWidget(parent) {
   connect(picker_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
     if (i >= 0 && i != card_) showCard(i);
   });
-  connect(grid_, &CoreGridWidget::coreClicked, this,
-          [this](int id) { emit selected(Selection{Selection::Kind::Core, id}); });
-  connect(rings_, &RingStripWidget::ringClicked, this,
-          [this](int id) { emit selected(Selection{Selection::Kind::Ring, id}); });
-  connect(stages_, &WorkspaceStagesWidget::stripClicked, this,
-          [this](int id) { emit selected(Selection{Selection::Kind::Stages, id}); });
+  connect(grid_, &CoreGridWidget::coreClicked, this, [this](int id) {
+    emit selected(Selection{Selection::Kind::Core, id});
+  });
+  connect(rings_, &RingStripWidget::ringClicked, this, [this](int id) {
+    emit selected(Selection{Selection::Kind::Ring, id});
+  });
+  connect(stages_, &WorkspaceStagesWidget::stripClicked, this, [this](int id) {
+    emit selected(Selection{Selection::Kind::Stages, id});
+  });
 }
 
 void CardView::setSnapshot(std::shared_ptr<const Snapshot> s) {
@@ -92,8 +96,10 @@ void CardView::showCard(int card) {
   int busy = 0, waiting = 0;
   for (const CoreSnap& c : snap_->cores) {
     if (c.card != card) continue;
-    busy += c.activity == Activity::Copy || c.activity == Activity::Vector || c.activity == Activity::Cube;
-    waiting += c.activity == Activity::WaitSpace || c.activity == Activity::WaitData || c.activity == Activity::WaitSync;
+    busy += c.activity == Activity::Copy || c.activity == Activity::Vector ||
+            c.activity == Activity::Cube;
+    waiting += c.activity == Activity::WaitSpace || c.activity == Activity::WaitData ||
+               c.activity == Activity::WaitSync;
   }
   QString buffers = tr("%1 rings").arg(rings_->rowCount());
   if (hasStages) {

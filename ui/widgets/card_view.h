@@ -5,8 +5,8 @@
 #include <QWidget>
 #include <memory>
 
-#include "ui/models/selection.h"
 #include "core/observe/snapshot.h"
+#include "ui/models/selection.h"
 
 class QComboBox;
 class QLabel;

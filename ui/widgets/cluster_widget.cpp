@@ -48,14 +48,17 @@ QRectF ClusterWidget::serverRect(int server) const {
   return QRectF((server % cols) * w + 8, 26 + (server / cols) * h + 4, w - 16, h - 8);
 }
 
-QPointF ClusterWidget::fabricPoint() const { return {width() / 2.0, height() - kFabricH / 2.0}; }
+QPointF ClusterWidget::fabricPoint() const {
+  return {width() / 2.0, height() - kFabricH / 2.0};
+}
 
 QPointF ClusterWidget::cardCentre(int card) const {
   if (!snap_ || card < 0 || card >= static_cast<int>(snap_->cards.size())) return {};
   const CardSnap& c = snap_->cards[card];
   const QRectF box = serverRect(c.server);
   const double r = std::min(box.width(), box.height()) / 2 - kCardR - 14;
-  const double a = 2 * std::numbers::pi * c.local / std::max(1, snap_->cardsPerServer) - std::numbers::pi / 2;
+  const double a =
+      2 * std::numbers::pi * c.local / std::max(1, snap_->cardsPerServer) - std::numbers::pi / 2;
   return box.center() + QPointF(r * std::cos(a), r * std::sin(a) + 8);
 }
 
@@ -92,15 +95,19 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
   if (!snap_) return;
   p.setPen(palette().text().color());
   p.drawText(QRectF(8, 4, width() - 16, 20), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("%1 servers x %2 cards at %3 — link colour = current load (green idle, red saturated); click a "
+             tr("%1 servers x %2 cards at %3 — link colour = current load (green idle, red "
+                "saturated); click a "
                 "card to open it")
-                 .arg(snap_->servers).arg(snap_->cardsPerServer).arg(timeText(snap_->now)));
+                 .arg(snap_->servers)
+                 .arg(snap_->cardsPerServer)
+                 .arg(timeText(snap_->now)));
   for (int s = 0; s < snap_->servers; ++s) {
     p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1));
     p.setBrush(QColor(0xf6, 0xf6, 0xfa));
     p.drawRoundedRect(serverRect(s), 8, 8);
     p.setPen(palette().text().color());
-    p.drawText(serverRect(s).adjusted(8, 4, 0, 0), Qt::AlignTop | Qt::AlignLeft, tr("server %1").arg(s));
+    p.drawText(serverRect(s).adjusted(8, 4, 0, 0), Qt::AlignTop | Qt::AlignLeft,
+               tr("server %1").arg(s));
   }
   const QRectF fabric(width() * 0.25, height() - kFabricH + 6, width() * 0.5, kFabricH - 12);
   p.setBrush(QColor(0xe8, 0xee, 0xf6));
@@ -115,7 +122,8 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
       if (l.srcCard > l.dstCard) continue;
       double load = l.load();
       for (const LinkSnap& o : snap_->links)
-        if (o.kind == LinkInfo::Kind::Hccs && o.srcCard == l.dstCard && o.dstCard == l.srcCard) load = std::max(load, o.load());
+        if (o.kind == LinkInfo::Kind::Hccs && o.srcCard == l.dstCard && o.dstCard == l.srcCard)
+          load = std::max(load, o.load());
       p.setPen(QPen(loadColor(load), 1.0 + 4.0 * load));
       p.drawLine(cardCentre(l.srcCard), cardCentre(l.dstCard));
     } else {
@@ -138,14 +146,17 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
     const QPointF ctr = cardCentre(c.id);
     const QRectF tile(ctr.x() - kCardR, ctr.y() - kCardR, 2 * kCardR, 2 * kCardR);
     p.setBrush(QColor(0xff, 0xff, 0xff));
-    p.setPen(QPen(c.id == selected_ ? Qt::black : QColor(0x50, 0x50, 0x50), c.id == selected_ ? 3 : 1));
+    p.setPen(
+        QPen(c.id == selected_ ? Qt::black : QColor(0x50, 0x50, 0x50), c.id == selected_ ? 3 : 1));
     p.drawRoundedRect(tile, 5, 5);
     // A small bar: share of AIV cores working (blue) and waiting (orange).
     if (total > 0) {
       const QRectF barR(tile.left() + 3, tile.bottom() - 8, tile.width() - 6, 5);
       p.fillRect(barR, QColor(0xe0, 0xe0, 0xe0));
-      p.fillRect(QRectF(barR.left(), barR.top(), barR.width() * busy / total, barR.height()), activityColor(Activity::Copy));
-      p.fillRect(QRectF(barR.left() + barR.width() * busy / total, barR.top(), barR.width() * waiting / total, barR.height()),
+      p.fillRect(QRectF(barR.left(), barR.top(), barR.width() * busy / total, barR.height()),
+                 activityColor(Activity::Copy));
+      p.fillRect(QRectF(barR.left() + barR.width() * busy / total, barR.top(),
+                        barR.width() * waiting / total, barR.height()),
                  activityColor(Activity::WaitData));
     }
     p.setPen(Qt::black);
@@ -171,12 +182,15 @@ bool ClusterWidget::event(QEvent* e) {
     const int card = cardAt(he->pos());
     const int link = card < 0 ? linkAt(he->pos()) : -1;
     if (card >= 0)
-      QToolTip::showText(he->globalPos(), describeSelection(*snap_, Selection{Selection::Kind::Card, card}), this);
+      QToolTip::showText(he->globalPos(),
+                         describeSelection(*snap_, Selection{Selection::Kind::Card, card}), this);
     else if (link >= 0)
       QToolTip::showText(he->globalPos(), linkTooltip(snap_->links[link]), this);
     else
-      QToolTip::showText(he->globalPos(), tr("Servers, cards and links; the bar under a card number is its AIV "
-                                             "cores working (blue) and waiting (orange)"), this);
+      QToolTip::showText(he->globalPos(),
+                         tr("Servers, cards and links; the bar under a card number is its AIV "
+                            "cores working (blue) and waiting (orange)"),
+                         this);
     return true;
   }
   return QWidget::event(e);

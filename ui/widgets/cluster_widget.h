@@ -6,8 +6,8 @@
 #include <QWidget>
 #include <memory>
 
-#include "ui/models/selection.h"
 #include "core/observe/snapshot.h"
+#include "ui/models/selection.h"
 
 namespace moe::ui {
 

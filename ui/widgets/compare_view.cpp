@@ -21,8 +21,9 @@ namespace moe::ui {
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   model_ = new CompareTableModel(this);
   run_ = new QPushButton(tr("Run phased and streaming"));
-  run_->setToolTip(tr("Runs both dispatch designs to the end on the current scenario (in a worker thread) and "
-                      "verifies both against the golden reference"));
+  run_->setToolTip(
+      tr("Runs both dispatch designs to the end on the current scenario (in a worker thread) and "
+         "verifies both against the golden reference"));
   verdict_ = new QLabel(tr("Not run yet."));
   verdict_->setWordWrap(true);
   table_ = new QTableView;
@@ -57,10 +58,13 @@ void CompareView::setWorkload(WorkloadKind kind) {
   verdict_->setText(tr("Not run yet."));
   run_->setEnabled(true);
   run_->setText(a2a ? tr("Run pipelined and sequential") : tr("Run phased and streaming"));
-  run_->setToolTip(a2a ? tr("Runs the pipelined fused kernel and the sequential baseline to the end on the current "
-                            "scenario (in a worker thread) and verifies both against the reference GEMM")
-                       : tr("Runs both dispatch designs to the end on the current scenario (in a worker thread) and "
-                            "verifies both against the golden reference"));
+  run_->setToolTip(
+      a2a ? tr("Runs the pipelined fused kernel and the sequential baseline to the end on the "
+               "current "
+               "scenario (in a worker thread) and verifies both against the reference GEMM")
+          : tr("Runs both dispatch designs to the end on the current scenario (in a worker thread) "
+               "and "
+               "verifies both against the golden reference"));
 }
 
 void CompareView::setBusy(const QString& message) {
@@ -84,14 +88,16 @@ void CompareView::setResult(const CompareResult& r) {
   if (r.stacked) {
     // One bar per design, made of its stages: the bar lengths are the designs' total times.
     series = new QHorizontalStackedBarSeries;
-    const QColor colors[] = {roleColor(Role::A2A), roleColor(Role::Gemm), roleColor(Role::ReduceScatter),
-                             QColor(0x8a, 0x8a, 0xb8)};
+    const QColor colors[] = {roleColor(Role::A2A), roleColor(Role::Gemm),
+                             roleColor(Role::ReduceScatter), QColor(0x8a, 0x8a, 0xb8)};
     std::vector<double> totals(r.stageUs.size(), 0.0);
     for (int s = 0; s < r.stageNames.size(); ++s) {
       auto* set = new QBarSet(r.stageNames[s]);
       set->setColor(colors[s % 4]);
       for (std::size_t i = 0; i < r.stageUs.size(); ++i) {
-        const double v = s < static_cast<int>(r.stageUs[i].size()) ? r.stageUs[i][static_cast<std::size_t>(s)] : 0.0;
+        const double v = s < static_cast<int>(r.stageUs[i].size())
+                             ? r.stageUs[i][static_cast<std::size_t>(s)]
+                             : 0.0;
         *set << v;
         totals[i] += v;
       }

@@ -53,12 +53,14 @@ void CoreGridWidget::layoutCells() {
   const int aicRows = (static_cast<int>(card.aic.size()) + kColumns - 1) / kColumns;
   const int rows = aivRows + aicRows;
   const int availH = height() - kLegendHeight - 2 * kSectionLabel - kGap;
-  const int cell = std::max(8, std::min((width() - kGap) / kColumns - kGap, rows ? availH / rows - kGap : 0));
+  const int cell =
+      std::max(8, std::min((width() - kGap) / kColumns - kGap, rows ? availH / rows - kGap : 0));
   int y = kSectionLabel;
   auto place = [&](const std::vector<int>& ids) {
     for (std::size_t i = 0; i < ids.size(); ++i) {
       const int r = static_cast<int>(i) / kColumns, c = static_cast<int>(i) % kColumns;
-      cells_.push_back(Cell{QRect(kGap + c * (cell + kGap), y + r * (cell + kGap), cell, cell), ids[i]});
+      cells_.push_back(
+          Cell{QRect(kGap + c * (cell + kGap), y + r * (cell + kGap), cell, cell), ids[i]});
     }
     y += ((static_cast<int>(ids.size()) + kColumns - 1) / kColumns) * (cell + kGap);
   };
@@ -89,7 +91,8 @@ void CoreGridWidget::paintEvent(QPaintEvent*) {
              tr("AIV (vector) cores of card %1: %2").arg(card_).arg(roleCounts(*snap_, card.aiv)));
   if (!card.aic.empty()) {
     const int aicTop = cells_[card.aiv.size()].rect.top();
-    p.drawText(QPoint(kGap, aicTop - 4), tr("AIC (cube) cores: %1").arg(roleCounts(*snap_, card.aic)));
+    p.drawText(QPoint(kGap, aicTop - 4),
+               tr("AIC (cube) cores: %1").arg(roleCounts(*snap_, card.aic)));
   }
   QFont small = font();
   small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
@@ -100,9 +103,11 @@ void CoreGridWidget::paintEvent(QPaintEvent*) {
     // Activity as a thick border: fill answers "what job", border answers "doing what now".
     p.setPen(QPen(activityColor(c.activity), std::max(2, cell.rect.width() / 10)));
     p.drawRect(cell.rect.adjusted(1, 1, -2, -2));
-    if (c.activity == Activity::WaitSpace || c.activity == Activity::WaitData || c.activity == Activity::WaitSync) {
+    if (c.activity == Activity::WaitSpace || c.activity == Activity::WaitData ||
+        c.activity == Activity::WaitSync) {
       // Waiting cores also get a hatch, so they stand out even for colour-blind readers.
-      p.fillRect(cell.rect.adjusted(3, 3, -3, -3), QBrush(activityColor(c.activity), Qt::BDiagPattern));
+      p.fillRect(cell.rect.adjusted(3, 3, -3, -3),
+                 QBrush(activityColor(c.activity), Qt::BDiagPattern));
     }
     if (cell.rect.width() >= 24) {
       p.setPen(Qt::black);
@@ -139,12 +144,15 @@ void CoreGridWidget::paintEvent(QPaintEvent*) {
   };
   heading(tr("fill = role:"));
   for (int r = 0; r < static_cast<int>(Role::Count); ++r)
-    if (used[r]) swatch(roleText(static_cast<Role>(r)), roleColor(static_cast<Role>(r)), roleColor(static_cast<Role>(r)));
+    if (used[r])
+      swatch(roleText(static_cast<Role>(r)), roleColor(static_cast<Role>(r)),
+             roleColor(static_cast<Role>(r)));
   x = kGap;
   y += 18;
   heading(tr("border = activity:"));
   for (int a = 0; a < static_cast<int>(Activity::Count); ++a)
-    swatch(activityText(static_cast<Activity>(a)), palette().base().color(), activityColor(static_cast<Activity>(a)));
+    swatch(activityText(static_cast<Activity>(a)), palette().base().color(),
+           activityColor(static_cast<Activity>(a)));
 }
 
 void CoreGridWidget::mousePressEvent(QMouseEvent* e) {
@@ -162,7 +170,8 @@ bool CoreGridWidget::event(QEvent* e) {
     if (id >= 0 && snap_)
       QToolTip::showText(he->globalPos(), coreTooltip(*snap_, snap_->cores[id]), this);
     else
-      QToolTip::showText(he->globalPos(), tr("Cores of the selected card: fill = role, border = activity"), this);
+      QToolTip::showText(he->globalPos(),
+                         tr("Cores of the selected card: fill = role, border = activity"), this);
     return true;
   }
   return QWidget::event(e);

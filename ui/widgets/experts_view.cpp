@@ -3,21 +3,21 @@
 #include "ui/models/eplb_table_model.h"
 #include "ui/widgets/instance_load_widget.h"
 
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSeries>
 #include <QtCharts/QBarSet>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QValueAxis>
-#include <QHBoxLayout>
-#include <QHeaderView>
-#include <QLabel>
-#include <QPushButton>
-#include <QSpinBox>
-#include <QSortFilterProxyModel>
-#include <QSplitter>
-#include <QTableView>
-#include <QVBoxLayout>
 #include <algorithm>
 
 namespace moe::ui {
@@ -34,8 +34,8 @@ QChartView* makeView(const QString& tip) {
 }
 
 // Replaces the chart's content with one bar set per list (all the same length).
-void fill(QChartView* view, const QString& title, const QStringList& names, const std::vector<std::vector<double>>& sets,
-          const QList<QColor>& colors) {
+void fill(QChartView* view, const QString& title, const QStringList& names,
+          const std::vector<std::vector<double>>& sets, const QList<QColor>& colors) {
   QChart* chart = view->chart();
   chart->removeAllSeries();
   for (QAbstractAxis* a : chart->axes()) {
@@ -86,19 +86,23 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   redundant_ = new QSpinBox;
   redundant_->setRange(0, 1024);
   redundant_->setPrefix(tr("redundant experts: "));
-  redundant_->setToolTip(tr("Extra physical expert slots over the whole cluster for the rebalanced table; "
-                            "experts + redundant experts must divide by the rank count"));
+  redundant_->setToolTip(
+      tr("Extra physical expert slots over the whole cluster for the rebalanced table; "
+         "experts + redundant experts must divide by the rank count"));
   rebalance_ = new QPushButton(tr("Rebalance from this load"));
-  rebalance_->setToolTip(tr("Run EPLB on the tokens each logical expert received in this run, store the table in the "
-                            "scenario and re-run the layer"));
+  rebalance_->setToolTip(
+      tr("Run EPLB on the tokens each logical expert received in this run, store the table in the "
+         "scenario and re-run the layer"));
   rebalance_->setEnabled(false);
   connect(rebalance_, &QPushButton::clicked, this,
           [this] { emit rebalanceRequested(load_.perExpert, redundant_->value()); });
 
-  experts_ = makeView(tr("Token slots the router sent to each logical expert (EPLB does not change this)"));
+  experts_ = makeView(
+      tr("Token slots the router sent to each logical expert (EPLB does not change this)"));
   instances_ = new InstanceLoadWidget;
-  ranks_ = makeView(tr("Token slots per rank: before = identity placement (expert e on rank e*R/E, no replicas), "
-                       "after = the instances MoeUpdateExpert chose"));
+  ranks_ = makeView(
+      tr("Token slots per rank: before = identity placement (expert e on rank e*R/E, no replicas), "
+         "after = the instances MoeUpdateExpert chose"));
   model_ = new EplbTableModel(this);
   table_ = new QTableView;
   auto* sorted = new QSortFilterProxyModel(this);
@@ -106,13 +110,15 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   sorted->setSortRole(EplbTableModel::SortRole);
   table_->setModel(sorted);
   table_->setSortingEnabled(true);
-  table_->sortByColumn(EplbTableModel::Routed, Qt::DescendingOrder);  // hot experts and their replicas first
+  table_->sortByColumn(EplbTableModel::Routed,
+                       Qt::DescendingOrder);  // hot experts and their replicas first
   table_->verticalHeader()->hide();
   table_->setAlternatingRowColors(true);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setSectionResizeMode(EplbTableModel::Instances, QHeaderView::Stretch);
-  table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);  // wrapped replica lists
+  table_->verticalHeader()->setSectionResizeMode(
+      QHeaderView::ResizeToContents);  // wrapped replica lists
   table_->setWordWrap(true);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
 
@@ -154,32 +160,39 @@ void ExpertsView::setNotApplicable(const QString& why) {
   content_->setVisible(why.isEmpty());
 }
 
-QString ExpertsView::notApplicableText() const { return notApplicable_->isHidden() ? QString() : notApplicable_->text(); }
+QString ExpertsView::notApplicableText() const {
+  return notApplicable_->isHidden() ? QString() : notApplicable_->text();
+}
 
 void ExpertsView::setLoad(const ExpertLoad& L) {
   load_ = L;
   const int ranks = static_cast<int>(L.perRankAfter.size());
   redundant_->setSingleStep(std::max(1, ranks));
-  if (L.redundantExperts > 0) redundant_->setValue(L.redundantExperts);
-  else if (redundant_->value() == 0) redundant_->setValue(ranks);  // one spare slot per rank
+  if (L.redundantExperts > 0)
+    redundant_->setValue(L.redundantExperts);
+  else if (redundant_->value() == 0)
+    redundant_->setValue(ranks);  // one spare slot per rank
   rebalance_->setEnabled(!L.perExpert.empty());
-  summary_->setText(tr("<b>Per-rank token load max/mean: %1 before mapping → %2 after UpdateExpert</b><br>"
-                       "%3 instances (%4 logical + %5 redundant), %6 per rank")
-                        .arg(imbalance(L.perRankBefore), 0, 'f', 2)
-                        .arg(imbalance(L.perRankAfter), 0, 'f', 2)
-                        .arg(L.placePerRank * ranks)
-                        .arg(L.perExpert.size())
-                        .arg(L.redundantExperts)
-                        .arg(L.placePerRank) +
-                    (L.idleReplicas > 0
-                         ? tr(" · <span style='color:#b03030'>%1 replica(s) idle: balance mode 0 (by rank) uses only "
-                              "ceil(R / ceil(R / count)) replicas of an expert</span>")
-                               .arg(L.idleReplicas)
-                         : QString()));
+  summary_->setText(
+      tr("<b>Per-rank token load max/mean: %1 before mapping → %2 after UpdateExpert</b><br>"
+         "%3 instances (%4 logical + %5 redundant), %6 per rank")
+          .arg(imbalance(L.perRankBefore), 0, 'f', 2)
+          .arg(imbalance(L.perRankAfter), 0, 'f', 2)
+          .arg(L.placePerRank * ranks)
+          .arg(L.perExpert.size())
+          .arg(L.redundantExperts)
+          .arg(L.placePerRank) +
+      (L.idleReplicas > 0 ? tr(" · <span style='color:#b03030'>%1 replica(s) idle: balance mode 0 "
+                               "(by rank) uses only "
+                               "ceil(R / ceil(R / count)) replicas of an expert</span>")
+                                .arg(L.idleReplicas)
+                          : QString()));
   model_->setLoad(L);
   const QList<QColor> one{QColor(0x4e, 0x9a, 0xf1)};
   const QList<QColor> two{QColor(0xb0, 0xb0, 0xb0), QColor(0x3c, 0xa0, 0x6a)};
-  fill(experts_, tr("Tokens per logical expert — imbalance (max/mean) %1").arg(imbalance(L.perExpert), 0, 'f', 2),
+  fill(experts_,
+       tr("Tokens per logical expert — imbalance (max/mean) %1")
+           .arg(imbalance(L.perExpert), 0, 'f', 2),
        {tr("routed")}, {L.perExpert}, one);
   instances_->setLoad(L, model_->colors());
   fill(ranks_,

@@ -19,7 +19,9 @@ void InstanceLoadWidget::setLoad(const ExpertLoad& load, const ExpertColors& col
   update();
 }
 
-QRectF InstanceLoadWidget::plotRect() const { return QRectF(48, 26, width() - 58, height() - 64); }
+QRectF InstanceLoadWidget::plotRect() const {
+  return QRectF(48, 26, width() - 58, height() - 64);
+}
 
 int InstanceLoadWidget::instanceAt(QPoint p) const {
   const int n = static_cast<int>(load_.perInstanceAfter.size());
@@ -36,17 +38,25 @@ bool InstanceLoadWidget::event(QEvent* e) {
       QToolTip::hideText();
     } else {
       const int P = std::max(1, load_.placePerRank);
-      const int logical = i < static_cast<int>(load_.instanceLogical.size()) ? load_.instanceLogical[static_cast<std::size_t>(i)] : -1;
-      const int replicas = logical >= 0 && logical < static_cast<int>(load_.table.size()) ? load_.table[static_cast<std::size_t>(logical)][0] : 1;
+      const int logical = i < static_cast<int>(load_.instanceLogical.size())
+                              ? load_.instanceLogical[static_cast<std::size_t>(i)]
+                              : -1;
+      const int replicas = logical >= 0 && logical < static_cast<int>(load_.table.size())
+                               ? load_.table[static_cast<std::size_t>(logical)][0]
+                               : 1;
       QToolTip::showText(he->globalPos(),
-                         tr("instance %1 on rank %2: expert %3 (%4 replica(s))\n%5 token slots after UpdateExpert, "
+                         tr("instance %1 on rank %2: expert %3 (%4 replica(s))\n%5 token slots "
+                            "after UpdateExpert, "
                             "%6 without balancing")
                              .arg(i)
                              .arg(i / P)
                              .arg(logical)
                              .arg(replicas)
                              .arg(load_.perInstanceAfter[static_cast<std::size_t>(i)], 0, 'f', 0)
-                             .arg(i < static_cast<int>(load_.perInstanceBefore.size()) ? load_.perInstanceBefore[static_cast<std::size_t>(i)] : 0, 0, 'f', 0),
+                             .arg(i < static_cast<int>(load_.perInstanceBefore.size())
+                                      ? load_.perInstanceBefore[static_cast<std::size_t>(i)]
+                                      : 0,
+                                  0, 'f', 0),
                          this);
     }
     return true;
@@ -86,12 +96,16 @@ void InstanceLoadWidget::paintEvent(QPaintEvent*) {
   }
   for (int i = 0; i < n; ++i) {
     const double v = load_.perInstanceAfter[static_cast<std::size_t>(i)];
-    const int logical = i < static_cast<int>(load_.instanceLogical.size()) ? load_.instanceLogical[static_cast<std::size_t>(i)] : -1;
+    const int logical = i < static_cast<int>(load_.instanceLogical.size())
+                            ? load_.instanceLogical[static_cast<std::size_t>(i)]
+                            : -1;
     const double h = v / top * r.height();
-    const QRectF bar(r.left() + i * w + (w > 4 ? 1 : 0), r.bottom() - h, std::max(1.0, w - (w > 4 ? 2 : 0)), h);
+    const QRectF bar(r.left() + i * w + (w > 4 ? 1 : 0), r.bottom() - h,
+                     std::max(1.0, w - (w > 4 ? 2 : 0)), h);
     p.fillRect(bar, colors_.of(logical));
     if (i < static_cast<int>(load_.perInstanceBefore.size())) {  // identity placement's load
-      const double y = r.bottom() - load_.perInstanceBefore[static_cast<std::size_t>(i)] / top * r.height();
+      const double y =
+          r.bottom() - load_.perInstanceBefore[static_cast<std::size_t>(i)] / top * r.height();
       p.setPen(QPen(QColor(0x40, 0x40, 0x40), 1));
       p.drawLine(QPointF(r.left() + i * w, y), QPointF(r.left() + (i + 1) * w, y));
     }
@@ -101,11 +115,13 @@ void InstanceLoadWidget::paintEvent(QPaintEvent*) {
   p.drawLine(r.bottomLeft(), r.bottomRight());
   p.drawLine(r.bottomLeft(), r.topLeft());
   const QFontMetrics fm(font());
-  const int every = std::max(1, static_cast<int>(std::ceil(fm.horizontalAdvance("r00") * 1.4 / (P * w))));
+  const int every =
+      std::max(1, static_cast<int>(std::ceil(fm.horizontalAdvance("r00") * 1.4 / (P * w))));
   for (int k = 0; k < ranks; k += every)
-    p.drawText(QRectF(r.left() + k * P * w, r.bottom() + 2, P * w * every, 16), Qt::AlignLeft | Qt::AlignTop,
-               QString("r%1").arg(k));
-  p.drawText(QRectF(0, r.top() - 8, r.left() - 4, 16), Qt::AlignRight | Qt::AlignVCenter, QString::number(top, 'f', 0));
+    p.drawText(QRectF(r.left() + k * P * w, r.bottom() + 2, P * w * every, 16),
+               Qt::AlignLeft | Qt::AlignTop, QString("r%1").arg(k));
+  p.drawText(QRectF(0, r.top() - 8, r.left() - 4, 16), Qt::AlignRight | Qt::AlignVCenter,
+             QString::number(top, 'f', 0));
   p.drawText(QRectF(0, r.bottom() - 8, r.left() - 4, 16), Qt::AlignRight | Qt::AlignVCenter, "0");
   p.drawText(QRectF(r.left(), height() - 18, r.width(), 16), Qt::AlignHCenter | Qt::AlignVCenter,
              tr("tick: load without balancing · grey: single instance"));

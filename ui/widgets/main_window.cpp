@@ -18,13 +18,13 @@
 #include "core/pipeline/expert_balance.h"
 #include "core/scenario/scenario_json.h"
 #include "ui/run/run_controller.h"
+#include "ui/style/palette.h"
 #include "ui/widgets/card_view.h"
 #include "ui/widgets/cluster_widget.h"
 #include "ui/widgets/compare_view.h"
 #include "ui/widgets/core_grid_widget.h"
 #include "ui/widgets/experts_view.h"
 #include "ui/widgets/metrics_view.h"
-#include "ui/style/palette.h"
 #include "ui/widgets/ring_strip_widget.h"
 #include "ui/widgets/scenario_editor.h"
 #include "ui/widgets/timeline_widget.h"
@@ -65,9 +65,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* timelineHead = new QHBoxLayout;
   lanes_ = new QComboBox;
   lanes_->addItem(tr("one lane per core"), static_cast<int>(TimelineWidget::Grouping::PerCore));
-  lanes_->addItem(tr("per card, one lane per role"), static_cast<int>(TimelineWidget::Grouping::ByRole));
-  lanes_->setToolTip(tr("Per core: every core's activities. Per role: the share of each role's cores working on "
-                        "each card, which shows a2a, gemm and reduce-scatter overlapping in the fused operator"));
+  lanes_->addItem(tr("per card, one lane per role"),
+                  static_cast<int>(TimelineWidget::Grouping::ByRole));
+  lanes_->setToolTip(
+      tr("Per core: every core's activities. Per role: the share of each role's cores working on "
+         "each card, which shows a2a, gemm and reduce-scatter overlapping in the fused operator"));
   connect(lanes_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
     timeline_->setGrouping(static_cast<TimelineWidget::Grouping>(lanes_->itemData(i).toInt()));
   });
@@ -106,16 +108,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(controller_, &RunController::verificationReady, this, [this](const Verification& v) {
     verification_ = v;
     verifyLabel_->setText(v.summary);
-    verifyLabel_->setToolTip(v.details.isEmpty() ? tr("Verification runs when the emulation reaches its end") : v.details);
-    verifyLabel_->setStyleSheet(!v.done ? "" : v.ok ? "color:#208040;font-weight:bold" : "color:#c02020;font-weight:bold");
+    verifyLabel_->setToolTip(v.details.isEmpty()
+                                 ? tr("Verification runs when the emulation reaches its end")
+                                 : v.details);
+    verifyLabel_->setStyleSheet(!v.done ? ""
+                                : v.ok  ? "color:#208040;font-weight:bold"
+                                        : "color:#c02020;font-weight:bold");
   });
   connect(controller_, &RunController::modeChanged, this, [this](int m) {
     const bool playing = m != static_cast<int>(RunController::Mode::Paused);
     run_->setEnabled(!playing && scenarioValid_);
     pause_->setEnabled(playing);
   });
-  connect(controller_, &RunController::failed, this, [this](const QString& m) { statusBar()->showMessage(m); });
-  connect(controller_, &RunController::exported, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+  connect(controller_, &RunController::failed, this,
+          [this](const QString& m) { statusBar()->showMessage(m); });
+  connect(controller_, &RunController::exported, this,
+          [this](const QString& m) { statusBar()->showMessage(m, 8000); });
   connect(controller_, &RunController::scrubReady, this, [this](const Snapshot& s) {
     scrub_ = std::make_shared<const Snapshot>(s);
     liveButton_->setText(tr("Showing %1 (scrubbed) — back to live").arg(timeText(s.now)));
@@ -128,7 +136,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     compare_->setResult(r);
     emit compareDone();
   });
-  connect(compareRunner_, &CompareRunner::failed, this, [this](const QString& m) { compare_->setBusy(m); });
+  connect(compareRunner_, &CompareRunner::failed, this,
+          [this](const QString& m) { compare_->setBusy(m); });
   connect(compare_, &CompareView::runRequested, this, &MainWindow::startCompare);
 
   connect(cluster_, &ClusterWidget::selected, this, &MainWindow::select);
@@ -137,11 +146,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->setCurrentWidget(card_);
   });
   connect(card_, &CardView::selected, this, &MainWindow::select);
-  connect(timeline_, &TimelineWidget::scrubbed, this, [this](Time t) { controller_->requestScrub(t); });
+  connect(timeline_, &TimelineWidget::scrubbed, this,
+          [this](Time t) { controller_->requestScrub(t); });
   connect(editor_, &ScenarioEditor::validityChanged, this, [this](bool ok, const QString& msg) {
     scenarioValid_ = ok;
     run_->setEnabled(ok && !pause_->isEnabled());
-    run_->setToolTip(ok ? tr("Run at the chosen speed") : tr("Disabled: the edited scenario is invalid (%1)").arg(msg));
+    run_->setToolTip(ok ? tr("Run at the chosen speed")
+                        : tr("Disabled: the edited scenario is invalid (%1)").arg(msg));
   });
   connect(editor_, &ScenarioEditor::applyRequested, this, &MainWindow::loadScenario);
 
@@ -160,11 +171,20 @@ MainWindow::~MainWindow() {
 void MainWindow::buildControls() {
   auto* bar = addToolBar(tr("Run"));
   bar->setObjectName("run-controls");
-  run_ = bar->addAction(tr("▶ Run"), this, [this] { QMetaObject::invokeMethod(controller_, &RunController::play); });
-  pause_ = bar->addAction(tr("⏸ Pause"), this, [this] { QMetaObject::invokeMethod(controller_, &RunController::pause); });
-  auto* stepE = bar->addAction(tr("Step event"), this, [this] { QMetaObject::invokeMethod(controller_, &RunController::stepEvent); });
-  auto* stepS = bar->addAction(tr("Step stage"), this, [this] { QMetaObject::invokeMethod(controller_, &RunController::stepStage); });
-  auto* end = bar->addAction(tr("Run to end"), this, [this] { QMetaObject::invokeMethod(controller_, &RunController::runToEnd); });
+  run_ = bar->addAction(tr("▶ Run"), this,
+                        [this] { QMetaObject::invokeMethod(controller_, &RunController::play); });
+  pause_ = bar->addAction(tr("⏸ Pause"), this, [this] {
+    QMetaObject::invokeMethod(controller_, &RunController::pause);
+  });
+  auto* stepE = bar->addAction(tr("Step event"), this, [this] {
+    QMetaObject::invokeMethod(controller_, &RunController::stepEvent);
+  });
+  auto* stepS = bar->addAction(tr("Step stage"), this, [this] {
+    QMetaObject::invokeMethod(controller_, &RunController::stepStage);
+  });
+  auto* end = bar->addAction(tr("Run to end"), this, [this] {
+    QMetaObject::invokeMethod(controller_, &RunController::runToEnd);
+  });
   auto* reset = bar->addAction(tr("Reset"), this, [this] {
     timeline_->clear();
     metrics_->clear();
@@ -175,12 +195,14 @@ void MainWindow::buildControls() {
   pause_->setEnabled(false);
   stepE->setToolTip(tr("Run exactly one emulation event"));
   stepS->setToolTip(tr("Run until the current stage ends"));
-  end->setToolTip(tr("Run as fast as possible to the end, then verify against the golden reference"));
+  end->setToolTip(
+      tr("Run as fast as possible to the end, then verify against the golden reference"));
   reset->setToolTip(tr("Back to time 0 with the same scenario"));
   bar->addSeparator();
   speed_ = new QComboBox;
-  const std::pair<const char*, double> speeds[] = {{"100 ns / s", 1e5}, {"1 us / s", 1e6}, {"2 us / s", 2e6},
-                                                   {"10 us / s", 1e7}, {"100 us / s", 1e8}, {"1 ms / s", 1e9}};
+  const std::pair<const char*, double> speeds[] = {{"100 ns / s", 1e5}, {"1 us / s", 1e6},
+                                                   {"2 us / s", 2e6},   {"10 us / s", 1e7},
+                                                   {"100 us / s", 1e8}, {"1 ms / s", 1e9}};
   for (const auto& [name, ps] : speeds) speed_->addItem(tr(name), ps);
   speed_->setCurrentIndex(2);
   speed_->setToolTip(tr("Emulated time per wall-clock second while running"));
@@ -192,7 +214,8 @@ void MainWindow::buildControls() {
   bar->addWidget(speed_);
   impl_ = new QComboBox;
   setDesignChoices(WorkloadKind::MoeLayer);
-  connect(impl_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { loadScenario(scenario_); });
+  connect(impl_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          [this] { loadScenario(scenario_); });
   bar->addWidget(new QLabel(tr(" Design ")));
   bar->addWidget(impl_);
   // Status on its own row so it is never pushed into the toolbar overflow.
@@ -211,7 +234,8 @@ void MainWindow::buildControls() {
   bar->addWidget(new QLabel("  "));
   bar->addWidget(verifyLabel_);
   liveButton_ = new QPushButton;
-  liveButton_->setToolTip(tr("The cluster and card views show the scrubbed time; click to follow the live run again"));
+  liveButton_->setToolTip(
+      tr("The cluster and card views show the scrubbed time; click to follow the live run again"));
   liveButton_->hide();
   connect(liveButton_, &QPushButton::clicked, this, &MainWindow::showLive);
   statusBar()->addPermanentWidget(liveButton_);
@@ -221,20 +245,28 @@ void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("Export view as PNG…"), this, &MainWindow::exportPng);
   file->addAction(tr("Export Chrome trace…"), this, [this] {
-    const QString f = QFileDialog::getSaveFileName(this, tr("Chrome trace"), "trace.json", tr("JSON (*.json)"));
-    if (!f.isEmpty()) QMetaObject::invokeMethod(controller_, [c = controller_, f] { c->exportTrace(f); });
+    const QString f =
+        QFileDialog::getSaveFileName(this, tr("Chrome trace"), "trace.json", tr("JSON (*.json)"));
+    if (!f.isEmpty())
+      QMetaObject::invokeMethod(controller_, [c = controller_, f] { c->exportTrace(f); });
   });
   file->addAction(tr("Export stage CSV…"), this, [this] {
-    const QString f = QFileDialog::getSaveFileName(this, tr("Stage CSV"), "stages.csv", tr("CSV (*.csv)"));
-    if (!f.isEmpty()) QMetaObject::invokeMethod(controller_, [c = controller_, f] { c->exportCsv(f); });
+    const QString f =
+        QFileDialog::getSaveFileName(this, tr("Stage CSV"), "stages.csv", tr("CSV (*.csv)"));
+    if (!f.isEmpty())
+      QMetaObject::invokeMethod(controller_, [c = controller_, f] { c->exportCsv(f); });
   });
   file->addSeparator();
   file->addAction(tr("Quit"), this, &QWidget::close);
 }
 
 void MainWindow::exportPng() {
-  const QString f = QFileDialog::getSaveFileName(this, tr("Export view"), "view.png", tr("PNG (*.png)"));
-  if (!f.isEmpty()) statusBar()->showMessage(tabs_->currentWidget()->grab().save(f) ? tr("wrote %1").arg(f) : tr("cannot write %1").arg(f), 8000);
+  const QString f =
+      QFileDialog::getSaveFileName(this, tr("Export view"), "view.png", tr("PNG (*.png)"));
+  if (!f.isEmpty())
+    statusBar()->showMessage(tabs_->currentWidget()->grab().save(f) ? tr("wrote %1").arg(f)
+                                                                    : tr("cannot write %1").arg(f),
+                             8000);
 }
 
 void MainWindow::setDesignChoices(WorkloadKind kind) {
@@ -244,8 +276,9 @@ void MainWindow::setDesignChoices(WorkloadKind kind) {
   if (kind == WorkloadKind::AlltoallMatmulRs) {
     impl_->addItem(tr("pipelined (fused)"), static_cast<int>(A2aDesign::Pipelined));
     impl_->addItem(tr("sequential baseline"), static_cast<int>(A2aDesign::Sequential));
-    impl_->setToolTip(tr("Which AlltoAll-Matmul-ReduceScatter kernel the live run uses: the pipelined fused kernel, "
-                         "or all-to-all, matmul and reduce-scatter with SyncAll between them (Compare runs both)"));
+    impl_->setToolTip(tr(
+        "Which AlltoAll-Matmul-ReduceScatter kernel the live run uses: the pipelined fused kernel, "
+        "or all-to-all, matmul and reduce-scatter with SyncAll between them (Compare runs both)"));
   } else {
     impl_->addItem(tr("streaming dispatch"), static_cast<int>(DispatchImpl::Streaming));
     impl_->addItem(tr("phased dispatch"), static_cast<int>(DispatchImpl::Phased));
@@ -260,11 +293,12 @@ void MainWindow::loadScenario(const Scenario& sc) {
     // The fused operator reads best by role (its overlap); the MoE layer core by core.
     lanes_->setCurrentIndex(sc.workload.kind == WorkloadKind::AlltoallMatmulRs ? 1 : 0);
     compare_->setWorkload(sc.workload.kind);
-    experts_->setNotApplicable(sc.workload.kind == WorkloadKind::AlltoallMatmulRs
-                                   ? tr("Not applicable: the AlltoAll-Matmul-ReduceScatter workload has no experts "
-                                        "and no routing. Its cores, workspace stages and overlap are in the Card "
-                                        "and Timeline views.")
-                                   : QString());
+    experts_->setNotApplicable(
+        sc.workload.kind == WorkloadKind::AlltoallMatmulRs
+            ? tr("Not applicable: the AlltoAll-Matmul-ReduceScatter workload has no experts "
+                 "and no routing. Its cores, workspace stages and overlap are in the Card "
+                 "and Timeline views.")
+            : QString());
   }
   scenario_ = sc;
   scrub_.reset();
@@ -280,11 +314,13 @@ void MainWindow::rebalance(const std::vector<double>& perExpertLoad, int redunda
   try {
     const Scenario next = rebalancedScenario(scenario_, perExpertLoad, redundantExperts);
     loadScenario(next);
-    statusBar()->showMessage(tr("Rebalanced: EPLB table from this run's load with %1 redundant experts; re-running")
-                                 .arg(redundantExperts),
-                             8000);
+    statusBar()->showMessage(
+        tr("Rebalanced: EPLB table from this run's load with %1 redundant experts; re-running")
+            .arg(redundantExperts),
+        8000);
   } catch (const std::exception& e) {
-    statusBar()->showMessage(tr("Cannot rebalance: %1").arg(QString::fromStdString(e.what())), 12000);
+    statusBar()->showMessage(tr("Cannot rebalance: %1").arg(QString::fromStdString(e.what())),
+                             12000);
   }
 }
 
@@ -309,7 +345,9 @@ void MainWindow::redraw() {
   dirty_ = false;
   const auto shown = shownSnapshot();
   timeLabel_->setText(tr("t = %1").arg(timeText(live_->now)));
-  stageLabel_->setText(tr("stage: %1%2").arg(QString::fromStdString(live_->stage), live_->deadlocked ? tr(" (DEADLOCK)") : ""));
+  stageLabel_->setText(
+      tr("stage: %1%2")
+          .arg(QString::fromStdString(live_->stage), live_->deadlocked ? tr(" (DEADLOCK)") : ""));
   cluster_->setSnapshot(shown);
   card_->setSnapshot(shown);
   timeline_->setSnapshot(live_);

@@ -60,8 +60,8 @@ class MainWindow : public QMainWindow {
   void rebalance(const std::vector<double>& perExpertLoad, int redundantExperts);
 
  signals:
-  void frameShown();          // after the views took a new live frame
-  void scrubShown();          // after the views took a scrubbed snapshot
+  void frameShown();  // after the views took a new live frame
+  void scrubShown();  // after the views took a scrubbed snapshot
   void compareDone();
 
  private:

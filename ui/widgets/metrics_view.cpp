@@ -9,22 +9,25 @@
 namespace moe::ui {
 
 namespace {
-const char* const kNames[] = {"HCCS (sum)",  "RDMA NIC tx (sum)",      "HBM (sum)",    "ring fill %",
-                              "workspace stages %", "cores working", "cores waiting"};
+const char* const kNames[] = {"HCCS (sum)",   "RDMA NIC tx (sum)",  "HBM (sum)",
+                              "ring fill %",  "workspace stages %", "cores working",
+                              "cores waiting"};
 const int kChartOf[] = {0, 0, 0, 1, 1, 2, 2};
 }  // namespace
 
 MetricsView::MetricsView(QWidget* parent) : QWidget(parent) {
   auto* lay = new QVBoxLayout(this);
   lay->addWidget(addChart(tr("Link bandwidth by type"), tr("GB/s"), {Hccs, Nic, Hbm}));
-  lay->addWidget(addChart(tr("Buffer occupancy: ring bytes in flight / ring capacity, workspace-stage bytes "
-                             "holding data / workspace bytes"),
-                          tr("%"), {RingFill, StageFill}));
+  lay->addWidget(
+      addChart(tr("Buffer occupancy: ring bytes in flight / ring capacity, workspace-stage bytes "
+                  "holding data / workspace bytes"),
+               tr("%"), {RingFill, StageFill}));
   lay->addWidget(addChart(tr("Cores working vs waiting"), tr("cores"), {Busy, Waiting}));
   for (auto& p : points_) p.reserve(4096);
 }
 
-QChartView* MetricsView::addChart(const QString& title, const QString& yTitle, std::initializer_list<Series> series) {
+QChartView* MetricsView::addChart(const QString& title, const QString& yTitle,
+                                  std::initializer_list<Series> series) {
   const int chartIndex = kChartOf[*series.begin()];
   auto* chart = new QChart;
   chart->setTitle(title);

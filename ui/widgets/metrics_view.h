@@ -35,7 +35,8 @@ class MetricsView : public QWidget {
 
  private:
   enum Series { Hccs, Nic, Hbm, RingFill, StageFill, Busy, Waiting, Count };
-  QChartView* addChart(const QString& title, const QString& yTitle, std::initializer_list<Series> series);
+  QChartView* addChart(const QString& title, const QString& yTitle,
+                       std::initializer_list<Series> series);
 
   QLineSeries* series_[Count] = {};
   QValueAxis* x_[3] = {};

@@ -28,7 +28,8 @@ double xOf(std::int64_t offset, std::int64_t cap, const QRectF& bar) {
 }
 
 // Fills [from, to) of the ring: one rectangle, or two when the range crosses the wrap.
-void fillRange(QPainter& p, std::int64_t from, std::int64_t to, std::int64_t cap, const QRectF& bar, const QBrush& b) {
+void fillRange(QPainter& p, std::int64_t from, std::int64_t to, std::int64_t cap, const QRectF& bar,
+               const QBrush& b) {
   if (to <= from || cap <= 0) return;
   if (to - from >= cap) {
     p.fillRect(bar, b);
@@ -43,7 +44,8 @@ void fillRange(QPainter& p, std::int64_t from, std::int64_t to, std::int64_t cap
   }
 }
 
-void marker(QPainter& p, double x, const QRectF& bar, const QColor& c, bool above, const QString& label) {
+void marker(QPainter& p, double x, const QRectF& bar, const QColor& c, bool above,
+            const QString& label) {
   QPainterPath tri;
   const double y = above ? bar.top() : bar.bottom();
   const double d = above ? -6 : 6;
@@ -63,7 +65,9 @@ RingStripWidget::RingStripWidget(QWidget* parent) : QWidget(parent) {
   setMinimumHeight(kHeader + kRowH);
 }
 
-QSize RingStripWidget::sizeHint() const { return {640, kHeader + kRowH * std::max<int>(1, static_cast<int>(rows_.size()))}; }
+QSize RingStripWidget::sizeHint() const {
+  return {640, kHeader + kRowH * std::max<int>(1, static_cast<int>(rows_.size()))};
+}
 
 void RingStripWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
   snap_ = std::move(s);
@@ -90,20 +94,23 @@ int RingStripWidget::rowAt(const QPoint& p) const {
 }
 
 void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row) const {
-  const QRectF bar(row.left() + kLabelW, row.top() + 10, row.width() - kLabelW - kValueW, row.height() - 20);
+  const QRectF bar(row.left() + kLabelW, row.top() + 10, row.width() - kLabelW - kValueW,
+                   row.height() - 20);
   p.setPen(palette().text().color());
-  p.drawText(QRect(row.left() + 4, row.top(), kLabelW - 8, row.height()), Qt::AlignVCenter | Qt::AlignLeft,
-             QString::fromStdString(r.name));
+  p.drawText(QRect(row.left() + 4, row.top(), kLabelW - 8, row.height()),
+             Qt::AlignVCenter | Qt::AlignLeft, QString::fromStdString(r.name));
   p.fillRect(bar, QColor(0xf2, 0xf2, 0xf2));
   // Occupied: published [head, tail) and written-but-unpublished [tail, producerTail).
   fillRange(p, r.head, r.tail, r.capacity, bar, kPublished);
   fillRange(p, r.tail, r.producerTail, r.capacity, bar, kUnpublished);
   // Consumed but not yet freed: [head, consumerCursor), hatched over the occupied part.
-  fillRange(p, r.head, r.consumerCursor, r.capacity, bar, QBrush(QColor(0x10, 0x40, 0x10), Qt::FDiagPattern));
+  fillRange(p, r.head, r.consumerCursor, r.capacity, bar,
+            QBrush(QColor(0x10, 0x40, 0x10), Qt::FDiagPattern));
   p.setPen(QPen(QColor(0xb0, 0xb0, 0xb0), 1));
   if (r.chunkBytes > 0 && r.capacity / r.chunkBytes <= 64)
     for (std::int64_t o = r.chunkBytes; o < r.capacity; o += r.chunkBytes)
-      p.drawLine(QPointF(xOf(o, r.capacity, bar), bar.top()), QPointF(xOf(o, r.capacity, bar), bar.bottom()));
+      p.drawLine(QPointF(xOf(o, r.capacity, bar), bar.top()),
+                 QPointF(xOf(o, r.capacity, bar), bar.bottom()));
   p.setPen(QPen(palette().text().color(), 1));
   p.drawRect(bar);
   QFont small = font();
@@ -119,8 +126,11 @@ void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row
   p.setFont(font());
   p.setPen(palette().text().color());
   const double used = static_cast<double>(r.occupied());
-  p.drawText(QRect(static_cast<int>(bar.right()) + 6, row.top(), kValueW - 8, row.height()), Qt::AlignVCenter,
-             QString("%1/%2 w%3").arg(bytesText(used), bytesText(static_cast<double>(r.capacity))).arg(r.stats.wraps));
+  p.drawText(QRect(static_cast<int>(bar.right()) + 6, row.top(), kValueW - 8, row.height()),
+             Qt::AlignVCenter,
+             QString("%1/%2 w%3")
+                 .arg(bytesText(used), bytesText(static_cast<double>(r.capacity)))
+                 .arg(r.stats.wraps));
   if (r.id == selected_) {
     p.setPen(QPen(Qt::black, 1, Qt::DashLine));
     p.drawRect(row.adjusted(1, 1, -2, -2));
@@ -135,11 +145,13 @@ void RingStripWidget::paintEvent(QPaintEvent*) {
     p.drawText(rect(), Qt::AlignCenter, tr("this card has no rings in this stage"));
     return;
   }
-  p.drawText(QRect(4, 0, width() - 8, kHeader), Qt::AlignVCenter,
-             tr("Rings into this card: blue = published, pale = written not yet published, hatched = read "
-                "not yet freed; H head, T tail, dashed = producer's cached head; wN = wraps"));
+  p.drawText(
+      QRect(4, 0, width() - 8, kHeader), Qt::AlignVCenter,
+      tr("Rings into this card: blue = published, pale = written not yet published, hatched = read "
+         "not yet freed; H head, T tail, dashed = producer's cached head; wN = wraps"));
   for (std::size_t i = 0; i < rows_.size(); ++i)
-    paintRing(p, snap_->rings[rows_[i]], QRect(0, kHeader + static_cast<int>(i) * kRowH, width(), kRowH));
+    paintRing(p, snap_->rings[rows_[i]],
+              QRect(0, kHeader + static_cast<int>(i) * kRowH, width(), kRowH));
 }
 
 void RingStripWidget::mousePressEvent(QMouseEvent* e) {

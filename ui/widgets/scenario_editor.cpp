@@ -25,7 +25,8 @@ using nlohmann::json;
 
 // Enumerated fields get a combo box listing their spellings.
 QStringList choicesFor(const std::string& path) {
-  if (path == "routing.distribution") return {"uniform", "power-law", "hotspot", "group-limited", "trace"};
+  if (path == "routing.distribution")
+    return {"uniform", "power-law", "hotspot", "group-limited", "trace"};
   if (path == "payload") return {"full", "none"};
   if (path == "eplb.table_from") return {"explicit", "expected-load", "warm-up"};
   if (path == "dispatch_impl") return {"phased", "streaming", "both"};
@@ -38,7 +39,9 @@ QStringList choicesFor(const std::string& path) {
   return {};
 }
 
-QString valueText(const json& v) { return QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump()); }
+QString valueText(const json& v) {
+  return QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump());
+}
 
 void setAt(json& root, const std::string& path, json v) {
   json* node = &root;
@@ -76,18 +79,21 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent) {
   lay->addWidget(status_);
   lay->addWidget(scroll, 1);
   connect(load, &QPushButton::clicked, this, [this] {
-    const QString f = QFileDialog::getOpenFileName(this, tr("Load scenario"), {}, tr("Scenario (*.json)"));
+    const QString f =
+        QFileDialog::getOpenFileName(this, tr("Load scenario"), {}, tr("Scenario (*.json)"));
     if (!f.isEmpty()) loadFile(f);
   });
   connect(save, &QPushButton::clicked, this, [this] {
-    const QString f = QFileDialog::getSaveFileName(this, tr("Save scenario"), {}, tr("Scenario (*.json)"));
+    const QString f =
+        QFileDialog::getSaveFileName(this, tr("Save scenario"), {}, tr("Scenario (*.json)"));
     if (!f.isEmpty()) saveFile(f);
   });
   connect(defaults, &QPushButton::clicked, this, [this] { setScenario(defaultScenario()); });
   connect(apply, &QPushButton::clicked, this, [this] {
     if (valid_) emit applyRequested(scenario_);
   });
-  connect(this, &ScenarioEditor::validityChanged, apply, [apply](bool ok) { apply->setEnabled(ok); });
+  connect(this, &ScenarioEditor::validityChanged, apply,
+          [apply](bool ok) { apply->setEnabled(ok); });
   setScenario(defaultScenario());
 }
 
@@ -122,18 +128,22 @@ void ScenarioEditor::rebuild() {
   };
   addGroup(tr("General"), base_, "");
   addGroup(tr("Hardware profile"), json{{"profile", base_["hardware"]["profile"]}}, "hardware");
-  addGroup(tr("Hardware fields (override the profile)"), base_["hardware"]["overrides"], "hardware.overrides");
+  addGroup(tr("Hardware fields (override the profile)"), base_["hardware"]["overrides"],
+           "hardware.overrides");
   for (const char* g : {"cluster", "model", "routing", "eplb", "rings", "combine", "workload"})
-    if (base_.contains(g)) addGroup(QString(g).replace(0, 1, QString(g).at(0).toUpper()), base_[g], g);
+    if (base_.contains(g))
+      addGroup(QString(g).replace(0, 1, QString(g).at(0).toUpper()), base_[g], g);
   groups_->addStretch(1);
   building_ = false;
 }
 
-void ScenarioEditor::addField(QFormLayout* form, const std::string& path, const std::string& key, const json& value) {
+void ScenarioEditor::addField(QFormLayout* form, const std::string& path, const std::string& key,
+                              const json& value) {
   Field f;
   f.original = value;
   const QStringList choices = choicesFor(path);
-  const QString tip = tr("%1 (JSON key %2)").arg(QString::fromStdString(key), QString::fromStdString(path));
+  const QString tip =
+      tr("%1 (JSON key %2)").arg(QString::fromStdString(key), QString::fromStdString(path));
   if (!choices.isEmpty()) {
     auto* combo = new QComboBox;
     combo->addItems(choices);
@@ -194,7 +204,8 @@ json ScenarioEditor::formJson(std::string& parseErrorPath, std::string& parseErr
       } catch (const json::exception&) {
         if (parseErrorPath.empty()) {
           parseErrorPath = path;
-          parseError = f.original.is_array() ? "must be a JSON array, e.g. [] or [[1, 0]]" : "must be a number";
+          parseError = f.original.is_array() ? "must be a JSON array, e.g. [] or [[1, 0]]"
+                                             : "must be a number";
         }
         v = f.original;
       }
@@ -255,7 +266,8 @@ void ScenarioEditor::revalidate() {
   }
   valid_ = message.isEmpty();
   status_->setText(valid_ ? tr("<span style='color:#208040'>Scenario is valid.</span>")
-                          : tr("<span style='color:#c02020'>Invalid: %1 — Run is disabled until this is fixed.</span>")
+                          : tr("<span style='color:#c02020'>Invalid: %1 — Run is disabled until "
+                               "this is fixed.</span>")
                                 .arg(message.toHtmlEscaped()));
   emit validityChanged(valid_, message);
 }
@@ -275,7 +287,8 @@ bool ScenarioEditor::loadFile(const QString& file) {
     setScenario(loadScenarioFile(file.toStdString()));
     return true;
   } catch (const std::exception& e) {
-    status_->setText(tr("<span style='color:#c02020'>Cannot load %1: %2</span>").arg(file, QString(e.what()).toHtmlEscaped()));
+    status_->setText(tr("<span style='color:#c02020'>Cannot load %1: %2</span>")
+                         .arg(file, QString(e.what()).toHtmlEscaped()));
     return false;
   }
 }

@@ -46,7 +46,8 @@ class ScenarioEditor : public QWidget {
     nlohmann::json original;  // its value when the form was built: gives the JSON type
   };
   void rebuild();
-  void addField(QFormLayout* form, const std::string& path, const std::string& key, const nlohmann::json& value);
+  void addField(QFormLayout* form, const std::string& path, const std::string& key,
+                const nlohmann::json& value);
   void revalidate();
   nlohmann::json formJson(std::string& parseErrorPath, std::string& parseError) const;
   void showError(const std::string& path, const QString& message);

@@ -13,11 +13,11 @@
 namespace moe::ui {
 
 namespace {
-constexpr int kCoreLabelW = 90;   // per core: only card names
-constexpr int kLaneLabelW = 160;  // role and summary lanes are labelled
-constexpr int kRowH = 5;        // one core
-constexpr int kRoleH = 16;      // one role on one card
-constexpr int kSummaryH = 14;   // one summary lane
+constexpr int kCoreLabelW = 90;     // per core: only card names
+constexpr int kLaneLabelW = 160;    // role and summary lanes are labelled
+constexpr int kRowH = 5;            // one core
+constexpr int kRoleH = 16;          // one role on one card
+constexpr int kSummaryH = 14;       // one summary lane
 constexpr int kSummaryHeader = 34;  // the stage names, then the overlap figure
 constexpr int kCardGap = 14;
 constexpr int kAxisH = 22;
@@ -25,9 +25,15 @@ constexpr std::size_t kMaxBarsPerCore = 200000;  // bounds memory on very long r
 const QColor kHidden(0x3c, 0xa0, 0x6a);
 const QColor kExposed(0xd0, 0x40, 0x40);
 
-bool working(Activity a) { return a == Activity::Copy || a == Activity::Vector || a == Activity::Cube; }
-bool waiting(Activity a) { return a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync; }
-bool communication(Role r) { return r == Role::A2A || r == Role::ReduceScatter; }
+bool working(Activity a) {
+  return a == Activity::Copy || a == Activity::Vector || a == Activity::Cube;
+}
+bool waiting(Activity a) {
+  return a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync;
+}
+bool communication(Role r) {
+  return r == Role::A2A || r == Role::ReduceScatter;
+}
 
 // `c` washed towards white: a waiting share reads as the same role, but quieter.
 QColor pale(const QColor& c) {
@@ -151,7 +157,7 @@ void TimelineWidget::rebuildLanes() {
     if (grouping_ == Grouping::PerCore) {
       for (int core : perCard[card]) {
         Lane l;
-      l.kind = Lane::Kind::Core;
+        l.kind = Lane::Kind::Core;
         l.card = card;
         l.core = core;
         l.top = y;
@@ -162,7 +168,7 @@ void TimelineWidget::rebuildLanes() {
     } else {
       for (int r = 0; r < static_cast<int>(Role::Count); ++r) {
         Lane l;
-      l.kind = Lane::Kind::Role;
+        l.kind = Lane::Kind::Role;
         l.card = card;
         l.role = static_cast<Role>(r);
         for (int core : perCard[card])
@@ -210,11 +216,13 @@ int TimelineWidget::laneAt(int y) const {
   return -1;
 }
 
-void TimelineWidget::paintCoreLane(QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const {
+void TimelineWidget::paintCoreLane(QPainter& p, const Lane& lane, int y, Time tLeft,
+                                   Time tRight) const {
   const int right = width();
   const auto& v = bars_[lane.core];
   // Intervals of a core are closed in time order: binary search the first visible one.
-  auto it = std::lower_bound(v.begin(), v.end(), tLeft, [](const Bar& b, Time t) { return b.end < t; });
+  auto it =
+      std::lower_bound(v.begin(), v.end(), tLeft, [](const Bar& b, Time t) { return b.end < t; });
   double lastX = -1;
   for (; it != v.end() && it->start <= tRight; ++it) {
     const double x0 = std::max<double>(axis_.left, axis_.x(static_cast<double>(it->start)));
@@ -224,29 +232,35 @@ void TimelineWidget::paintCoreLane(QPainter& p, const Lane& lane, int y, Time tL
     lastX = x1;
   }
   // The activity still open at the snapshot time.
-  const CoreSnap* cs = lane.core < static_cast<int>(snap_->cores.size()) ? &snap_->cores[lane.core] : nullptr;
+  const CoreSnap* cs =
+      lane.core < static_cast<int>(snap_->cores.size()) ? &snap_->cores[lane.core] : nullptr;
   if (cs && cs->activity != Activity::Idle && cs->activity != Activity::Done) {
     const double x0 = std::max<double>(axis_.left, axis_.x(static_cast<double>(cs->since)));
     const double x1 = std::min<double>(right, axis_.x(static_cast<double>(snap_->now)));
-    if (x1 > x0) p.fillRect(QRectF(x0, y, x1 - x0, kRowH - 1), activityColor(cs->activity).lighter(130));
+    if (x1 > x0)
+      p.fillRect(QRectF(x0, y, x1 - x0, kRowH - 1), activityColor(cs->activity).lighter(130));
   }
 }
 
-void TimelineWidget::paintRoleLane(QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const {
+void TimelineWidget::paintRoleLane(QPainter& p, const Lane& lane, int y, Time tLeft,
+                                   Time tRight) const {
   const int w = std::max(0, width() - axis_.left);
   std::vector<double> work(w, 0), wait(w, 0), dWork(w + 1, 0), dWait(w + 1, 0);
   auto px = [this](Time t) { return axis_.x(static_cast<double>(t)) - axis_.left; };
   for (int core : lane.cores) {
     const auto& v = bars_[core];
-    auto it = std::lower_bound(v.begin(), v.end(), tLeft, [](const Bar& b, Time t) { return b.end < t; });
+    auto it =
+        std::lower_bound(v.begin(), v.end(), tLeft, [](const Bar& b, Time t) { return b.end < t; });
     for (; it != v.end() && it->start <= tRight; ++it) {
       if (it->role != lane.role) continue;
       if (working(it->activity)) cover(px(it->start), px(it->end), work, dWork);
       if (waiting(it->activity)) cover(px(it->start), px(it->end), wait, dWait);
     }
     const CoreSnap& cs = snap_->cores[core];
-    if (cs.role == lane.role && working(cs.activity)) cover(px(cs.since), px(snap_->now), work, dWork);
-    if (cs.role == lane.role && waiting(cs.activity)) cover(px(cs.since), px(snap_->now), wait, dWait);
+    if (cs.role == lane.role && working(cs.activity))
+      cover(px(cs.since), px(snap_->now), work, dWork);
+    if (cs.role == lane.role && waiting(cs.activity))
+      cover(px(cs.since), px(snap_->now), wait, dWait);
   }
   const double n = static_cast<double>(lane.cores.size());
   const int h = lane.height - 2;
@@ -265,7 +279,8 @@ void TimelineWidget::paintRoleLane(QPainter& p, const Lane& lane, int y, Time tL
     runD += dWait[i];
     const double fw = std::clamp((work[i] + runW) / n, 0.0, 1.0);
     const double fs = std::clamp((wait[i] + runD) / n, 0.0, 1.0 - fw);
-    const int cw = static_cast<int>(std::lround(fw * h)), cs = static_cast<int>(std::lround(fs * h));
+    const int cw = static_cast<int>(std::lround(fw * h)),
+              cs = static_cast<int>(std::lround(fs * h));
     if (cw != hw || cs != hs) {
       flush(i);
       start = i;
@@ -276,7 +291,8 @@ void TimelineWidget::paintRoleLane(QPainter& p, const Lane& lane, int y, Time tL
   flush(w);
 }
 
-void TimelineWidget::paintSummaryLane(QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const {
+void TimelineWidget::paintSummaryLane(QPainter& p, const Lane& lane, int y, Time tLeft,
+                                      Time tRight) const {
   const int right = width();
   const int h = lane.height - 3;
   auto span = [&](Time s, Time e, const QColor& c) {
@@ -284,7 +300,8 @@ void TimelineWidget::paintSummaryLane(QPainter& p, const Lane& lane, int y, Time
     if (b <= a) return;
     const double x0 = std::max<double>(axis_.left, axis_.x(static_cast<double>(a)));
     const double x1 = std::min<double>(right, axis_.x(static_cast<double>(b)));
-    p.fillRect(QRectF(x0, y, std::max(1.0, x1 - x0), h), c);  // at least a pixel: short spans stay visible
+    p.fillRect(QRectF(x0, y, std::max(1.0, x1 - x0), h),
+               c);  // at least a pixel: short spans stay visible
   };
   auto visible = [&](const IntervalUnion& u) {
     auto it = u.spans().upper_bound(tLeft);
@@ -300,8 +317,10 @@ void TimelineWidget::paintSummaryLane(QPainter& p, const Lane& lane, int y, Time
   }
   if (lane.summary == Summary::Compute || lane.summary == Summary::Communication) {
     const IntervalUnion& u = lane.summary == Summary::Compute ? compute : comm;
-    const QColor c = lane.summary == Summary::Compute ? roleColor(Role::Gemm) : roleColor(Role::A2A);
-    for (auto it = visible(u); it != u.spans().end() && it->first <= tRight; ++it) span(it->first, it->second, c);
+    const QColor c =
+        lane.summary == Summary::Compute ? roleColor(Role::Gemm) : roleColor(Role::A2A);
+    for (auto it = visible(u); it != u.spans().end() && it->first <= tRight; ++it)
+      span(it->first, it->second, c);
     return;
   }
   // Overlap: each communication span, green where compute runs too, red where it does not.
@@ -328,8 +347,10 @@ QString TimelineWidget::laneLabel(const Lane& lane) const {
       return lane.summary == Summary::Compute         ? tr("compute (gemm)")
              : lane.summary == Summary::Communication ? tr("comm (a2a + rs)")
                                                       : tr("comm hidden?");
-    case Lane::Kind::Role: return tr("%1 (%2)").arg(roleText(lane.role)).arg(lane.cores.size());
-    case Lane::Kind::Core: break;
+    case Lane::Kind::Role:
+      return tr("%1 (%2)").arg(roleText(lane.role)).arg(lane.cores.size());
+    case Lane::Kind::Core:
+      break;
   }
   return {};
 }
@@ -371,7 +392,8 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     if (!label.isEmpty()) {
       p.setFont(small);
       p.setPen(palette().text().color());
-      p.drawText(QRect(14, y, axis_.left - 18, lane.height), Qt::AlignVCenter | Qt::AlignLeft, label);
+      p.drawText(QRect(14, y, axis_.left - 18, lane.height), Qt::AlignVCenter | Qt::AlignLeft,
+                 label);
     }
   }
   p.setFont(font());
@@ -387,10 +409,13 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
       }
       const Time total = comm.measure(), hidden = comm.overlap(compute);
       p.setPen(palette().text().color());
-      p.drawText(QPoint(4, y),
-                 tr("Communication hidden under compute: %1% of %2 (green hidden, red exposed)")
-                     .arg(total > 0 ? 100.0 * static_cast<double>(hidden) / static_cast<double>(total) : 0.0, 0, 'f', 1)
-                     .arg(timeText(total)));
+      p.drawText(
+          QPoint(4, y),
+          tr("Communication hidden under compute: %1% of %2 (green hidden, red exposed)")
+              .arg(total > 0 ? 100.0 * static_cast<double>(hidden) / static_cast<double>(total)
+                             : 0.0,
+                   0, 'f', 1)
+              .arg(timeText(total)));
     }
   }
   // Stage marks, the time axis and the scrubber on top.
@@ -414,7 +439,10 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     p.drawLine(QPointF(x, kAxisH), QPointF(x, height()));
     // A short stage gets only the room up to the next one: its name is elided, or left out
     // when not even a few letters fit (zoom in to read it), so names never overlap.
-    const double next = i + 1 < marks.size() ? std::min<double>(right, axis_.x(static_cast<double>(marks[i + 1].start))) : right;
+    const double next =
+        i + 1 < marks.size()
+            ? std::min<double>(right, axis_.x(static_cast<double>(marks[i + 1].start)))
+            : right;
     const int room = static_cast<int>(next - x) - 6;
     const QString name = fm.elidedText(QString::fromStdString(marks[i].name), Qt::ElideRight, room);
     if (room >= fm.horizontalAdvance("ab…")) p.drawText(QPointF(x + 3, kAxisH + 10), name);
@@ -470,15 +498,17 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
 QString TimelineWidget::laneTooltip(const Lane& lane, Time t) const {
   auto barAt = [this](int core, Time at) -> const Bar* {
     const auto& v = bars_[core];
-    auto it = std::lower_bound(v.begin(), v.end(), at, [](const Bar& b, Time x) { return b.end <= x; });
+    auto it =
+        std::lower_bound(v.begin(), v.end(), at, [](const Bar& b, Time x) { return b.end <= x; });
     return it != v.end() && it->start <= at ? &*it : nullptr;
   };
   switch (lane.kind) {
     case Lane::Kind::Core: {
       QString text = QString::fromStdString(snap_->cores[lane.core].name);
       if (const Bar* b = barAt(lane.core, t))
-        text += tr(": %1 as %2 from %3 to %4").arg(activityText(b->activity), roleText(b->role), timeText(b->start),
-                                                   timeText(b->end));
+        text += tr(": %1 as %2 from %3 to %4")
+                    .arg(activityText(b->activity), roleText(b->role), timeText(b->start),
+                         timeText(b->end));
       return text;
     }
     case Lane::Kind::Role: {
@@ -489,7 +519,8 @@ QString TimelineWidget::laneTooltip(const Lane& lane, Time t) const {
         work += working(b->activity);
         wait += waiting(b->activity);
       }
-      return tr("Card %1, %2 cores (%3): at %4, %5 working, %6 waiting. Height = share working (dark) and "
+      return tr("Card %1, %2 cores (%3): at %4, %5 working, %6 waiting. Height = share working "
+                "(dark) and "
                 "waiting (pale).")
           .arg(lane.card)
           .arg(roleText(lane.role))
@@ -500,13 +531,18 @@ QString TimelineWidget::laneTooltip(const Lane& lane, Time t) const {
     }
     case Lane::Kind::Summary:
       switch (lane.summary) {
-        case Summary::Compute: return tr("When any gemm (AIC) core was working: loading tiles or on the cube.");
+        case Summary::Compute:
+          return tr("When any gemm (AIC) core was working: loading tiles or on the cube.");
         case Summary::Communication:
-          return tr("When any a2a or reduce-scatter (AIV) core was working: moving tiles, or summing partials.");
+          return tr(
+              "When any a2a or reduce-scatter (AIV) core was working: moving tiles, or summing "
+              "partials.");
         case Summary::Overlap:
-          return tr("Communication time, green where some gemm core worked at the same time (hidden under "
-                    "compute), red where none did (exposed). The pipelined kernel hides most of it; the "
-                    "sequential baseline, with SyncAll between its phases, hides none.");
+          return tr(
+              "Communication time, green where some gemm core worked at the same time (hidden "
+              "under "
+              "compute), red where none did (exposed). The pipelined kernel hides most of it; the "
+              "sequential baseline, with SyncAll between its phases, hides none.");
       }
   }
   return {};
@@ -516,9 +552,12 @@ bool TimelineWidget::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
     const int i = laneAt(he->pos().y());
-    QString text = tr("Gantt by card: per core (colour = activity) or per role (height = share of the role's cores "
-                      "working). Wheel zooms, drag pans, click moves the scrubber (red) and shows the cluster and "
-                      "card views at that time.");
+    QString text =
+        tr("Gantt by card: per core (colour = activity) or per role (height = share of the role's "
+           "cores "
+           "working). Wheel zooms, drag pans, click moves the scrubber (red) and shows the cluster "
+           "and "
+           "card views at that time.");
     if (i >= 0 && snap_) text = laneTooltip(lanes_[i], static_cast<Time>(axis_.t(he->pos().x())));
     QToolTip::showText(he->globalPos(), text, this);
     return true;

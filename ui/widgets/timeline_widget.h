@@ -11,15 +11,15 @@
 #include <vector>
 
 #include "core/observe/interval_union.h"
-#include "core/record/observer.h"
 #include "core/observe/snapshot.h"
+#include "core/record/observer.h"
 
 namespace moe::ui {
 
 // Pixel <-> time mapping of the plot area; pure, so it is tested on its own.
 struct TimeAxis {
-  double t0 = 0;        // ps at x = left
-  double psPerPx = 1;   // zoom
+  double t0 = 0;       // ps at x = left
+  double psPerPx = 1;  // zoom
   int left = 0;
   double x(double t) const { return left + (t - t0) / psPerPx; }
   double t(double x) const { return t0 + (x - left) * psPerPx; }
@@ -69,12 +69,12 @@ class TimelineWidget : public QWidget {
   enum class Summary { Compute, Communication, Overlap };
   struct Lane {
     enum class Kind { Core, Role, Summary } kind = Kind::Core;
-    int card = -1;      // Core and Role lanes
-    int core = -1;      // Core lanes
+    int card = -1;  // Core and Role lanes
+    int core = -1;  // Core lanes
     Role role = Role::Idle;
     Summary summary = Summary::Compute;
     std::vector<int> cores;  // Role lanes: the cores that ever had this role on this card
-    int top = 0;        // y without the scroll offset
+    int top = 0;             // y without the scroll offset
     int height = 0;
   };
   void applyFit();
@@ -87,8 +87,8 @@ class TimelineWidget : public QWidget {
   QString laneTooltip(const Lane& lane, Time t) const;
 
   std::shared_ptr<const Snapshot> snap_;
-  std::vector<std::vector<Bar>> bars_;     // per core id
-  std::vector<std::uint32_t> coreRoles_;   // per core id: bit mask of the roles it had
+  std::vector<std::vector<Bar>> bars_;    // per core id
+  std::vector<std::uint32_t> coreRoles_;  // per core id: bit mask of the roles it had
   std::vector<Lane> lanes_;
   bool lanesDirty_ = true;
   Grouping grouping_ = Grouping::PerCore;
