@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/pipeline/layer_args.h"
+#include "core/pipeline/resolved_scenario.h"
 #include "core/reference/update_expert.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
@@ -93,8 +94,9 @@ double imbalance(const std::vector<double>& v) {
   return noLoad ? 0 : maxOverMean(v);
 }
 
-ExpertLoad computeExpertLoad(const Scenario& given, const std::vector<RankGating>& gating) {
-  const Scenario sc = withEplbTable(given);
+ExpertLoad computeExpertLoad(const ResolvedScenario& rs) {
+  const Scenario& sc = rs.scenario();
+  const std::vector<RankGating>& gating = *rs.gating();
   ExpertLoad L;
   const int R = sc.cluster.ranks();
   const int E = sc.model.experts;

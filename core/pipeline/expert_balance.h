@@ -63,7 +63,9 @@ struct ExpertLoad {
   // replicas are ever used: 9 replicas on 16 ranks use 8.
   int idleReplicas = 0;
 };
-ExpertLoad computeExpertLoad(const Scenario& sc, const std::vector<RankGating>& gating);
+class ResolvedScenario;
+// The MoE layer of a resolved scenario, on its gating.
+ExpertLoad computeExpertLoad(const ResolvedScenario& rs);
 
 // max/mean of the values; 0 for an empty or all-zero list.
 double imbalance(const std::vector<double>& v);

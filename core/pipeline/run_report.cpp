@@ -51,7 +51,7 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault) {
   RunReport r;
   r.given = rs.given();
   r.scenario = rs.scenario();
-  r.load = computeExpertLoad(r.scenario, *rs.gating());
+  r.load = computeExpertLoad(rs);
   std::optional<ReferenceLayer> ref;
   if (verify) ref = computeReference(rs);
   r.verified = verify;

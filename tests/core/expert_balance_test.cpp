@@ -9,6 +9,7 @@
 
 #include "core/pipeline/expert_balance.h"
 #include "core/pipeline/layer_run.h"
+#include "core/pipeline/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 
@@ -83,7 +84,7 @@ TEST(ExpertBalance, HotspotWithRedundantExpertsLowersPerRankImbalanceInBothModes
       Scenario s = hotspotScenario();
       s.eplb.tableFrom = from;
       s.eplb.balanceMode = mode;
-      const ExpertLoad L = computeExpertLoad(s, generateGating(s));
+      const ExpertLoad L = computeExpertLoad(ResolvedScenario::resolve(s));
       EXPECT_EQ(L.placePerRank, 5);
       EXPECT_EQ(L.redundantExperts, 8);
       EXPECT_LT(imbalance(L.perRankAfter), imbalance(L.perRankBefore))
@@ -158,11 +159,11 @@ TEST(ExpertBalance, RebalanceFromTheObservedLoadLowersImbalance) {
   Scenario s = hotspotScenario();
   s.eplb.redundantExperts = 0;
   s.eplb.tableFrom = EplbTableSource::Explicit;
-  const auto gating = generateGating(s);
-  const ExpertLoad before = computeExpertLoad(s, gating);
+  const auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(s));
+  const ExpertLoad before = computeExpertLoad(ResolvedScenario::resolve(s, gating));
   const Scenario re = rebalancedScenario(s, before.perExpert, 8);
   EXPECT_EQ(re.eplb.redundantExperts, 8);
-  const ExpertLoad after = computeExpertLoad(re, gating);
+  const ExpertLoad after = computeExpertLoad(ResolvedScenario::resolve(re, gating));
   EXPECT_LT(imbalance(after.perRankAfter), imbalance(before.perRankAfter));
 }
 

@@ -50,7 +50,7 @@ void RunController::load(const Scenario& sc, Design design) {
     resolved_ = ResolvedScenario::resolve(sc);
     sc_ = resolved_->scenario();  // a generated eplb table is computed once per load
     // The fused workload has no experts: the window tells the Experts view so.
-    if (resolved_->gating()) emit expertLoadReady(computeExpertLoad(sc_, *resolved_->gating()));
+    if (resolved_->gating()) emit expertLoadReady(computeExpertLoad(*resolved_));
   } catch (const std::exception& e) {
     run_.reset();
     emit failed(QString::fromStdString(e.what()));
