@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/scenario/scenario.h"
+#include "ui/run/scenario_metatype.h"
 
 namespace moe::ui {
 

@@ -11,6 +11,7 @@
 #include "core/record/observer.h"
 #include "ui/run/expert_load.h"
 #include "ui/run/metrics_sample.h"
+#include "ui/run/scenario_metatype.h"
 
 namespace moe::ui {
 
@@ -33,7 +34,6 @@ void registerMetaTypes();
 
 }  // namespace moe::ui
 
-Q_DECLARE_METATYPE(moe::Scenario)
 Q_DECLARE_METATYPE(moe::ui::Frame)
 Q_DECLARE_METATYPE(moe::Snapshot)
 Q_DECLARE_METATYPE(moe::ui::ExpertLoad)

@@ -4,15 +4,15 @@
 // figures and a chart of stage durations.
 
 #include <QWidget>
-#include <QtCharts/QChartGlobal>
+#include "ui/widgets/qt_charts.h"
 
 #include "core/scenario/scenario.h"
 #include "ui/models/compare_table_model.h"
 
-QT_CHARTS_BEGIN_NAMESPACE
+MOE_CHARTS_BEGIN_NAMESPACE
 class QChartView;
-QT_CHARTS_END_NAMESPACE
-QT_CHARTS_USE_NAMESPACE
+MOE_CHARTS_END_NAMESPACE
+MOE_CHARTS_USE_NAMESPACE
 
 class QLabel;
 class QPushButton;

@@ -10,18 +10,18 @@
 
 #include "ui/run/expert_load.h"
 
-#include <QtCharts/QChartGlobal>
+#include "ui/widgets/qt_charts.h"
 
 class QLabel;
 class QPushButton;
 class QSpinBox;
 class QTableView;
 
-QT_CHARTS_BEGIN_NAMESPACE
+MOE_CHARTS_BEGIN_NAMESPACE
 class QChartView;
-QT_CHARTS_END_NAMESPACE
+MOE_CHARTS_END_NAMESPACE
 // Qt 5 puts the chart classes in a namespace, Qt 6 does not; the macro covers both.
-QT_CHARTS_USE_NAMESPACE
+MOE_CHARTS_USE_NAMESPACE
 
 namespace moe::ui {
 

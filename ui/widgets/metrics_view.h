@@ -6,17 +6,17 @@
 
 #include <QVector>
 #include <QWidget>
-#include <QtCharts/QChartGlobal>
 #include <vector>
+#include "ui/widgets/qt_charts.h"
 
 #include "ui/run/metrics_sample.h"
 
-QT_CHARTS_BEGIN_NAMESPACE
+MOE_CHARTS_BEGIN_NAMESPACE
 class QChartView;
 class QLineSeries;
 class QValueAxis;
-QT_CHARTS_END_NAMESPACE
-QT_CHARTS_USE_NAMESPACE
+MOE_CHARTS_END_NAMESPACE
+MOE_CHARTS_USE_NAMESPACE
 
 namespace moe::ui {
 

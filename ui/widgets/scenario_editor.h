@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/scenario/scenario.h"
+#include "ui/run/scenario_metatype.h"
 
 class QLabel;
 class QComboBox;
