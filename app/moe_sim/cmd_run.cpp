@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/moe_sim/command_registry.h"
+#include "app/moe_sim/progress_line.h"
 #include "core/pipeline/a2a_matmul_report.h"
 #include "core/pipeline/run_report.h"
 #include "core/scenario/scenario_json.h"
@@ -70,7 +71,13 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
     const moe::Fault fault = opt->fault == "drop-tail"    ? moe::Fault::DropTail
                              : opt->fault == "stall-core" ? moe::Fault::StallCore
                                                           : moe::Fault::None;
-    const moe::RunReport report = moe::runScenario(sc, opt->verify, fault);
+    moe::ProgressLine line;
+    moe::RunProgress progress;
+    if (moe::ProgressLine::wanted())
+      progress = [&line](const std::string& design, const std::string& stage, moe::Time now,
+                         std::uint64_t events) { line.update(design, stage, now, events); };
+    const moe::RunReport report = moe::runScenario(sc, opt->verify, fault, progress);
+    line.clear();
     moe::printReport(std::cout, report);
     if (trace.is_open()) moe::writeReportTrace(trace, report);
     if (csv.is_open()) moe::writeReportCsv(csv, report);

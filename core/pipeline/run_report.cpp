@@ -1,5 +1,7 @@
 #include "core/pipeline/run_report.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -66,7 +68,8 @@ std::string stageLabel(const std::string& n) {
   return n;
 }
 
-RunReport runScenario(const Scenario& given, bool verify, Fault fault) {
+RunReport runScenario(const Scenario& given, bool verify, Fault fault,
+                      const RunProgress& progress) {
   RunReport r;
   // A generated eplb table is computed once, here, and the whole run uses it.
   r.given = given;
@@ -86,8 +89,20 @@ RunReport runScenario(const Scenario& given, bool verify, Fault fault) {
   r.verified = verify;
   for (DispatchImpl impl : impls) {
     auto run = std::make_unique<LayerRun>(sc, impl, gating, fault);
-    run->runToEnd();
+    if (progress) {
+      // The same events in the same order as runToEnd, with a look every 2^16 of them.
+      Simulator& sim = run->emulation().sim();
+      while (sim.step())
+        if ((sim.eventsRun() & 0xffff) == 0)
+          progress(run->design(), run->currentStage(), sim.now(), sim.eventsRun());
+    }
+    run->runToEnd();  // (after the loop above: only surfaces a kernel's exception)
     if (ref) r.checks.push_back(run->verify(*ref));
+    std::int64_t tensors = 0;
+    const std::int64_t row = static_cast<std::int64_t>(sc.model.hidden) * 2;
+    for (const CardTensors& t : run->context().cards)
+      tensors += 2 * t.recvRows * row + 2 * static_cast<std::int64_t>(sc.model.tokensPerRank) * row;
+    r.tensorBytes = std::max(r.tensorBytes, tensors);
     // One run's tensors at a time: the report keeps stages, rings and the event log.
     run->releaseTensors();
     r.deadlocks.push_back(run->deadlocked()
@@ -101,6 +116,9 @@ RunReport runScenario(const Scenario& given, bool verify, Fault fault) {
     r.runs.push_back(std::move(run));
   }
   r.digest = digest.digest();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  r.peakRssBytes = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
   if (verify && r.runs.size() == 2) {
     const bool same = r.runs[0]->outputHash() == r.runs[1]->outputHash();
     r.crossChecks.push_back(
@@ -217,6 +235,15 @@ void printReport(std::ostream& out, const RunReport& r) {
     out << "; " << run->emulation().sim().eventsRun() << " events, "
         << run->emulation().machine().rdmaPosts << " RDMA posts\n";
   }
+  out << "memory: layer tensors " << fmt("%.2f", static_cast<double>(r.tensorBytes) / (1 << 20))
+      << " MiB (x, expanded rows, expert outputs, combine output; "
+      << (sc.payload == PayloadMode::Full ? "held" : "not held: payload none") << "), peak RSS "
+      << fmt("%.2f", static_cast<double>(r.peakRssBytes) / (1 << 20)) << " MiB";
+  if (r.tensorBytes > 0 && sc.payload == PayloadMode::Full)
+    out << " ("
+        << fmt("%.2f", static_cast<double>(r.peakRssBytes) / static_cast<double>(r.tensorBytes))
+        << "x)";
+  out << "\n";
   // Where each role's time went (summed over all cores of that role, whole run).
   out << "\ntime per role and activity (us, summed over cores)\n";
   std::snprintf(line, sizeof line, "%-11s %-10s", "design", "role");

@@ -3,6 +3,7 @@
 // verification against the golden chain, and the printable summary.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -23,11 +24,21 @@ struct RunReport {
   std::vector<std::string> deadlocks;                  // per run: diagnosis, empty if none
   std::uint64_t digest = 0;
   ExpertLoad load;  // token slots per rank before and after MoeUpdateExpert
+  // The layer's own tensors (x, expanded rows, expert outputs, combine output; bf16,
+  // summed over ranks) of the largest run, and the process's peak RSS after all runs.
+  std::int64_t tensorBytes = 0;
+  std::int64_t peakRssBytes = 0;
 
   bool ok() const;
 };
 
-RunReport runScenario(const Scenario& sc, bool verify, Fault fault = Fault::None);
+// Called every 65536 events of a run while it runs (so a long run can show where it is):
+// the design, the current stage, the emulated time and the events run so far.
+using RunProgress = std::function<void(const std::string& design, const std::string& stage,
+                                       Time emulatedNow, std::uint64_t events)>;
+
+RunReport runScenario(const Scenario& sc, bool verify, Fault fault = Fault::None,
+                      const RunProgress& progress = {});
 // A stage's name without its design suffix ("dispatch-streaming" -> "dispatch"), so the
 // two designs' stages line up side by side.
 std::string stageLabel(const std::string& stageName);
