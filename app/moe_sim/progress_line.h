@@ -26,6 +26,7 @@ class ProgressLine {
   std::string design_;
   Clock::time_point designStart_{};
   Clock::time_point lastDraw_{};
+  std::uint64_t startEvents_ = 0;
   bool drawn_ = false;
 };
 
