@@ -298,10 +298,25 @@ bool FlowNetwork::checkBottlenecks() {
   };
   scanned_.clear();
   auto checkResource = [&](int r) {
-    if (state_[r].scanned) return;
-    state_[r].scanned = true;
+    ResourceState& st = state_[r];
+    if (st.scanned) return;
+    st.scanned = true;
     scanned_.push_back(r);
-    for (int g : state_[r].flows) check(g);
+    // A resource unsaturated before and after was nobody's bottleneck and is nobody's now:
+    // its flows' status rests on their other resources (checked if they changed). This
+    // skips the long flow lists of HBM, which rarely saturates.
+    measure(r);
+    const double full = resources_[r].capacity * (1 - kEps);
+    if (st.load < full) {
+      bool before = st.wasSaturated;
+      if (!st.dirty) {  // the same flows as before: sum their rates before this recompute
+        double oldLoad = 0;
+        for (int h : st.flows) oldLoad += flows_[h].rate;
+        before = oldLoad >= full;
+      }
+      if (!before) return;
+    }
+    for (int g : st.flows) check(g);
   };
   const std::size_t setSize = set_.size();
   for (std::size_t k = 0; k < setSize; ++k) {
