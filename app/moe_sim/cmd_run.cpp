@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "app/moe_sim/command_registry.h"
+#include "app/moe_sim/progress_line.h"
 #include "app/moe_sim/run_text.h"
 #include "core/pipeline/a2a_matmul_report.h"
 #include "core/pipeline/resolved_scenario.h"
@@ -82,7 +83,13 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
       exitCode = report.ok() ? 0 : 1;
       return;
     }
-    const moe::RunReport report = moe::runScenario(resolved, opt->verify, fault);
+    moe::ProgressLine line;
+    moe::RunProgress progress;
+    if (moe::ProgressLine::wanted())
+      progress = [&line](const std::string& design, const std::string& stage, moe::Time now,
+                         std::uint64_t events) { line.update(design, stage, now, events); };
+    const moe::RunReport report = moe::runScenario(resolved, opt->verify, fault, progress);
+    line.clear();
     moesim::printReport(std::cout, report);
     if (trace.is_open()) moe::writeReportTrace(trace, report);
     if (csv.is_open()) moe::writeReportCsv(csv, report);

@@ -144,6 +144,15 @@ void printReport(std::ostream& out, const RunReport& r) {
     out << "; " << run->emulation().sim().eventsRun() << " events, "
         << run->emulation().machine().rdmaPosts << " RDMA posts\n";
   }
+  out << "memory: layer tensors " << fmt("%.2f", static_cast<double>(r.tensorBytes) / (1 << 20))
+      << " MiB (x, expanded rows, expert outputs, combine output; "
+      << (sc.payload == PayloadMode::Full ? "held" : "not held: payload none") << "), peak RSS "
+      << fmt("%.2f", static_cast<double>(r.peakRssBytes) / (1 << 20)) << " MiB";
+  if (r.tensorBytes > 0 && sc.payload == PayloadMode::Full)
+    out << " ("
+        << fmt("%.2f", static_cast<double>(r.peakRssBytes) / static_cast<double>(r.tensorBytes))
+        << "x)";
+  out << "\n";
   // Where each role's time went (summed over all cores of that role, whole run).
   out << "\ntime per role and activity (us, summed over cores)\n";
   std::snprintf(line, sizeof line, "%-11s %-10s", "design", "role");

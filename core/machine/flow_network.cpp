@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <stdexcept>
 
 namespace moe {
+
+namespace {
+// Relative slack for "saturated" and "no flow runs faster": the fill's rounding is ~1e-15,
+// far below it, and the rates it lets through differ from exact by less than 1e-9.
+constexpr double kEps = 1e-11;
+}  // namespace
 
 int FlowNetwork::addResource(std::string name, double gbps) {
   if (!(gbps > 0)) throw std::invalid_argument("resource " + name + " needs a positive bandwidth");
@@ -15,12 +20,23 @@ int FlowNetwork::addResource(std::string name, double gbps) {
   return static_cast<int>(resources_.size()) - 1;
 }
 
-void FlowNetwork::touch(const std::vector<int>& path) {
-  for (int r : path) {
+std::vector<FlowNetwork::FlowView> FlowNetwork::activeFlows() const {
+  std::vector<FlowView> out;
+  for (const Flow& f : flows_)
+    if (f.active)
+      out.push_back({std::vector<int>(f.path.begin(), f.path.begin() + f.hops), f.rate});
+  return out;
+}
+
+void FlowNetwork::touch(const Flow& f) {
+  for (int i = 0; i < f.hops; ++i) {
+    const int r = f.path[i];
     ResourceState& s = state_[r];
     if (s.dirty) continue;
     s.dirty = true;
-    s.wasBinding = binding(r);
+    double load = 0;
+    for (int h : s.flows) load += flows_[h].rate;
+    s.wasSaturated = load >= resources_[r].capacity * (1 - kEps);
     dirty_.push_back(r);
   }
 }
@@ -30,6 +46,9 @@ void FlowNetwork::start(const std::vector<int>& path, std::int64_t bytes, Action
     sim_.at(sim_.now(), onDone);
     return;
   }
+  if (path.size() > static_cast<std::size_t>(kMaxPath))
+    throw std::logic_error("FlowNetwork: a path of " + std::to_string(path.size()) +
+                           " resources (at most " + std::to_string(kMaxPath) + ")");
   int slot;
   if (!freeSlots_.empty()) {
     slot = freeSlots_.back();
@@ -39,22 +58,22 @@ void FlowNetwork::start(const std::vector<int>& path, std::int64_t bytes, Action
     flows_.emplace_back();
     newRate_.push_back(0);
   }
-  touch(path);
   Flow& f = flows_[slot];
-  f.path = path;
+  f.hops = static_cast<int>(path.size());
+  std::copy(path.begin(), path.end(), f.path.begin());
+  touch(f);
   f.remaining = static_cast<double>(bytes);
   f.rate = 0;
-  f.best = std::numeric_limits<double>::infinity();
-  for (int r : path) f.best = std::min(f.best, resources_[r].capacity);
   f.lastUpdate = sim_.now();
   f.onDone = onDone;
   f.active = true;
   ++f.generation;
   ++activeCount_;
-  for (int r : path) {
+  for (int i = 0; i < f.hops; ++i) {
+    const int r = f.path[i];
     ++resources_[r].activeFlows;
+    f.slotOn[i] = static_cast<int>(state_[r].flows.size());
     state_[r].flows.push_back(slot);
-    state_[r].sumBest += f.best;
   }
   newFlows_.push_back(slot);
   requestRecompute();
@@ -85,23 +104,30 @@ void FlowNetwork::progress(Flow& f) {
   const double moved =
       std::min(f.remaining, f.rate * static_cast<double>(sim_.now() - f.lastUpdate));
   f.remaining -= moved;
-  for (int r : f.path) resources_[r].bytesCarried += moved;
+  for (int i = 0; i < f.hops; ++i) resources_[f.path[i]].bytesCarried += moved;
   f.lastUpdate = sim_.now();
 }
 
 void FlowNetwork::finish(int slot) {
   Flow& f = flows_[slot];
-  touch(f.path);
+  touch(f);
   // Everything left has crossed by now (the event was scheduled for exactly that).
-  for (int r : f.path) {
+  for (int i = 0; i < f.hops; ++i) {
+    const int r = f.path[i];
     resources_[r].bytesCarried += f.remaining;
     resources_[r].activeRate -= f.rate;
     --resources_[r].activeFlows;
+    // Swap-remove from the resource's list, telling the moved flow where it now sits.
     auto& on = state_[r].flows;
-    on.erase(std::find(on.begin(), on.end(), slot));
-    state_[r].sumBest -= f.best;
+    const int moved = on.back();
+    on[f.slotOn[i]] = moved;
+    Flow& m = flows_[moved];
+    for (int j = 0; j < m.hops; ++j)
+      if (m.path[j] == r) m.slotOn[j] = f.slotOn[i];
+    on.pop_back();
   }
   f.remaining = 0;
+  f.rate = 0;
   f.active = false;
   ++f.generation;
   --activeCount_;
@@ -111,114 +137,201 @@ void FlowNetwork::finish(int slot) {
   done();
 }
 
+void FlowNetwork::addToSet(int slot) {
+  Flow& f = flows_[slot];
+  if (!f.active || f.inSet) return;
+  f.inSet = true;
+  set_.push_back(slot);
+}
+
+double FlowNetwork::current(int slot) const {
+  const Flow& f = flows_[slot];
+  return f.inSet ? newRate_[slot] : f.rate;
+}
+
 void FlowNetwork::recompute() {
   ++recomputes_;
-  // 1. The component: flows reachable from the changed paths through resources that can
-  //    bind (or could before the change), plus every new flow.
-  component_.clear();
-  touched_.clear();
-  std::vector<int> queue;
-  auto addFlow = [&](int s) {
-    Flow& f = flows_[s];
-    if (!f.active || f.inComponent) return;
-    f.inComponent = true;
-    component_.push_back(s);
-    for (int r : f.path)
-      if (!state_[r].visited && binding(r)) {
-        state_[r].visited = true;
-        touched_.push_back(r);
-        queue.push_back(r);
-      }
-  };
-  for (int r : dirty_) {
-    ResourceState& s = state_[r];
-    if ((binding(r) || s.wasBinding) && !s.visited) {
-      s.visited = true;
-      touched_.push_back(r);
-      queue.push_back(r);
+  // The working set: new flows, and every flow on a resource that was saturated before a
+  // flow ended or started on it (they may speed up or must make room).
+  set_.clear();
+  for (int s : newFlows_) addToSet(s);
+  for (int r : dirty_)
+    if (state_[r].wasSaturated)
+      for (int s : state_[r].flows) addToSet(s);
+  newFlows_.clear();
+  if (!set_.empty()) {
+    for (;;) {
+      fill();
+      if (checkBottlenecks()) break;
     }
-  }
-  for (int s : newFlows_) addFlow(s);
-  while (!queue.empty()) {
-    const int r = queue.back();
-    queue.pop_back();
-    for (int s : state_[r].flows) addFlow(s);
+    // Safety net: a max-min rate is never zero; if rounding ever left one, solve it all.
+    bool stalled = false;
+    for (int s : set_) stalled = stalled || !(newRate_[s] > 0);
+    if (stalled) {
+      for (int s = 0; s < static_cast<int>(flows_.size()); ++s) addToSet(s);
+      fill();
+    }
   }
   for (int r : dirty_) state_[r].dirty = false;
   dirty_.clear();
-  newFlows_.clear();
-  flowsRecomputed_ += component_.size();
 
-  // 2. Progressive filling over the component. Every resource its flows cross takes part;
-  //    capacity used by flows outside the component (on slack resources) is set aside.
-  for (int s : component_)
-    for (int r : flows_[s].path)
-      if (!state_[r].visited) {
-        state_[r].visited = true;
-        touched_.push_back(r);
-      }
-  for (int r : touched_) {
-    ResourceState& st = state_[r];
-    st.capLeft = resources_[r].capacity;
-    st.unfrozen = 0;
-    for (int s : st.flows) {
-      if (flows_[s].inComponent)
-        ++st.unfrozen;
-      else
-        st.capLeft -= flows_[s].rate;
-    }
-    st.capLeft = std::max(0.0, st.capLeft);
-  }
-  for (int s : component_) newRate_[s] = -1.0;
-  // Lazy min-heap of (fair share, resource); ties go to the lower id (deterministic).
-  struct Entry {
-    double share;
-    int resource;
-    bool operator>(const Entry& o) const {
-      return share > o.share || (share == o.share && resource > o.resource);
-    }
-  };
-  std::vector<Entry> heap;
-  heap.reserve(touched_.size());
-  for (int r : touched_)
-    if (state_[r].unfrozen > 0) heap.push_back({state_[r].capLeft / state_[r].unfrozen, r});
-  std::make_heap(heap.begin(), heap.end(), std::greater<>());
-  std::size_t unfrozen = component_.size();
-  while (unfrozen > 0 && !heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-    const Entry top = heap.back();
-    heap.pop_back();
-    const int b = top.resource;
-    ResourceState& bs = state_[b];
-    if (bs.unfrozen == 0 || top.share != bs.capLeft / bs.unfrozen) continue;  // stale
-    for (int s : bs.flows) {
-      if (!flows_[s].inComponent || newRate_[s] >= 0) continue;
-      newRate_[s] = top.share;
-      --unfrozen;
-      for (int r : flows_[s].path) {
-        ResourceState& rs = state_[r];
-        rs.capLeft = std::max(0.0, rs.capLeft - top.share);
-        --rs.unfrozen;
-        if (r != b && rs.unfrozen > 0) {
-          heap.push_back({rs.capLeft / rs.unfrozen, r});
-          std::push_heap(heap.begin(), heap.end(), std::greater<>());
-        }
-      }
-    }
-  }
-
-  // 3. Apply: only flows whose rate changed get progressed and a new completion event.
-  for (int s : component_) {
+  // Apply: only flows whose rate changed get progressed and a new completion event.
+  for (int s : set_) {
     Flow& f = flows_[s];
-    f.inComponent = false;
+    f.inSet = false;
     if (newRate_[s] == f.rate) continue;
     progress(f);
-    for (int r : f.path) resources_[r].activeRate += newRate_[s] - f.rate;
+    for (int i = 0; i < f.hops; ++i) resources_[f.path[i]].activeRate += newRate_[s] - f.rate;
     f.rate = newRate_[s];
     ++f.generation;
     scheduleCompletion(s);
   }
-  for (int r : touched_) state_[r].visited = false;
+  set_.clear();
+}
+
+// Progressive filling of the working set; every other flow keeps its rate and the
+// capacity it uses is set aside.
+void FlowNetwork::fill() {
+  flowsRecomputed_ += set_.size();
+  fillResources_.clear();
+  for (int s : set_) {
+    const Flow& f = flows_[s];
+    newRate_[s] = -1.0;
+    for (int i = 0; i < f.hops; ++i) {
+      ResourceState& st = state_[f.path[i]];
+      if (st.inFill) continue;
+      st.inFill = true;
+      fillResources_.push_back(f.path[i]);
+    }
+  }
+  heap_.clear();
+  for (int r : fillResources_) {
+    ResourceState& st = state_[r];
+    st.inFill = false;
+    st.left = resources_[r].capacity;
+    st.unfrozen = 0;
+    for (int s : st.flows) {
+      if (flows_[s].inSet)
+        ++st.unfrozen;
+      else
+        st.left -= flows_[s].rate;
+    }
+    st.left = std::max(0.0, st.left);
+    if (st.unfrozen > 0) heap_.push_back({st.left / st.unfrozen, r});
+  }
+  // Lazy min-heap of (fair share, resource); ties go to the lower id (deterministic).
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+  std::size_t unfrozen = set_.size();
+  while (unfrozen > 0 && !heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    const HeapEntry top = heap_.back();
+    heap_.pop_back();
+    const int b = top.resource;
+    ResourceState& bs = state_[b];
+    if (bs.unfrozen == 0 || top.share != bs.left / bs.unfrozen) continue;  // stale
+    for (int s : bs.flows) {
+      if (!flows_[s].inSet || newRate_[s] >= 0) continue;
+      newRate_[s] = top.share;
+      --unfrozen;
+      const Flow& f = flows_[s];
+      for (int i = 0; i < f.hops; ++i) {
+        const int r = f.path[i];
+        ResourceState& rs = state_[r];
+        rs.left = std::max(0.0, rs.left - top.share);
+        --rs.unfrozen;
+        if (r != b && rs.unfrozen > 0) {
+          heap_.push_back({rs.left / rs.unfrozen, r});
+          std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+        }
+      }
+    }
+  }
+}
+
+void FlowNetwork::measure(int r) {
+  ResourceState& st = state_[r];
+  if (st.measured) return;
+  st.measured = true;
+  measured_.push_back(r);
+  st.load = 0;
+  st.fastest = 0;
+  for (int s : st.flows) {
+    const double v = current(s);
+    st.load += v;
+    st.fastest = std::max(st.fastest, v);
+  }
+}
+
+bool FlowNetwork::hasBottleneck(int slot) {
+  const Flow& f = flows_[slot];
+  const double v = current(slot);
+  for (int i = 0; i < f.hops; ++i) {
+    const int r = f.path[i];
+    measure(r);
+    const ResourceState& st = state_[r];
+    if (st.load >= resources_[r].capacity * (1 - kEps) && v >= st.fastest * (1 - kEps)) return true;
+  }
+  return false;
+}
+
+// The bottleneck rule on every flow whose resources changed load. A flow outside the
+// working set that broke it joins; so do the outside flows that run faster than a
+// working-set flow on its resources (they hold capacity it is owed).
+bool FlowNetwork::checkBottlenecks() {
+  grow_.clear();
+  checkedFlows_.clear();
+  measured_.clear();
+  auto check = [&](int g) {
+    Flow& f = flows_[g];
+    if (f.checked) return;
+    f.checked = true;
+    checkedFlows_.push_back(g);
+    if (hasBottleneck(g)) return;
+    if (!f.inSet) {
+      grow_.push_back(g);
+      return;
+    }
+    const double v = current(g);
+    for (int i = 0; i < f.hops; ++i)
+      for (int h : state_[f.path[i]].flows)
+        if (!flows_[h].inSet && flows_[h].rate > v * (1 + kEps)) grow_.push_back(h);
+  };
+  scanned_.clear();
+  auto checkResource = [&](int r) {
+    ResourceState& st = state_[r];
+    if (st.scanned) return;
+    st.scanned = true;
+    scanned_.push_back(r);
+    // A resource unsaturated before and after was nobody's bottleneck and is nobody's now:
+    // its flows' status rests on their other resources (checked if they changed). This
+    // skips the long flow lists of HBM, which rarely saturates.
+    measure(r);
+    const double full = resources_[r].capacity * (1 - kEps);
+    if (st.load < full) {
+      bool before = st.wasSaturated;
+      if (!st.dirty) {  // the same flows as before: sum their rates before this recompute
+        double oldLoad = 0;
+        for (int h : st.flows) oldLoad += flows_[h].rate;
+        before = oldLoad >= full;
+      }
+      if (!before) return;
+    }
+    for (int g : st.flows) check(g);
+  };
+  const std::size_t setSize = set_.size();
+  for (std::size_t k = 0; k < setSize; ++k) {
+    const int s = set_[k];
+    check(s);
+    const Flow& f = flows_[s];
+    if (newRate_[s] == f.rate) continue;
+    for (int i = 0; i < f.hops; ++i) checkResource(f.path[i]);
+  }
+  for (int r : dirty_) checkResource(r);
+  for (int g : checkedFlows_) flows_[g].checked = false;
+  for (int r : measured_) state_[r].measured = false;
+  for (int r : scanned_) state_[r].scanned = false;
+  for (int g : grow_) addToSet(g);
+  return set_.size() == setSize;
 }
 
 void FlowNetwork::scheduleCompletion(int slot) {

@@ -3,13 +3,18 @@
 // resources (a core's DMA port, HBM, an HCCS pair, NIC tx/rx). Active transfers share
 // each resource max-min fairly, recomputed when transfers start or end.
 //
-// Only what can change is recomputed. A resource is "slack" when the flows crossing it
-// could all run at their own best rate (the smallest capacity on their path) without
-// exceeding it: it can never bind, so it couples nobody. A start or end recomputes the
-// connected component of flows reachable from the changed paths through non-slack
-// resources; every other flow keeps its rate and its completion event. Starts and ends at
-// the same instant share one recompute.
+// Only what a start or end changes is recomputed, and the result is still the exact
+// max-min allocation (checked against core/reference/max_min_fair in tests). A max-min
+// allocation is the one in which every flow crosses a saturated resource on which no flow
+// runs faster (its bottleneck). After a change the solver refills a working set of flows
+// (the new ones, and those on saturated resources a finished flow freed) with every other
+// flow's rate held fixed, then checks the bottleneck rule on every resource whose load
+// changed. A flow that breaks it joins the working set and the fill runs again. The set
+// only grows, so this ends; it ends with the exact allocation, and in practice after a
+// handful of flows, whatever the size of the cluster: a change ripples only as far as
+// rates really move. Starts and ends at the same instant share one recompute.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,48 +35,70 @@ struct NetResource {
 
 class FlowNetwork {
  public:
+  // The longest path a transfer may cross (DMA port, HCCS, NIC tx, NIC rx, two HBMs).
+  static constexpr int kMaxPath = 6;
+
   explicit FlowNetwork(Simulator& sim) : sim_(sim) {}
 
   int addResource(std::string name, double gbps);
   const NetResource& resource(int id) const { return resources_[id]; }
   int resourceCount() const { return static_cast<int>(resources_.size()); }
   int activeFlowCount() const { return activeCount_; }
-  // Engine statistics: how often rates were recomputed and over how many flows in total.
+  // Engine statistics: how often rates were recomputed and over how many flows in total
+  // (summed over the fills of each recompute).
   std::uint64_t recomputes() const { return recomputes_; }
   std::uint64_t flowsRecomputed() const { return flowsRecomputed_; }
 
   // Starts moving `bytes` over `path` now; `onDone` runs when the last byte has crossed.
-  // Per-hop latency is the caller's business (it is fixed, not shared).
+  // Per-hop latency is the caller's business (it is fixed, not shared). A resource may
+  // appear at most once on a path.
   void start(const std::vector<int>& path, std::int64_t bytes, Action onDone);
+
+  // Every active flow's path and current rate, for tests against the reference solver.
+  struct FlowView {
+    std::vector<int> path;
+    double rate;
+  };
+  std::vector<FlowView> activeFlows() const;
 
  private:
   struct Flow {
-    std::vector<int> path;
+    std::array<int, kMaxPath> path{};
+    std::array<int, kMaxPath> slotOn{};  // this flow's index in each path resource's list
+    int hops = 0;
     double remaining = 0;
     double rate = 0;
-    double best = 0;  // the smallest capacity on the path: it can never go faster
     Time lastUpdate = 0;
     std::uint32_t generation = 0;
     Action onDone;
     bool active = false;
-    bool inComponent = false;
+    bool inSet = false;    // in the working set of the current recompute
+    bool checked = false;  // bottleneck rule already checked in this round
   };
   struct ResourceState {
-    std::vector<int> flows;   // active flow slots crossing it
-    double sumBest = 0;       // sum of `best` over those flows
-    double capLeft = 0;       // scratch for the fill
-    int unfrozen = 0;         // scratch for the fill
-    bool dirty = false;       // on a path that started or ended since the last recompute
-    bool wasBinding = false;  // binding-capable before that change
-    bool visited = false;     // scratch for the component search
+    std::vector<int> flows;     // active flow slots crossing it
+    double left = 0;            // fill scratch: capacity not yet given out
+    int unfrozen = 0;           // fill scratch: working-set flows still rising
+    double load = 0;            // check scratch: summed rate (new rates for the working set)
+    double fastest = 0;         // check scratch: the fastest flow's rate
+    bool dirty = false;         // on a path that started or ended since the last recompute
+    bool wasSaturated = false;  // saturated just before that change
+    bool inFill = false;        // fill scratch: listed in fillResources_
+    bool measured = false;      // check scratch: load/fastest are current
+    bool scanned = false;       // check scratch: its flows were checked
   };
   static void flowEvent(void* self, std::uint64_t arg);
   static void recomputeEvent(void* self, std::uint64_t);
-  bool binding(int r) const { return state_[r].sumBest > resources_[r].capacity * (1 + 1e-12); }
-  void touch(const std::vector<int>& path);  // marks dirty, remembering the old status
+  void touch(const Flow& f);  // marks the path dirty, remembering the old saturation
   void requestRecompute();
   void finish(int slot);
   void recompute();
+  void addToSet(int slot);
+  void fill();
+  bool checkBottlenecks();  // false if the working set grew
+  void measure(int r);
+  double current(int slot) const;
+  bool hasBottleneck(int slot);
   void progress(Flow& f);
   void scheduleCompletion(int slot);
 
@@ -86,9 +113,21 @@ class FlowNetwork {
   bool recomputePending_ = false;
   std::uint64_t recomputes_ = 0;
   std::uint64_t flowsRecomputed_ = 0;
-  // Scratch.
-  std::vector<int> component_;
-  std::vector<int> touched_;
+  // Scratch, kept between recomputes so the hot path does not allocate.
+  struct HeapEntry {
+    double share;
+    int resource;
+    bool operator>(const HeapEntry& o) const {
+      return share > o.share || (share == o.share && resource > o.resource);
+    }
+  };
+  std::vector<int> set_;            // the working set (flow slots)
+  std::vector<int> fillResources_;  // resources the working set crosses
+  std::vector<int> measured_;       // resources whose load/fastest were computed
+  std::vector<int> scanned_;        // resources whose flows were checked
+  std::vector<int> checkedFlows_;
+  std::vector<int> grow_;  // flows joining the working set
+  std::vector<HeapEntry> heap_;
   std::vector<double> newRate_;  // by slot
 };
 

@@ -1,5 +1,7 @@
 #include "core/pipeline/run_report.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -47,7 +49,8 @@ std::string stageLabel(const std::string& n) {
   return n;
 }
 
-RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault) {
+RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
+                      const RunProgress& progress) {
   RunReport r;
   r.given = rs.given();
   r.scenario = rs.scenario();
@@ -59,8 +62,21 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault) {
   for (Design design : scenarioDesigns(r.scenario)) {
     // A fault is injected into the streaming combine; the phased run beside it runs clean.
     auto run = makeLayerRun(rs, design, design == Design::Streaming ? fault : Fault::None);
-    run->runToEnd();
+    if (progress) {
+      // The same events in the same order as runToEnd, with a look every 2^16 of them.
+      Simulator& sim = run->emulation().sim();
+      while (sim.step())
+        if ((sim.eventsRun() & 0xffff) == 0)
+          progress(run->design(), run->currentStage(), sim.now(), sim.eventsRun());
+    }
+    run->runToEnd();  // (after the loop above: only surfaces a kernel's exception)
     if (ref) r.checks.push_back(run->verify(*ref));
+    std::int64_t tensors = 0;
+    const std::int64_t row = static_cast<std::int64_t>(r.scenario.model.hidden) * 2;
+    for (const CardTensors& t : run->context().cards)
+      tensors += 2 * t.recvRows * row +
+                 2 * static_cast<std::int64_t>(r.scenario.model.tokensPerRank) * row;
+    r.tensorBytes = std::max(r.tensorBytes, tensors);
     // One run's tensors at a time: the report keeps stages, rings and the event log.
     run->releaseTensors();
     r.deadlocks.push_back(run->deadlocked()
@@ -74,6 +90,9 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault) {
     r.runs.push_back(std::move(run));
   }
   r.digest = digest.digest();
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  r.peakRssBytes = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
   if (verify && r.runs.size() == 2) {
     const bool same = r.runs[0]->outputHash() == r.runs[1]->outputHash();
     r.crossChecks.push_back(

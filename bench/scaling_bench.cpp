@@ -1,0 +1,145 @@
+// How the emulator scales, in one run (never asserted in tests):
+//   * BM_PayloadNoneLayer/R: the whole layer (streaming dispatch and combine) at R ranks
+//     (R/8 servers x 8 cards, 128 tokens per rank, 256 experts, payload none): "ns_per_event"
+//     (process CPU time per event) should stay flat from 16 to 256 ranks;
+//     "events_per_second" is its inverse.
+//   * BM_FullPayloadRss: the default scenario (16 ranks, full payload, streaming):
+//     "tensor_bytes" (x, expanded rows, expert outputs, combine output, summed over ranks)
+//     against the process's peak RSS after the run ("peak_rss_bytes", "rss_per_tensor_byte").
+//     Run it alone (--benchmark_filter) for a clean peak: RSS is a process-wide maximum.
+//   * BM_DispatchDataPath vs BM_MemcpyOfTheSameRows: streaming dispatch with real bytes,
+//     counting the token rows delivered, against memcpy of exactly those rows.
+// Run: build/release/bench/scaling_bench (or build/dev/bench/scaling_bench).
+
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <cstring>
+#include <ctime>
+#include <memory>
+
+#include "core/pipeline/layer_run.h"
+#include "core/scenario/scenario_json.h"
+
+using namespace moe;
+
+namespace {
+
+double cpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+Scenario payloadNone(int ranks) {
+  Scenario sc = defaultScenario();
+  sc.cluster.servers = ranks / sc.cluster.cardsPerServer;
+  sc.model.tokensPerRank = 128;
+  sc.model.experts = 256;  // so 256 ranks still hold one instance each
+  sc.payload = PayloadMode::None;
+  return sc;
+}
+
+void BM_PayloadNoneLayer(benchmark::State& state) {
+  const Scenario sc = payloadNone(static_cast<int>(state.range(0)));
+  auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(sc));
+  std::uint64_t events = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    LayerRun run(sc, DispatchImpl::Streaming, gating);
+    // CPU time of this process, not wall time: the machine is shared, and a busy neighbour
+    // must not read as a slower engine.
+    const double t0 = cpuSeconds();
+    run.runToEnd();
+    seconds += cpuSeconds() - t0;
+    events += run.emulation().sim().eventsRun();
+    const FlowNetwork& net = run.emulation().machine().net();
+    state.counters["flows_per_recompute"] =
+        static_cast<double>(net.flowsRecomputed()) / static_cast<double>(net.recomputes());
+  }
+  state.counters["events"] = static_cast<double>(events) / static_cast<double>(state.iterations());
+  state.counters["ns_per_event"] = seconds * 1e9 / static_cast<double>(events);
+  state.counters["events_per_second"] = static_cast<double>(events) / seconds;
+}
+BENCHMARK(BM_PayloadNoneLayer)
+    ->Arg(16)
+    ->Arg(64)
+    ->Arg(256)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+std::int64_t tensorBytes(const LayerRun& run) {
+  const std::int64_t row = static_cast<std::int64_t>(run.context().sc.model.hidden) * 2;
+  std::int64_t bytes = 0;
+  for (const CardTensors& t : run.context().cards)
+    bytes += 2 * t.recvRows * row +  // expanded rows, expert out
+             2 * static_cast<std::int64_t>(run.context().sc.model.tokensPerRank) * row;  // x, out
+  return bytes;
+}
+
+void BM_FullPayloadRss(benchmark::State& state) {
+  const Scenario sc = defaultScenario();
+  auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(sc));
+  for (auto _ : state) {
+    LayerRun run(sc, DispatchImpl::Streaming, gating);
+    run.runToEnd();
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    const double rss = static_cast<double>(u.ru_maxrss) * 1024;
+    state.counters["tensor_bytes"] = static_cast<double>(tensorBytes(run));
+    state.counters["peak_rss_bytes"] = rss;
+    state.counters["rss_per_tensor_byte"] = rss / static_cast<double>(tensorBytes(run));
+  }
+}
+BENCHMARK(BM_FullPayloadRss)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+struct DataPath {
+  Scenario sc = defaultScenario();
+  std::shared_ptr<const std::vector<RankGating>> gating =
+      std::make_shared<const std::vector<RankGating>>(generateGating(sc));
+  std::int64_t rowsDelivered = 0;
+};
+DataPath& dataPath() {
+  static DataPath d;
+  return d;
+}
+
+void BM_DispatchDataPath(benchmark::State& state) {
+  DataPath& d = dataPath();
+  for (auto _ : state) {
+    LayerRun run(d.sc, DispatchImpl::Streaming, d.gating);
+    while (run.currentStage() != "experts" && run.step()) {
+    }
+    d.rowsDelivered = 0;
+    for (const CardTensors& t : run.context().cards) d.rowsDelivered += t.recvRows;
+  }
+  state.SetBytesProcessed(state.iterations() * d.rowsDelivered * d.sc.model.hidden * 2);
+}
+BENCHMARK(BM_DispatchDataPath)->Iterations(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_MemcpyOfTheSameRows(benchmark::State& state) {
+  DataPath& d = dataPath();
+  if (d.rowsDelivered == 0) {
+    state.SkipWithError("run BM_DispatchDataPath first (it counts the rows)");
+    return;
+  }
+  const std::size_t row = static_cast<std::size_t>(d.sc.model.hidden) * 2;
+  std::vector<std::uint8_t> dst(static_cast<std::size_t>(d.rowsDelivered) * row);
+  const auto& x = (*d.gating)[0].x;
+  const std::size_t srcRows = x.size() * 2 / row;
+  for (auto _ : state) {
+    for (std::int64_t r = 0; r < d.rowsDelivered; ++r)
+      std::memcpy(&dst[static_cast<std::size_t>(r) * row],
+                  reinterpret_cast<const std::uint8_t*>(x.data()) +
+                      (static_cast<std::size_t>(r) % srcRows) * row,
+                  row);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * d.rowsDelivered * static_cast<std::int64_t>(row));
+}
+BENCHMARK(BM_MemcpyOfTheSameRows)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
