@@ -3,7 +3,6 @@
 // digest. Exit 1 when verification fails or a deadlock is diagnosed.
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -12,6 +11,7 @@
 #include "core/pipeline/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
+#include "core/util/output_file.h"
 
 namespace {
 
@@ -34,8 +34,9 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
                   "Dispatch design: streaming, phased or both (default: the scenario's)")
       ->check(CLI::IsMember({"streaming", "phased", "both"}));
   sub->add_flag("--verify", opt->verify, "Compare every operator with its golden reference");
-  sub->add_option("--trace", opt->traceFile, "Write a Chrome trace-event JSON file (Perfetto)");
-  sub->add_option("--csv", opt->csvFile, "Write the per-stage metrics as CSV");
+  auto* traceOpt =
+      sub->add_option("--trace", opt->traceFile, "Write a Chrome trace-event JSON file (Perfetto)");
+  auto* csvOpt = sub->add_option("--csv", opt->csvFile, "Write the per-stage metrics as CSV");
   sub->add_option(
          "--fault", opt->fault,
          "Inject a fault into the streaming combine: drop-tail (one tail publish is lost) or "
@@ -44,36 +45,44 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
   sub->add_option("--workload", opt->workload,
                   "moe-layer or alltoall-matmul-rs (default: the scenario's)")
       ->check(CLI::IsMember({"moe-layer", "alltoall-matmul-rs"}));
-  sub->callback([opt, &exitCode] {
+  sub->callback([opt, traceOpt, csvOpt, &exitCode] {
+    // Output paths first, so a bad one costs nothing: an empty path, a device, a missing
+    // directory, or two outputs (or an output and the scenario) naming the same file.
+    moe::checkOutputPaths({{"--trace", opt->traceFile, traceOpt->count() > 0},
+                           {"--csv", opt->csvFile, csvOpt->count() > 0}},
+                          {opt->scenarioFile});
     moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario()
                                                  : moe::loadScenarioFile(opt->scenarioFile);
     if (opt->workload == "moe-layer") sc.workload.kind = moe::WorkloadKind::MoeLayer;
     if (opt->workload == "alltoall-matmul-rs")
       sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
     if (sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs) {
+      // The faults are planted in the MoE layer's streaming combine; the fused operator has
+      // no such stage, so accepting the flag would report a fault that never happened.
+      moe::require(opt->fault.empty(), "--fault",
+                   "applies to the moe-layer workload only (this run is alltoall-matmul-rs)");
       exitCode = moe::runA2aMatmulCommand(sc, opt->verify, opt->traceFile, opt->csvFile);
       return;
     }
     if (opt->impl == "streaming") sc.dispatchImpl = moe::DispatchImpl::Streaming;
     if (opt->impl == "phased") sc.dispatchImpl = moe::DispatchImpl::Phased;
     if (opt->impl == "both") sc.dispatchImpl = moe::DispatchImpl::Both;
-    // Open output files before the run, so a bad path costs nothing.
-    std::ofstream trace, csv;
-    if (!opt->traceFile.empty()) {
-      trace.open(opt->traceFile);
-      moe::require(trace.good(), "--trace", "cannot write " + opt->traceFile);
-    }
-    if (!opt->csvFile.empty()) {
-      csv.open(opt->csvFile);
-      moe::require(csv.good(), "--csv", "cannot write " + opt->csvFile);
-    }
+    moe::require(opt->fault.empty() || sc.dispatchImpl != moe::DispatchImpl::Phased, "--fault",
+                 "needs the streaming design (--impl streaming or both): the faults are planted "
+                 "in the streaming combine, which the phased design does not run");
     const moe::Fault fault = opt->fault == "drop-tail"    ? moe::Fault::DropTail
                              : opt->fault == "stall-core" ? moe::Fault::StallCore
                                                           : moe::Fault::None;
     const moe::RunReport report = moe::runScenario(sc, opt->verify, fault);
     moe::printReport(std::cout, report);
-    if (trace.is_open()) moe::writeReportTrace(trace, report);
-    if (csv.is_open()) moe::writeReportCsv(csv, report);
+    if (!opt->traceFile.empty()) {
+      moe::AllocationScope scope("the Chrome trace");
+      moe::writeFileAtomically(opt->traceFile, "--trace",
+                               [&](std::ostream& o) { moe::writeReportTrace(o, report); });
+    }
+    if (!opt->csvFile.empty())
+      moe::writeFileAtomically(opt->csvFile, "--csv",
+                               [&](std::ostream& o) { moe::writeReportCsv(o, report); });
     exitCode = report.ok() ? 0 : 1;
   });
 });

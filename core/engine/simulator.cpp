@@ -5,6 +5,7 @@
 namespace moe {
 
 void Simulator::at(Time t, Action a) {
+  if (t > kMaxEmulatedTime) throw emulatedTimeCapError();
   if (t < now_) throw std::logic_error("event scheduled in the past");
   queue_.push(t, a);
 }
@@ -24,7 +25,7 @@ std::vector<int> Simulator::unfinishedPrograms() const {
 }
 
 bool Simulator::step() {
-  if (queue_.empty()) return false;
+  if (queue_.empty() || halted_) return false;
   const Event e = queue_.pop();
   now_ = e.time;
   ++eventsRun_;
@@ -33,7 +34,7 @@ bool Simulator::step() {
 }
 
 void Simulator::runUntil(Time limit) {
-  while (!queue_.empty() && queue_.top().time <= limit) step();
+  while (!halted_ && !queue_.empty() && queue_.top().time <= limit) step();
   // A program that threw stops there; surface the kernel bug instead of a silent stall.
   for (const auto& p : programs_) p.task.rethrowIfFailed();
 }

@@ -127,31 +127,27 @@ void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<const A2aMatmu
 
 }  // namespace moe
 
-#include <fstream>
 #include <iostream>
 
 #include "core/observe/trace_export.h"
 #include "core/util/error.h"
+#include "core/util/output_file.h"
 
 namespace moe {
 int runA2aMatmulCommand(const Scenario& sc, bool verify, const std::string& traceFile,
                         const std::string& csvFile) {
-  // Open output files before the run, so a bad path costs nothing.
-  std::ofstream trace, csv;
-  if (!traceFile.empty()) {
-    trace.open(traceFile);
-    require(trace.good(), "--trace", "cannot write " + traceFile);
-  }
-  if (!csvFile.empty()) {
-    csv.open(csvFile);
-    require(csv.good(), "--csv", "cannot write " + csvFile);
-  }
+  // Output paths were checked by the caller (checkOutputPaths) before the run.
   const A2aMatmulReport rep = runA2aMatmulWorkload(sc, verify);
   printA2aMatmulReport(std::cout, rep);
-  if (csv.is_open()) writeA2aMatmulCsv(csv, rep);
-  if (trace.is_open())
-    writeChromeTrace(trace, {TraceSource{&rep.pipelinedRun->emulation(), "pipelined"},
-                             TraceSource{&rep.sequentialRun->emulation(), "sequential"}});
+  if (!csvFile.empty())
+    writeFileAtomically(csvFile, "--csv", [&](std::ostream& o) { writeA2aMatmulCsv(o, rep); });
+  if (!traceFile.empty()) {
+    AllocationScope scope("the Chrome trace");
+    writeFileAtomically(traceFile, "--trace", [&](std::ostream& o) {
+      writeChromeTrace(o, {TraceSource{&rep.pipelinedRun->emulation(), "pipelined"},
+                           TraceSource{&rep.sequentialRun->emulation(), "sequential"}});
+    });
+  }
   return rep.ok() ? 0 : 1;
 }
 }  // namespace moe

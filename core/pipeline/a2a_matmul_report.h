@@ -38,8 +38,8 @@ void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<const A2aMatmu
 namespace moe {
 // The whole CLI command: runs, prints to stdout, writes --csv and --trace (the Chrome trace
 // of both runs, pipelined first, each card a process); returns the exit code (0 ok, 1
-// verification failed or a run did not finish). An unwritable output file is an InputError
-// before anything runs.
+// verification failed or a run did not finish). The caller checks the output paths first
+// (checkOutputPaths); files are written atomically, and a failed write is an InputError.
 int runA2aMatmulCommand(const Scenario& sc, bool verify, const std::string& traceFile,
                         const std::string& csvFile);
 }  // namespace moe

@@ -8,6 +8,7 @@
 #include "core/kernels/dispatch_common.h"
 #include "core/kernels/kernels.h"
 #include "core/pipeline/expert_balance.h"
+#include "core/pipeline/memory_estimate.h"
 #include "core/plan/dispatch_tiling.h"
 #include "core/reference/a2a_matmul_rs.h"
 #include "core/reference/combine_reference.h"
@@ -114,6 +115,8 @@ void checkRunnable(const Scenario& sc) {
     validateA2aMatmul(shapeFromWorkload(sc.workload), sc.hardware);
   const int P = scenarioPlacePerRank(sc);
   validateDispatchTiling(sc, P);
+  // Memory last: its figures assume the shape checks above have passed.
+  if (sc.workload.kind == WorkloadKind::MoeLayer) checkMemory(sc, P, hostMemoryLimit());
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include "core/pipeline/run_report.h"
 
+#include "core/util/error.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -73,6 +75,7 @@ RunReport runScenario(const Scenario& given, bool verify, Fault fault) {
   r.scenario = withEplbTable(given);
   const Scenario& sc = r.scenario;
   checkRunnable(sc);
+  AllocationScope inputs("the token inputs (model.tokens_per_rank x model.hidden per rank)");
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(sc));
   r.load = computeExpertLoad(sc, *gating);
   std::vector<DispatchImpl> impls;
@@ -82,9 +85,13 @@ RunReport runScenario(const Scenario& given, bool verify, Fault fault) {
     impls = {sc.dispatchImpl};
   Fnv1a digest;
   std::optional<ReferenceLayer> ref;
-  if (verify) ref = computeReference(sc, gating);
+  if (verify) {
+    AllocationScope scope("the golden reference (--verify)");
+    ref = computeReference(sc, gating);
+  }
   r.verified = verify;
   for (DispatchImpl impl : impls) {
+    AllocationScope scope("the emulated cluster's GM and event log");
     auto run = std::make_unique<LayerRun>(sc, impl, gating, fault);
     run->runToEnd();
     if (ref) r.checks.push_back(run->verify(*ref));
