@@ -8,6 +8,7 @@
 
 #include "app/moe_sim/command_registry.h"
 #include "core/pipeline/a2a_matmul_report.h"
+#include "core/pipeline/memory_estimate.h"
 #include "core/pipeline/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
@@ -56,6 +57,8 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
     if (opt->workload == "moe-layer") sc.workload.kind = moe::WorkloadKind::MoeLayer;
     if (opt->workload == "alltoall-matmul-rs")
       sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
+    // A run that will take minutes says so before it starts (stderr: stdout stays the report).
+    if (const std::string note = moe::largeWorkNote(sc); !note.empty()) std::cerr << note << "\n";
     if (sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs) {
       // The faults are planted in the MoE layer's streaming combine; the fused operator has
       // no such stage, so accepting the flag would report a fault that never happened.

@@ -238,13 +238,18 @@ OpRef AiCore::copy(Region dst, Region src) {
   const Region& ub = toUb ? dst : src;
   const Region& gm = toUb ? src : dst;
   const std::int64_t align = m_.hw().dmaAlignBytes;
-  // The kernels lay UB out for the profiles' 32-byte DataCopy alignment; a coarser
-  // dma_align_bytes can leave a buffer's slot unaligned, which the hardware would refuse.
-  if (ub.offset % align != 0)
+  // The kernels lay UB out in 32-byte blocks, the profiles' DataCopy alignment. Off that
+  // grid is a kernel bug; on it but off a coarser dma_align_bytes is the scenario's choice,
+  // which the hardware would refuse: exit 2 naming the field.
+  if (ub.offset % align != 0) {
+    if (ub.offset % 32 != 0)
+      throw std::logic_error(name_ + ": UB address " + std::to_string(ub.offset) + " in " +
+                             ub.buf->name + " is not 32-byte aligned");
     throw InputError("hardware.overrides.dma_align_bytes",
                      std::to_string(align) +
-                         " B is coarser than the kernels' UB layout: " + ub.buf->name +
+                         " B is coarser than the kernels' 32-byte UB layout: " + ub.buf->name +
                          " is used at offset " + std::to_string(ub.offset) + " (" + name_ + ")");
+  }
   // Over-read (or pad) to alignment boundaries on the GM side, crop in UB.
   const std::int64_t a0 = (gm.offset / align) * align;
   const std::int64_t a1 = ((gm.offset + gm.length + align - 1) / align) * align;

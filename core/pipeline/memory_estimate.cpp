@@ -104,6 +104,33 @@ MemoryEstimate estimateMemory(const Scenario& sc, int placePerRank) {
   return e;
 }
 
+std::string largeWorkNote(const Scenario& sc) {
+  char buf[256];
+  if (sc.workload.kind == WorkloadKind::AlltoallMatmulRs) {
+    const WorkloadConfig& w = sc.workload;
+    auto tilesOf = [](int dim, int tile) { return (static_cast<double>(dim) + tile - 1) / tile; };
+    // Emulation cost follows the tile steps (each a few events): the default has 24576.
+    const double tiles =
+        w.ranks * tilesOf(w.m, w.tileM) * tilesOf(w.n, w.tileN) * tilesOf(w.k, w.tileK);
+    if (tiles < 1e6) return "";
+    std::snprintf(buf, sizeof buf,
+                  "note: a large run: %.3g matmul tile steps over %d ranks (tiles of %dx%dx%d); it "
+                  "may take minutes",
+                  tiles, w.ranks, w.tileM, w.tileN, w.tileK);
+    return buf;
+  }
+  const double records =
+      static_cast<double>(sc.cluster.ranks()) * sc.model.tokensPerRank * sc.model.topk;
+  // Around a million token records the emulation takes tens of seconds or more.
+  if (records < 1e6) return "";
+  const double bytes = records * static_cast<double>(recordLayout(sc).recordBytes);
+  std::snprintf(buf, sizeof buf,
+                "note: a large run: %.3g token records (%s) to dispatch and combine over %d ranks; "
+                "it may take minutes",
+                records, formatBytes(bytes).c_str(), sc.cluster.ranks());
+  return buf;
+}
+
 std::uint64_t hostMemoryLimit() {
   std::uint64_t limit = UINT64_MAX;
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);

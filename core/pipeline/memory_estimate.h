@@ -40,6 +40,10 @@ std::uint64_t hostMemoryLimit();
 // "payload" / "model" for host memory.
 void checkMemory(const Scenario& sc, int placePerRank, std::uint64_t hostLimit);
 
+// A one-line note on the work a large run will do (records and bytes to move, or the
+// fused operator's FLOPs), so a run that takes minutes says so up front; "" when small.
+std::string largeWorkNote(const Scenario& sc);
+
 // "1.8 MiB" style figure for messages.
 std::string formatBytes(double bytes);
 
