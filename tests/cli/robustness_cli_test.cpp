@@ -391,3 +391,29 @@ TEST(Robustness, ALostTailPublishIsDiagnosedWhenItsProducerFinishesNotAtTheEnd) 
       << r.out;
   EXPECT_NE(r.out.find("(forwarder, wait-data"), std::string::npos) << r.out;
 }
+
+// --- Documented ranges match the validator ---
+
+TEST(Robustness, QueueChunksBelowTwoIsRefusedAsScenarioMdSays) {
+  const auto f = scenarioFile("queue1.json", [](json& j) { j["rings"]["queue_chunks"] = 1; });
+  const Result r = runSim("validate " + f.string());
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("rings.queue_chunks"), std::string::npos) << r.err;
+  const std::string doc = slurp(std::string(MOE_SOURCE_DIR) + "/docs/SCENARIO.md");
+  EXPECT_NE(doc.find("| `queue_chunks` | integer | 8 | 2 … 4096 |"), std::string::npos);
+}
+
+TEST(Robustness, HugeRingsAreRefusedWithTheMemoryFigureNotABadAlloc) {
+  // 4096 chunks of 64 KiB: 256 MiB per ring, hundreds of rings.
+  const auto f = scenarioFile("queue4096.json", [](json& j) {
+    j["cluster"]["servers"] = 2;
+    j["cluster"]["cards_per_server"] = 8;
+    j["hardware"]["overrides"]["cards_per_server"] = 8;
+    j["model"]["experts"] = 64;
+    j["rings"]["chunk_bytes"] = 65536;
+    j["rings"]["queue_chunks"] = 4096;
+  });
+  const Result r = runSim("run " + f.string(), "ulimit -v 8388608;");
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("of host memory"), std::string::npos) << r.err;
+}
