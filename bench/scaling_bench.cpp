@@ -46,7 +46,7 @@ void BM_PayloadNoneLayer(benchmark::State& state) {
   std::uint64_t events = 0;
   double seconds = 0;
   for (auto _ : state) {
-    LayerRun run(sc, DispatchImpl::Streaming, gating);
+    LayerRun run(ResolvedScenario::resolve(sc, gating), DispatchImpl::Streaming);
     // CPU time of this process, not wall time: the machine is shared, and a busy neighbour
     // must not read as a slower engine.
     const double t0 = cpuSeconds();
@@ -82,7 +82,7 @@ void BM_FullPayloadRss(benchmark::State& state) {
   const Scenario sc = defaultScenario();
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(sc));
   for (auto _ : state) {
-    LayerRun run(sc, DispatchImpl::Streaming, gating);
+    LayerRun run(ResolvedScenario::resolve(sc, gating), DispatchImpl::Streaming);
     run.runToEnd();
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
@@ -108,7 +108,7 @@ DataPath& dataPath() {
 void BM_DispatchDataPath(benchmark::State& state) {
   DataPath& d = dataPath();
   for (auto _ : state) {
-    LayerRun run(d.sc, DispatchImpl::Streaming, d.gating);
+    LayerRun run(ResolvedScenario::resolve(d.sc, d.gating), DispatchImpl::Streaming);
     while (run.currentStage() != "experts" && run.step()) {
     }
     d.rowsDelivered = 0;

@@ -2,17 +2,16 @@
 // explicit inputs and prints its outputs as JSON. Every failure is a moe::InputError, which
 // main() turns into "error: PATH: RULE" and exit code 2.
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
 #include "core/op_io/op_json.h"
+#include "core/util/bounded_file.h"
 #include "core/util/error.h"
+#include "core/util/json_strict.h"
 
 namespace {
 
@@ -20,26 +19,14 @@ namespace {
 // image, /dev/zero) from eating the machine.
 constexpr std::uintmax_t kMaxCaseBytes = 256u << 20;
 
+// Regular files under the cap, read with a bounded buffer; duplicate keys and overflowing
+// numbers refused; errors name the file and position without echoing its bytes.
 nlohmann::json readCase(const std::string& file) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const auto status = fs::status(file, ec);
-  moe::require(!ec && fs::exists(status), "--input", "cannot read '" + file + "': no such file");
-  moe::require(fs::is_regular_file(status), "--input",
-               "cannot read '" + file + "': not a regular file");
-  const auto size = fs::file_size(file, ec);
-  moe::require(!ec && size <= kMaxCaseBytes, "--input",
-               "'" + file + "' is larger than " + std::to_string(kMaxCaseBytes >> 20) + " MiB");
-  std::ifstream in(file, std::ios::binary);
-  moe::require(in.is_open(), "--input", "cannot open '" + file + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  moe::require(!in.bad(), "--input", "error while reading '" + file + "'");
+  const std::string text = moe::readBoundedFile(file, kMaxCaseBytes, "--input");
   try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    // parse_error names line and column; out_of_range covers numbers such as 1e999.
-    throw moe::InputError("--input", "malformed JSON in '" + file + "': " + e.what());
+    return moe::parseJsonStrict(text, file);
+  } catch (const moe::InputError& e) {
+    throw moe::InputError("--input", "malformed JSON in " + std::string(e.what()));
   }
 }
 

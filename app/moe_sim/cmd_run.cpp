@@ -2,7 +2,6 @@
 //  [--csv FILE]` (SPEC §6): emulates one MoE layer, prints the per-stage table and the run
 // digest. Exit 1 when verification fails or a deadlock is diagnosed.
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -10,10 +9,12 @@
 #include "app/moe_sim/progress_line.h"
 #include "app/moe_sim/run_text.h"
 #include "core/pipeline/a2a_matmul_report.h"
+#include "core/pipeline/memory_estimate.h"
 #include "core/pipeline/resolved_scenario.h"
 #include "core/pipeline/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
+#include "core/util/output_file.h"
 
 namespace {
 
@@ -36,8 +37,9 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
                   "Dispatch design: streaming, phased or both (default: the scenario's)")
       ->check(CLI::IsMember({"streaming", "phased", "both"}));
   sub->add_flag("--verify", opt->verify, "Compare every operator with its golden reference");
-  sub->add_option("--trace", opt->traceFile, "Write a Chrome trace-event JSON file (Perfetto)");
-  sub->add_option("--csv", opt->csvFile, "Write the per-stage metrics as CSV");
+  auto* traceOpt =
+      sub->add_option("--trace", opt->traceFile, "Write a Chrome trace-event JSON file (Perfetto)");
+  auto* csvOpt = sub->add_option("--csv", opt->csvFile, "Write the per-stage metrics as CSV");
   sub->add_option(
          "--fault", opt->fault,
          "Inject a fault into the streaming combine: drop-tail (one tail publish is lost) or "
@@ -46,7 +48,12 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
   sub->add_option("--workload", opt->workload,
                   "moe-layer or alltoall-matmul-rs (default: the scenario's)")
       ->check(CLI::IsMember({"moe-layer", "alltoall-matmul-rs"}));
-  sub->callback([opt, &exitCode] {
+  sub->callback([opt, traceOpt, csvOpt, &exitCode] {
+    // Output paths first, so a bad one costs nothing: an empty path, a device, a missing
+    // directory, or two outputs (or an output and the scenario) naming the same file.
+    moe::checkOutputPaths({{"--trace", opt->traceFile, traceOpt->count() > 0},
+                           {"--csv", opt->csvFile, csvOpt->count() > 0}},
+                          {opt->scenarioFile});
     moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario()
                                                  : moe::loadScenarioFile(opt->scenarioFile);
     if (opt->workload == "moe-layer") sc.workload.kind = moe::WorkloadKind::MoeLayer;
@@ -55,31 +62,32 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
     if (opt->impl == "streaming") sc.dispatchImpl = moe::DispatchImpl::Streaming;
     if (opt->impl == "phased") sc.dispatchImpl = moe::DispatchImpl::Phased;
     if (opt->impl == "both") sc.dispatchImpl = moe::DispatchImpl::Both;
+    const bool fused = sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs;
+    // The faults are planted in the MoE layer's streaming combine; the fused operator has no
+    // such stage, so accepting the flag would report a fault that never happened.
+    moe::require(opt->fault.empty() || !fused, "--fault",
+                 "applies to the moe-layer workload only (this run is alltoall-matmul-rs)");
+    moe::require(opt->fault.empty() || sc.dispatchImpl != moe::DispatchImpl::Phased, "--fault",
+                 "needs the streaming design (--impl streaming or both): the faults are planted "
+                 "in the streaming combine, which the phased design does not run");
     const moe::Fault fault = opt->fault == "drop-tail"    ? moe::Fault::DropTail
                              : opt->fault == "stall-core" ? moe::Fault::StallCore
                                                           : moe::Fault::None;
-    const bool fused = sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs;
-    moe::require(fault == moe::Fault::None || !fused, "--fault",
-                 "faults are injected into the MoE layer's streaming combine; the fused "
-                 "alltoall-matmul-rs workload has none");
-    moe::require(fault == moe::Fault::None || sc.dispatchImpl == moe::DispatchImpl::Streaming,
-                 "--fault", "faults are injected into the streaming combine: add --impl streaming");
-    // Open output files before the run, so a bad path costs nothing.
-    std::ofstream trace, csv;
-    if (!opt->traceFile.empty()) {
-      trace.open(opt->traceFile);
-      moe::require(trace.good(), "--trace", "cannot write " + opt->traceFile);
-    }
-    if (!opt->csvFile.empty()) {
-      csv.open(opt->csvFile);
-      moe::require(csv.good(), "--csv", "cannot write " + opt->csvFile);
-    }
+    // A run that will take minutes says so before it starts (stderr: stdout stays the report).
+    if (const std::string note = moe::largeWorkNote(sc); !note.empty()) std::cerr << note << "\n";
     const moe::ResolvedScenario resolved = moe::ResolvedScenario::resolve(sc);
+    auto writeOutputs = [&](const auto& writeTrace, const auto& writeCsv) {
+      if (!opt->traceFile.empty()) {
+        moe::AllocationScope scope("the Chrome trace");
+        moe::writeFileAtomically(opt->traceFile, "--trace", writeTrace);
+      }
+      if (!opt->csvFile.empty()) moe::writeFileAtomically(opt->csvFile, "--csv", writeCsv);
+    };
     if (fused) {
       const moe::A2aMatmulReport report = moe::runA2aMatmulWorkload(resolved, opt->verify);
       moesim::printA2aMatmulReport(std::cout, report);
-      if (csv.is_open()) moe::writeA2aMatmulCsv(csv, report);
-      if (trace.is_open()) moe::writeA2aMatmulTrace(trace, report);
+      writeOutputs([&](std::ostream& o) { moe::writeA2aMatmulTrace(o, report); },
+                   [&](std::ostream& o) { moe::writeA2aMatmulCsv(o, report); });
       exitCode = report.ok() ? 0 : 1;
       return;
     }
@@ -91,8 +99,8 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
     const moe::RunReport report = moe::runScenario(resolved, opt->verify, fault, progress);
     line.clear();
     moesim::printReport(std::cout, report);
-    if (trace.is_open()) moe::writeReportTrace(trace, report);
-    if (csv.is_open()) moe::writeReportCsv(csv, report);
+    writeOutputs([&](std::ostream& o) { moe::writeReportTrace(o, report); },
+                 [&](std::ostream& o) { moe::writeReportCsv(o, report); });
     exitCode = report.ok() ? 0 : 1;
   });
 });

@@ -1,7 +1,9 @@
 // moe-sim: the headless front end of the MoE Pipeline Workbench core.
-// Exit codes (SPEC §6): 0 ok; 1 verification failed or deadlock diagnosed; 2 bad input.
+// Exit codes (SPEC §6): 0 ok; 1 verification failed or deadlock diagnosed; 2 bad input,
+// including input that asks for more memory than the machine has; 3 only for a bug.
 
 #include <iostream>
+#include <new>
 
 #include "app/moe_sim/command_registry.h"
 #include "core/util/error.h"
@@ -18,6 +20,11 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   } catch (const moe::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    const char* what = moe::AllocationScope::innermost();
+    std::cerr << "error: out of memory: " << (what ? what : "the run's working data")
+              << " (shrink model.*, cluster.* or set payload to \"none\")\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";

@@ -5,7 +5,9 @@
 namespace moe {
 
 void Simulator::at(Time t, Action a) {
+  if (t > kMaxEmulatedTime) throw emulatedTimeCapError();
   if (t < now_) throw std::logic_error("event scheduled in the past");
+  if (halted_) return;  // the run is over (halt): nothing may run again
   queue_.push(t, a);
 }
 
@@ -24,6 +26,10 @@ std::vector<int> Simulator::unfinishedPrograms() const {
 }
 
 bool Simulator::step() {
+  // After halt() the queue is emptied on the next step and nothing is scheduled again, so
+  // to every caller (the CLI, the workbench's stepping loops) the run looks like one with
+  // nothing left to run.
+  if (halted_) queue_.clear();
   if (queue_.empty()) return false;
   const Event e = queue_.pop();
   now_ = e.time;
@@ -33,7 +39,8 @@ bool Simulator::step() {
 }
 
 void Simulator::runUntil(Time limit) {
-  while (!queue_.empty() && queue_.top().time <= limit) step();
+  while (!halted_ && !queue_.empty() && queue_.top().time <= limit) step();
+  if (halted_) queue_.clear();
   // A program that threw stops there; surface the kernel bug instead of a silent stall.
   for (const auto& p : programs_) p.task.rethrowIfFailed();
 }

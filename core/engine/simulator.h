@@ -21,9 +21,10 @@ class Simulator {
   // Time of the next event; only valid when pendingEvents() > 0.
   Time nextEventTime() const { return queue_.top().time; }
 
-  // Schedules an action at an absolute time (never in the past).
+  // Schedules an action at an absolute time (never in the past, never past
+  // kMaxEmulatedTime: that throws the InputError of emulatedTimeCapError()).
   void at(Time t, Action a);
-  void after(Time dt, Action a) { at(now_ + dt, a); }
+  void after(Time dt, Action a) { at(checkedAdd(now_, dt), a); }
   void resumeAt(Time t, std::coroutine_handle<> h) {
     at(t, Action{&resumeTrampoline, h.address(), 0});
   }
@@ -37,8 +38,11 @@ class Simulator {
   // Indices of programs that have started but not finished.
   std::vector<int> unfinishedPrograms() const;
 
-  // Runs one event. Returns false when the queue is empty. Rethrows a kernel's exception.
+  // Runs one event. Returns false when the queue is empty or the run was halted.
   bool step();
+  // Stops the run for good: the early deadlock watch found a core nothing can wake.
+  void halt() { halted_ = true; }
+  bool halted() const { return halted_; }
   // Runs events with time <= limit.
   void runUntil(Time limit);
   void run() { runUntil(INT64_MAX); }
@@ -55,6 +59,7 @@ class Simulator {
   EventQueue queue_;
   Time now_ = 0;
   std::uint64_t eventsRun_ = 0;
+  bool halted_ = false;
   std::vector<Program> programs_;
 };
 
@@ -83,7 +88,9 @@ struct Delay {
   Simulator& sim;
   Time dt;
   bool await_ready() const noexcept { return dt <= 0; }
-  void await_suspend(std::coroutine_handle<> h) const { sim.resumeAt(sim.now() + dt, h); }
+  void await_suspend(std::coroutine_handle<> h) const {
+    sim.resumeAt(checkedAdd(sim.now(), dt), h);
+  }
   void await_resume() const noexcept {}
 };
 

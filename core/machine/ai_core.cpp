@@ -6,12 +6,13 @@
 #include <stdexcept>
 
 #include "core/machine/machine.h"
+#include "core/util/error.h"
 
 namespace moe {
 
 namespace {
 Time cyclesToPs(double cycles, int clockMhz) {
-  return static_cast<Time>(std::ceil(cycles * 1e6 / clockMhz));
+  return checkedPs(cycles * 1e6 / clockMhz);
 }
 }  // namespace
 
@@ -37,9 +38,37 @@ Simulator& AiCore::sim() {
 void AiCore::resetUb() {
   for (int p = 0; p < static_cast<int>(Pipe::Count); ++p)
     if (!pipes_[p].empty() || !inFlight_[p].empty())
-      throw std::logic_error(name_ + ": kernel ended with operations still outstanding");
+      throw std::logic_error(name_ + ": kernel ended with operations still outstanding (its " +
+                             std::string(roleName(role_)) + " program left pipe " +
+                             std::to_string(p) + " busy)");
   ubBuffers_.clear();
   ubUsed_ = 0;
+}
+
+void AiCore::finishProgram() {
+  setActivity(Activity::Done);
+  for (Word* w : writesTo_) m_.checkWaiters(*w);
+  writesTo_.clear();
+}
+
+bool AiCore::stuckForever() const {
+  if (waitingOn_.empty()) return false;
+  for (const Word* w : waitingOn_)
+    if (!w->soleWriter || w->writer == nullptr || w->writer->activity() != Activity::Done ||
+        w->inFlightWrites > 0)
+      return false;
+  return true;
+}
+
+void AiCore::noteWordWrite(Word& w) {
+  ++w.inFlightWrites;
+  if (!w.soleWriter || w.writer == this) return;
+  if (w.writer == nullptr) {
+    w.writer = this;
+    writesTo_.push_back(&w);
+  } else {
+    w.soleWriter = false;  // a second writer: the watch no longer judges this word
+  }
 }
 
 void AiCore::setActivity(Activity a) {
@@ -163,8 +192,12 @@ void AiCore::land(Op* op) {
     if (d && src && op->dst.length > 0)
       std::memmove(d, src, static_cast<std::size_t>(op->dst.length));
   }
-  if (op->kind == Op::Kind::WordWrite || (op->kind == Op::Kind::Rdma && op->word))
+  if (op->kind == Op::Kind::WordWrite || (op->kind == Op::Kind::Rdma && op->word)) {
+    --op->word->inFlightWrites;
     m_.setWord(*op->word, op->wordValue);
+    // The same value wakes nobody: if that was the writer's last word, its waiters are stuck.
+    m_.checkWaiters(*op->word);
+  }
   if (op->kind == Op::Kind::WordRead) op->wordValue = op->word->value;
   op->done = true;
   op->landedAt = s.now();
@@ -205,9 +238,18 @@ OpRef AiCore::copy(Region dst, Region src) {
   const Region& ub = toUb ? dst : src;
   const Region& gm = toUb ? src : dst;
   const std::int64_t align = m_.hw().dmaAlignBytes;
-  if (ub.offset % align != 0)
-    throw std::logic_error(name_ + ": UB address " + std::to_string(ub.offset) + " in " +
-                           ub.buf->name + " is not " + std::to_string(align) + "-byte aligned");
+  // The kernels lay UB out in 32-byte blocks, the profiles' DataCopy alignment. Off that
+  // grid is a kernel bug; on it but off a coarser dma_align_bytes is the scenario's choice,
+  // which the hardware would refuse: exit 2 naming the field.
+  if (ub.offset % align != 0) {
+    if (ub.offset % 32 != 0)
+      throw std::logic_error(name_ + ": UB address " + std::to_string(ub.offset) + " in " +
+                             ub.buf->name + " is not 32-byte aligned");
+    throw InputError("hardware.overrides.dma_align_bytes",
+                     std::to_string(align) +
+                         " B is coarser than the kernels' 32-byte UB layout: " + ub.buf->name +
+                         " is used at offset " + std::to_string(ub.offset) + " (" + name_ + ")");
+  }
   // Over-read (or pad) to alignment boundaries on the GM side, crop in UB.
   const std::int64_t a0 = (gm.offset / align) * align;
   const std::int64_t a1 = ((gm.offset + gm.length + align - 1) / align) * align;
@@ -276,6 +318,7 @@ OpRef AiCore::writeWord(Word& w, std::int64_t value) {
   op->word = &w;
   op->wordValue = value;
   op->duration = m_.wordLatency(*this, w);
+  noteWordWrite(w);
   return issue(std::move(op));
 }
 
@@ -289,6 +332,7 @@ OpRef AiCore::rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after) {
   op->wordValue = value;
   op->after = after.op();
   ++m_.rdmaPosts;
+  noteWordWrite(w);
   chainOnQueuePair(op, w.card);
   return issue(std::move(op));
 }
@@ -322,6 +366,7 @@ void AiCore::WordChange::await_suspend(std::coroutine_handle<> h) {
   word->waiters.emplace_back(core, h);
   core->waitingOn_ = {word};
   core->setActivity(activity);
+  core->m_.checkWaiters(*word);
 }
 
 AiCore::AnyWordChange AiCore::changeOfAny(std::vector<Word*> words, std::vector<std::int64_t> seen,
@@ -341,6 +386,7 @@ void AiCore::AnyWordChange::await_suspend(std::coroutine_handle<> h) {
   for (Word* w : words) w->waiters.emplace_back(core, h);
   core->waitingOn_ = words;
   core->setActivity(activity);
+  if (!words.empty()) core->m_.checkWaiters(*words.front());
 }
 
 void AiCore::AnyWordChange::await_resume() noexcept {

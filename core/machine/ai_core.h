@@ -36,6 +36,13 @@ struct Word {
   int card = 0;
   std::int64_t value = 0;
   std::vector<std::pair<AiCore*, std::coroutine_handle<>>> waiters;
+  // For the early deadlock watch (Machine::checkWaiters). `soleWriter`: by protocol only one
+  // core ever writes this word (a ring's head or tail); `writer` is that core once it has
+  // written, and `inFlightWrites` counts its writes issued but not landed. A waiter on such
+  // a word whose writer has finished, with nothing in flight, can never be woken.
+  bool soleWriter = false;
+  AiCore* writer = nullptr;
+  int inFlightWrites = 0;
 };
 
 struct Op {
@@ -123,10 +130,18 @@ class AiCore {
   std::string waitDescription() const { return waitWhat_ ? waitWhat_() : std::string(); }
 
   void setRole(Role r) { role_ = r; }
+  // No op queued on or in flight from `pipe`.
+  bool pipeIdle(Pipe pipe) const {
+    return pipes_[static_cast<int>(pipe)].empty() && inFlight_[static_cast<int>(pipe)].empty();
+  }
   // A new kernel launch starts with an empty UB. Throws if an op is still outstanding.
   void resetUb();
   void setActivity(Activity a);
-  void finishProgram() { setActivity(Activity::Done); }
+  // The program ended: waiters on words only this core writes may now be stuck for good.
+  void finishProgram();
+  // True when every word this core waits on is a sole-writer word whose writer has
+  // finished with no write in flight: nothing can ever wake it.
+  bool stuckForever() const;
 
   // --- Operations (issue now; co_await the OpRef to wait) ---
   // DataCopy between GM (any card of this server) and this core's UB. GM offsets and
@@ -224,6 +239,8 @@ class AiCore {
   std::vector<std::unique_ptr<Buffer>> ubBuffers_;
   std::function<std::string()> waitWhat_;
   std::vector<Word*> waitingOn_;
+  std::vector<Word*> writesTo_;  // sole-writer words this core writes (early deadlock watch)
+  void noteWordWrite(Word& w);
   // RDMA queue pairs, one per destination card: ops on one QP land in issue order.
   std::vector<std::shared_ptr<Op>> lastOnQp_;
   void chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard);

@@ -336,8 +336,9 @@ bool FlowNetwork::checkBottlenecks() {
 
 void FlowNetwork::scheduleCompletion(int slot) {
   const Flow& f = flows_[slot];
-  const Time dt = static_cast<Time>(std::ceil(f.remaining / f.rate));
-  sim_.at(sim_.now() + std::max<Time>(dt, 0),
+  // Checked: a starved resource (rate near zero) must stop the run, not wrap the time.
+  const Time dt = checkedPs(f.remaining / f.rate);
+  sim_.at(checkedAdd(sim_.now(), dt),
           Action{&flowEvent, this, (static_cast<std::uint64_t>(slot) << 32) | f.generation});
 }
 

@@ -37,6 +37,10 @@ constexpr std::int64_t kMaxOnChipBytes = std::int64_t{1} << 30;  // 1 GiB: far a
 constexpr std::int64_t kMaxHbmBytes = std::int64_t{1} << 44;     // 16 TiB
 constexpr std::int64_t kMaxLatencyNs = 1000000000;               // 1 s
 constexpr double kMaxGBps = 100000.0;
+// The slowest link the model accepts: 1 MB/s. Slower is no real machine and, down in the
+// subnormals, loses all precision; a workload too large for a slow link still accepted
+// here stops at the cap on emulated time (core/engine/time.h) with exit 2.
+constexpr double kMinGBps = 0.001;
 
 using HP = HardwareProfile;
 
@@ -161,7 +165,7 @@ void applyProfileField(HardwareProfile& profile, const std::string& key, const j
           profile.*member = jsonf::oneOf(value, path, {"hccs-mesh", "supernode"});
         } else if constexpr (std::is_same_v<T, double>) {
           const double v = jsonf::boundedNumber(value, path, 0.0, kMaxGBps);
-          require(v > 0.0, path, "must be > 0 GB/s");
+          require(v >= kMinGBps, path, "below the minimum of 0.001 GB/s, got " + value.dump());
           profile.*member = v;
         } else {
           const auto v = jsonf::boundedInteger(value, path, f->lo, f->hi);

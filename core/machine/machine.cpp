@@ -1,7 +1,10 @@
 #include "core/machine/machine.h"
 
+#include "core/util/error.h"
+
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
@@ -60,9 +63,13 @@ Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool ac
                          bool sparse) {
   if (bytes < 0) throw std::logic_error("negative GM allocation " + name);
   Card& c = cards_[card];
+  // Validation refuses what the memory estimate says cannot fit; this catches the rest (a
+  // receive size known only after dispatch-notify) with the field to change.
   if (c.gmAllocated + bytes > hw_.hbmBytes)
-    throw std::runtime_error("HBM of card " + std::to_string(card) + " exhausted allocating " +
-                             name);
+    throw InputError("hardware.overrides.hbm_bytes",
+                     std::to_string(hw_.hbmBytes) + " B cannot hold " + name + " (" +
+                         std::to_string(bytes) + " B) on card " + std::to_string(card) + " after " +
+                         std::to_string(c.gmAllocated) + " B already allocated");
   c.gmAllocated += bytes;
   Buffer& b = buffers_.emplace_back(
       Buffer{"card" + std::to_string(card) + "." + name, MemSpace::Gm, card, -1, bytes, {}});
@@ -79,9 +86,11 @@ Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, boo
   // An AIC core has no UB; its local buffer is L1.
   const std::int64_t capacity = core.kind() == CoreKind::Aiv ? hw_.ubBytes : hw_.l1Bytes;
   if (core.ubUsed_ + rounded > capacity)
-    throw std::runtime_error("UB overflow on " + core.name() + ": " + name + " needs " +
-                             std::to_string(rounded) + " B, " +
-                             std::to_string(capacity - core.ubUsed_) + " B left");
+    throw InputError(core.kind() == CoreKind::Aiv ? "hardware.overrides.ub_bytes"
+                                                  : "hardware.overrides.l1_bytes",
+                     std::to_string(capacity) + " B cannot hold " + name + " on " + core.name() +
+                         ": it needs " + std::to_string(rounded) + " B, " +
+                         std::to_string(capacity - core.ubUsed_) + " B are left");
   core.ubUsed_ += rounded;
   auto b = std::make_unique<Buffer>(
       Buffer{core.name() + ".ub." + name, MemSpace::Ub, core.card(), core.id(), bytes, {}});
@@ -102,6 +111,14 @@ void Machine::discard(Buffer* b) {
   const auto end = (reinterpret_cast<std::uintptr_t>(b->data()) + b->bytes.size()) / page * page;
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
   b->bytes = ByteStore();
+}
+
+void Machine::checkWaiters(const Word& w) {
+  for (const auto& [core, handle] : w.waiters) {
+    if (!core->stuckForever()) continue;
+    if (std::find(stuck_.begin(), stuck_.end(), core) == stuck_.end()) stuck_.push_back(core);
+    sim_.halt();
+  }
 }
 
 Word* Machine::makeWord(int card, std::string name) {

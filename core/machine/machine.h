@@ -81,6 +81,11 @@ class Machine {
   Time wordLatency(const AiCore& from, const Word& w) const;
   // Writes a word now (host-side init or a landed write) and wakes its waiters.
   void setWord(Word& w, std::int64_t value);
+  // The early deadlock watch: records every waiter of `w` that can never be woken (see
+  // Word::soleWriter) and halts the simulator, so a lost publish is diagnosed when the
+  // last chance to fix it has passed, not when the whole layer has drained.
+  void checkWaiters(const Word& w);
+  const std::vector<const AiCore*>& stuckCores() const { return stuck_; }
 
   // Resolves the path of a DataCopy issued by `core`; throws std::logic_error for copies
   // the hardware cannot do (UB of another core, MTE across servers).
@@ -108,6 +113,7 @@ class Machine {
   std::vector<GmArena> arenas_;        // one per card, huge pages
   std::vector<GmArena> sparseArenas_;  // one per card, 4 KiB pages
   std::deque<Word> words_;
+  std::vector<const AiCore*> stuck_;
 };
 
 }  // namespace moe

@@ -2,6 +2,7 @@
 
 #include "core/pipeline/expert_balance.h"
 #include "core/pipeline/layer_args.h"
+#include "core/pipeline/memory_estimate.h"
 #include "core/plan/dispatch_tiling.h"
 
 namespace moe {
@@ -14,6 +15,9 @@ CheckedScenario checkScenario(const Scenario& given) {
   c.scenario = withEplbTable(given);
   c.placePerRank = scenarioPlacePerRank(c.scenario);
   validateDispatchTiling(c.scenario, c.placePerRank);
+  // Memory last: its figures assume the shape checks above have passed.
+  if (given.workload.kind == WorkloadKind::MoeLayer)
+    checkMemory(c.scenario, c.placePerRank, hostMemoryLimit());
   return c;
 }
 

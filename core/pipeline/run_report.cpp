@@ -10,6 +10,7 @@
 
 #include "core/observe/trace_export.h"
 #include "core/pipeline/run_factory.h"
+#include "core/util/error.h"
 #include "core/util/hash.h"
 
 namespace moe {
@@ -56,12 +57,19 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
   r.scenario = rs.scenario();
   r.load = computeExpertLoad(rs);
   std::optional<ReferenceLayer> ref;
-  if (verify) ref = computeReference(rs);
+  if (verify) {
+    AllocationScope scope("the golden reference (--verify)");
+    ref = computeReference(rs);
+  }
   r.verified = verify;
+  std::vector<Design> designs = scenarioDesigns(r.scenario);
+  // A fault is planted in the streaming combine: with "both", the phased run could only
+  // repeat a layer that works, delaying the diagnosis the user asked for.
+  if (fault != Fault::None) designs = {Design::Streaming};
   Fnv1a digest;
-  for (Design design : scenarioDesigns(r.scenario)) {
-    // A fault is injected into the streaming combine; the phased run beside it runs clean.
-    auto run = makeLayerRun(rs, design, design == Design::Streaming ? fault : Fault::None);
+  for (Design design : designs) {
+    AllocationScope scope("the emulated cluster's GM and event log");
+    auto run = makeLayerRun(rs, design, fault);
     if (progress) {
       // The same events in the same order as runToEnd, with a look every 2^16 of them.
       Simulator& sim = run->emulation().sim();

@@ -39,8 +39,8 @@ struct RunReport {
 using RunProgress = std::function<void(const std::string& design, const std::string& stage,
                                        Time emulatedNow, std::uint64_t events)>;
 
-// Runs every design the scenario asks for (dispatch_impl), injecting `fault` into the
-// streaming run only.
+// Runs every design the scenario asks for (dispatch_impl); with a fault, only the streaming
+// design, where the fault is planted.
 RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault = Fault::None,
                       const RunProgress& progress = {});
 // Bytes over a stage's time in GB/s; 0 for rounding dust or an empty stage.

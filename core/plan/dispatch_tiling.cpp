@@ -47,8 +47,9 @@ void validateDispatchTiling(const Scenario& sc, int P) {
   auto fits = [&](std::int64_t bytes, const char* role) {
     require(bytes <= ub, "rings.chunk_bytes",
             std::string("UB overflow: a ") + role + " core needs " + std::to_string(bytes) +
-                " B (staging + read buffers + routing tables) but UB holds " + std::to_string(ub) +
-                " B");
+                " B (staging + read buffers + routing tables) but UB (hardware.overrides.ub_bytes) "
+                "holds " +
+                std::to_string(ub) + " B; use smaller chunks or a larger UB");
   };
   fits(need.sender, "sender");
   fits(need.forwarder, "forwarder");

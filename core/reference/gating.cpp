@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstddef>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -14,6 +13,7 @@
 #include <utility>
 
 #include "core/util/bf16.h"
+#include "core/util/bounded_file.h"
 #include "core/util/error.h"
 #include "core/util/npy.h"
 #include "core/util/rng.h"
@@ -230,14 +230,22 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-Trace readCsvTrace(std::ifstream& f, const Shape& sh) {
+// Parses CSV text already read (bounded) from `file`. Errors name the file, line and column;
+// the only file content they show is a short printable excerpt of the offending line.
+Trace readCsvTrace(const std::string& csv, const std::string& file, const Shape& sh) {
   Trace t;
-  std::string line;
   std::vector<long long> row;
-  for (long long lineNo = 1; std::getline(f, line); ++lineNo) {
+  long long lineNo = 0;
+  for (std::size_t lineStart = 0; lineStart < csv.size();) {
+    const std::size_t nl = csv.find('\n', lineStart);
+    const std::string_view line = std::string_view(csv).substr(
+        lineStart, nl == std::string::npos ? std::string::npos : nl - lineStart);
+    lineStart = nl == std::string::npos ? csv.size() : nl + 1;
+    ++lineNo;
     const std::string text = trim(line);
     if (text.empty() || text[0] == '#') continue;
-    const std::string where = "line " + std::to_string(lineNo);
+    const std::size_t indent = line.find_first_not_of(" \t\r");
+    const std::string where = file + " line " + std::to_string(lineNo);
     row.clear();
     std::size_t start = 0;
     while (true) {
@@ -247,7 +255,9 @@ Trace readCsvTrace(std::ifstream& f, const Shape& sh) {
       long long v = 0;
       const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
       if (field.empty() || ec != std::errc() || end != field.data() + field.size()) {
-        traceError(where + ": '" + field + "' is not an integer");
+        traceError(where + ", column " + std::to_string(indent + start + 1) + ": '" +
+                   printableExcerpt(field, 20) + "' is not an integer (line: \"" +
+                   printableExcerpt(text) + "\")");
       }
       row.push_back(v);
       if (comma == std::string::npos) break;
@@ -259,7 +269,6 @@ Trace readCsvTrace(std::ifstream& f, const Shape& sh) {
     }
     addTraceRow(t, row, sh.experts, where);
   }
-  if (f.bad()) traceError("read failed");
   return t;
 }
 
@@ -303,21 +312,11 @@ Trace readNpyTrace(const std::string& file, const Shape& sh) {
 Trace readTrace(const Scenario& s, const Shape& sh) {
   const std::string& file = s.routing.traceFile;
   if (file.empty()) traceError("is empty but routing is trace");
-  std::ifstream f(file, std::ios::binary);
-  if (!f) traceError("cannot open '" + file + "'");
+  // Regular files under the cap only: a FIFO or /dev/zero must not hang or fill memory.
+  const std::string bytes = readBoundedFile(file, kMaxTraceFileBytes, kTracePath);
   // Sniff the npy magic rather than trusting the extension.
-  char magic[6] = {};
-  f.read(magic, sizeof magic);
-  const bool isNpy = f.gcount() == 6 && std::string(magic, 6) == "\x93NUMPY";
-  Trace t;
-  if (isNpy) {
-    f.close();
-    t = readNpyTrace(file, sh);
-  } else {
-    f.clear();
-    f.seekg(0);
-    t = readCsvTrace(f, sh);
-  }
+  const bool isNpy = bytes.compare(0, 6, "\x93NUMPY") == 0;
+  const Trace t = isNpy ? readNpyTrace(file, sh) : readCsvTrace(bytes, file, sh);
   if (t.rows == 0) traceError("'" + file + "' holds no token rows");
   return t;
 }

@@ -5,6 +5,11 @@ namespace moe {
 namespace {
 Task runProgram(AiCore& core, Task body, Latch* latch) {
   co_await body;
+  // A kernel ends when everything it issued has retired, as on the hardware. Programs
+  // usually fence their last writes themselves; one that had nothing to do (a receiver
+  // that got no rows) may end right after issuing its table copies.
+  for (Pipe p : {Pipe::Mte2, Pipe::Mte3, Pipe::Vector, Pipe::Scalar, Pipe::Cube})
+    if (!core.pipeIdle(p)) co_await core.fence(p);
   core.finishProgram();
   if (latch) latch->countDown();
 }
@@ -52,6 +57,14 @@ std::vector<std::string> Emulation::violations() const {
 
 std::string Emulation::deadlockDiagnosis() const {
   std::string text;
+  // The early watch names exactly the cores it proved stuck, and whose word they wait on.
+  for (const AiCore* c : machine_.stuckCores()) {
+    text += "  " + c->name() + " (" + std::string(roleName(c->role())) + ", " +
+            std::string(activityName(c->activity())) + " since " +
+            std::to_string(c->activitySince()) + " ps): " + c->waitDescription() +
+            "; the only core that writes what it waits on has finished\n";
+  }
+  if (!text.empty()) return text;
   for (int i = 0; i < machine_.coreCount(); ++i) {
     const AiCore& c = machine_.core(i);
     const Activity a = c.activity();

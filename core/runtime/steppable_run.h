@@ -23,7 +23,11 @@ class SteppableRun {
   virtual bool step() = 0;
   virtual void runToEnd() = 0;
   virtual bool finished() const = 0;
-  bool deadlocked() const { return !finished() && emulation().sim().pendingEvents() == 0; }
+  // Deadlocked: nothing left to run, or the early watch halted the run on a core that
+  // nothing can wake.
+  bool deadlocked() const {
+    return !finished() && (emulation().sim().pendingEvents() == 0 || emulation().sim().halted());
+  }
   // "not started", a stage name while it runs, "done" at the end.
   virtual const std::string& currentStage() const = 0;
   // Which design this run emulates, for labels: "streaming", "phased", "pipelined", ...

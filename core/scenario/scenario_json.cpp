@@ -5,16 +5,16 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <utility>
 
 #include "core/machine/hardware_profile_json.h"
+#include "core/util/bounded_file.h"
 #include "core/util/embedded_resources.h"
 #include "core/util/error.h"
 #include "core/util/json_bounded.h"
 #include "core/util/json_fields.h"
+#include "core/util/json_strict.h"
 
 namespace moe {
 namespace {
@@ -26,7 +26,6 @@ constexpr int kMaxRanks = 768;
 constexpr int kMaxPhysicalExperts = 1024;
 constexpr std::int64_t kMaxChunkBytes = std::int64_t{64} << 20;
 constexpr std::uint64_t kMaxPayloadBytes = std::uint64_t{8} << 30;
-constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{64} << 20;
 constexpr int kMaxMatrixDim = 65536;  // workload m, n, k and tiles; the operator bounds the product
 
 template <typename E>
@@ -492,33 +491,14 @@ json scenarioToJson(const Scenario& s) {
 }
 
 Scenario loadScenarioFile(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  require(!ec && fs::exists(status), path, "cannot be read (no such file)");
-  require(fs::is_regular_file(status), path, "cannot be read (not a regular file)");
-  const auto size = fs::file_size(path, ec);
-  require(!ec, path, "cannot be read");
-  // A scenario is a few KB; refusing huge files keeps a mistaken path from eating memory.
-  require(size <= kMaxFileBytes, path, "is larger than 64 MiB; not a scenario file");
-  std::ifstream in(path, std::ios::binary);
-  require(static_cast<bool>(in), path, "cannot be read");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  require(!in.bad(), path, "cannot be read");
-
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    // Drop nlohmann's "[json.exception.parse_error.101] " tag: it means nothing to a user.
-    if (const auto pos = what.find("] ");
-        what.rfind("[json.exception", 0) == 0 && pos != std::string::npos)
-      what = what.substr(pos + 2);
-    throw InputError("(file)",
-                     path + " is not valid JSON: byte " + std::to_string(e.byte) + ": " + what);
-  }
-  return scenarioFromJson(j);
+  const std::string text = readBoundedFile(path, kMaxScenarioFileBytes, path);
+  Scenario sc = scenarioFromJson(parseJsonStrict(text, path));
+  // A relative trace path means "next to this scenario", so a scenario and its trace can
+  // move together and run from any working directory.
+  std::filesystem::path trace(sc.routing.traceFile);
+  if (!sc.routing.traceFile.empty() && trace.is_relative())
+    sc.routing.traceFile = (std::filesystem::path(path).parent_path() / trace).string();
+  return sc;
 }
 
 Scenario defaultScenario() {

@@ -23,8 +23,10 @@ nlohmann::json scenarioToJson(const Scenario& s);
 // Per-field types and ranges are enforced while reading JSON. Throws InputError.
 void validateScenario(const Scenario& s);
 
-// Reads and validates a scenario file. Unreadable → InputError(path, "cannot be read ...");
-// malformed JSON → InputError("(file)", "<path> is not valid JSON: byte N: ...").
+// Reads and validates a scenario file (a regular file of at most kMaxScenarioFileBytes).
+// Unreadable → InputError(path, ...); malformed JSON → InputError(path, "line L, column C:
+// not valid JSON: ..."); a duplicate key → InputError(its JSON path, "duplicate key ...").
+// A relative routing.trace_file is resolved against the scenario file's directory.
 Scenario loadScenarioFile(const std::string& path);
 
 // The embedded resources/scenarios/default.json, parsed (equal to Scenario{}).

@@ -25,3 +25,27 @@ inline void require(bool cond, const std::string& path, const std::string& rule)
 }
 
 }  // namespace moe
+
+namespace moe {
+
+// What is being allocated right now, for the "out of memory: <what>" message the CLI
+// prints when std::bad_alloc reaches it (exit 2: the input asked for more than the machine
+// has). A scope names its phase; the innermost one is reported.
+class AllocationScope {
+ public:
+  explicit AllocationScope(const char* what) : previous_(current()) { current() = what; }
+  ~AllocationScope() { current() = previous_; }
+  AllocationScope(const AllocationScope&) = delete;
+  AllocationScope& operator=(const AllocationScope&) = delete;
+  // The innermost phase, or nullptr outside every scope.
+  static const char* innermost() { return current(); }
+
+ private:
+  static const char*& current() {
+    thread_local const char* what = nullptr;
+    return what;
+  }
+  const char* previous_;
+};
+
+}  // namespace moe

@@ -246,16 +246,16 @@ std::vector<Case> buildCases() {
   // plain modulo), so the cases are the same everywhere.
   std::mt19937_64 rng(20240601);
   const auto below = [&rng](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-  cases.push_back({"empty file", "", "(file)"});
+  cases.push_back({"empty file", "", "not valid JSON"});
   for (int i = 0; i < 60; ++i) {
     const std::size_t cut = below(text.size() - 1);  // any proper prefix is invalid
-    cases.push_back({"truncated at " + std::to_string(cut), text.substr(0, cut), "(file)"});
+    cases.push_back({"truncated at " + std::to_string(cut), text.substr(0, cut), "not valid JSON"});
   }
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '{' || c == '}' || c == '[' || c == ']')
       cases.push_back({"removed '" + std::string(1, c) + "' at " + std::to_string(i),
-                       text.substr(0, i) + text.substr(i + 1), "(file)"});
+                       text.substr(0, i) + text.substr(i + 1), "not valid JSON"});
   }
 
   // 8. Not an object at the top level.
@@ -263,11 +263,11 @@ std::vector<Case> buildCases() {
     cases.push_back({"top level " + t, t, "(top level)"});
 
   // 9. Garbage: whitespace, NULs, invalid UTF-8, deep nesting, random bytes.
-  cases.push_back({"whitespace", " \n\t\r ", "(file)"});
-  cases.push_back({"nul bytes", std::string(16, '\0'), "(file)"});
-  cases.push_back({"invalid utf-8", "{\"name\": \"\xff\xfe\"}", "(file)"});
-  cases.push_back({"bom + garbage", "\xef\xbb\xbf{{", "(file)"});
-  cases.push_back({"deep unclosed", std::string(100000, '['), "(file)"});
+  cases.push_back({"whitespace", " \n\t\r ", "not valid JSON"});
+  cases.push_back({"nul bytes", std::string(16, '\0'), "not valid JSON"});
+  cases.push_back({"invalid utf-8", "{\"name\": \"\xff\xfe\"}", "not valid JSON"});
+  cases.push_back({"bom + garbage", "\xef\xbb\xbf{{", "not valid JSON"});
+  cases.push_back({"deep unclosed", std::string(100000, '['), "not valid JSON"});
   cases.push_back(
       {"deep closed", std::string(100000, '[') + std::string(100000, ']'), "(top level)"});
   for (int i = 0; i < 30; ++i) {
@@ -275,6 +275,23 @@ std::vector<Case> buildCases() {
     for (auto& b : bytes) b = static_cast<char>(below(256));
     cases.push_back({"random bytes " + std::to_string(i), bytes, ""});
   }
+
+  // 10. Duplicate keys (nlohmann alone keeps the last one silently) and numbers beyond a
+  // double, which used to end in "internal error" (exit 3).
+  cases.push_back({"duplicate top-level key", "{\"seed\": 1, \"seed\": 2}", "seed"});
+  {
+    std::string dup = text;
+    dup.replace(dup.find("\"hidden\":"), 9, "\"hidden\": 7, \"hidden\":");
+    cases.push_back({"duplicate model.hidden", dup, "model.hidden"});
+  }
+  cases.push_back({"number overflow", "{\"seed\": 1e999999999999}", "overflows a double"});
+  cases.push_back(
+      {"400-digit integer", "{\"seed\": " + std::string(400, '9') + "}", "overflows a double"});
+  cases.push_back({"overflow in a table",
+                   with(base, "/eplb/pruning_threshold", json::array({0.5}))
+                       .dump()
+                       .insert(1, "\"x\": -1e400, "),
+                   "overflows a double"});
   return cases;
 }
 

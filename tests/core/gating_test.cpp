@@ -396,7 +396,7 @@ TEST_F(GatingTrace, EveryTraceProblemIsAnInputErrorOnRoutingTraceFile) {
   s.routing.traceFile = "";
   expectInputError(s, field, "empty");
   s.routing.traceFile = path("missing.csv");
-  expectInputError(s, field, "cannot open");
+  expectInputError(s, field, "no such file");
   s.routing.traceFile = write("wide.csv", "0,1\n2,3,4\n");
   expectInputError(s, field, "line 2: has 3 ids");
   s.routing.traceFile = write("range.csv", "# c\n0,8\n");
@@ -406,11 +406,11 @@ TEST_F(GatingTrace, EveryTraceProblemIsAnInputErrorOnRoutingTraceFile) {
   s.routing.traceFile = write("dup.csv", "1,2\n\n3,3\n");
   expectInputError(s, field, "line 3: expert id 3 appears twice");
   s.routing.traceFile = write("text.csv", "1,2\n1,x\n");
-  expectInputError(s, field, "line 2: 'x' is not an integer");
+  expectInputError(s, field, "line 2, column 3: 'x' is not an integer (line: \"1,x\")");
   s.routing.traceFile = write("float.csv", "1,2.5\n");
-  expectInputError(s, field, "line 1: '2.5' is not an integer");
+  expectInputError(s, field, "line 1, column 3: '2.5' is not an integer");
   s.routing.traceFile = write("blank_field.csv", "1,\n");
-  expectInputError(s, field, "line 1: '' is not an integer");
+  expectInputError(s, field, "line 1, column 3: '' is not an integer");
   s.routing.traceFile = write("only_comments.csv", "# nothing\n\n");
   expectInputError(s, field, "no token rows");
 

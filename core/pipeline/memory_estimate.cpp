@@ -1,0 +1,162 @@
+#include "core/pipeline/memory_estimate.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "core/protocol/ring_buffer.h"
+#include "core/runtime/record_layout.h"
+#include "core/util/error.h"
+
+namespace moe {
+namespace {
+
+// One GM item of one card: its bytes, and whether it is activation data (no bytes on the
+// host with payload "none").
+struct Item {
+  std::string name;
+  std::int64_t bytes;
+  bool activation;
+  bool routingDependent = false;
+};
+
+// A rough size of one event-log entry on the host (time, core, kind, a few ids, a label).
+constexpr std::uint64_t kEventLogEntryBytes = 64;
+
+std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
+  const std::int64_t R = sc.cluster.ranks(), cps = sc.cluster.cardsPerServer;
+  const std::int64_t S = sc.cluster.servers;
+  const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk, H = sc.model.hidden;
+  const RecordLayout rec = recordLayout(sc);
+  const std::int64_t row = rec.rowBytes, bk = BS * K;
+  const std::int64_t ring = sc.rings.chunkBytes * sc.rings.queueChunks;
+  std::vector<Item> items = {
+      {"x", BS * row, true},
+      {"topk ids, weights, balanced ids", 3 * bk * 4, false},
+      {"masks", bk + BS, false},
+      {"eplb table", std::int64_t{sc.model.experts + sc.eplb.redundantExperts} * 8 + 8, false},
+      {"layout counts", R * 4 + S * 4 + R * P * 4 + BS * R + R * (2 + P) * 4, false},
+      {"x_out", BS * row, true},
+  };
+  if (sc.combine.addRmsNorm) items.push_back({"rmsnorm_y, rstd", BS * row + BS * 4, true});
+  // The receive side: expand_x and expert_out, with scales and indices, at the expected
+  // BS x K rows per card (the routing is not known yet).
+  items.push_back({"expand_x, expert_out", 2 * bk * row, true, true});
+  items.push_back({"expand scales and indices", bk * 16 + 2 * P * R * 4 + P * 4, false, true});
+
+  const bool streaming = sc.dispatchImpl != DispatchImpl::Phased;
+  const bool phased = sc.dispatchImpl != DispatchImpl::Streaming;
+  // Rings or windows into one card: direct from each local card, one RDMA per other server,
+  // and one forward per (local card, other server).
+  const std::int64_t dispatchLinks = cps + (S - 1) * (cps + 1);
+  const std::int64_t lanes =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(sc.rings.forwarderCores, S));
+  const std::int64_t channels =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(sc.rings.receiverCores, BS));
+  std::int64_t streamingBytes = 0, phasedBytes = 0;
+  if (streaming)
+    streamingBytes = (dispatchLinks + cps * lanes + S * channels) * (ring + 2 * kControlLineBytes);
+  if (phased) {
+    const std::int64_t slots = S * BS * std::min<std::int64_t>(K, P);
+    phasedBytes =
+        dispatchLinks * BS * rec.recordBytes + cps * slots * rec.recordBytes + S * 2 * BS * H * 4;
+  }
+  // With "both" the designs run one after the other on fresh machines: the larger counts.
+  if (streamingBytes >= phasedBytes)
+    items.push_back({"rings (dispatch and combine)", streamingBytes, true});
+  else
+    items.push_back({"phased windows (dispatch and combine)", phasedBytes, true});
+  return items;
+}
+
+}  // namespace
+
+std::string formatBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return buf;
+}
+
+MemoryEstimate estimateMemory(const Scenario& sc, int placePerRank) {
+  MemoryEstimate e;
+  const bool full = sc.payload == PayloadMode::Full;
+  std::uint64_t hostPerCard = 0;
+  for (const Item& it : itemsPerCard(sc, placePerRank)) {
+    e.gmPerCard += it.bytes;
+    if (!it.routingDependent) e.fixedGmPerCard += it.bytes;
+    if (full || !it.activation) hostPerCard += static_cast<std::uint64_t>(it.bytes);
+    if (it.bytes > e.largestItemBytes) {
+      e.largestItem = it.name;
+      e.largestItemBytes = it.bytes;
+    }
+  }
+  e.hostBytes = hostPerCard * static_cast<std::uint64_t>(sc.cluster.ranks()) +
+                static_cast<std::uint64_t>(sc.eventLogCapacity) * kEventLogEntryBytes;
+  return e;
+}
+
+std::string largeWorkNote(const Scenario& sc) {
+  char buf[256];
+  if (sc.workload.kind == WorkloadKind::AlltoallMatmulRs) {
+    const WorkloadConfig& w = sc.workload;
+    auto tilesOf = [](int dim, int tile) { return (static_cast<double>(dim) + tile - 1) / tile; };
+    // Emulation cost follows the tile steps (each a few events): the default has 24576.
+    const double tiles =
+        w.ranks * tilesOf(w.m, w.tileM) * tilesOf(w.n, w.tileN) * tilesOf(w.k, w.tileK);
+    if (tiles < 1e6) return "";
+    std::snprintf(buf, sizeof buf,
+                  "note: a large run: %.3g matmul tile steps over %d ranks (tiles of %dx%dx%d); it "
+                  "may take minutes",
+                  tiles, w.ranks, w.tileM, w.tileN, w.tileK);
+    return buf;
+  }
+  const double records =
+      static_cast<double>(sc.cluster.ranks()) * sc.model.tokensPerRank * sc.model.topk;
+  // Around a million token records the emulation takes tens of seconds or more.
+  if (records < 1e6) return "";
+  const double bytes = records * static_cast<double>(recordLayout(sc).recordBytes);
+  std::snprintf(buf, sizeof buf,
+                "note: a large run: %.3g token records (%s) to dispatch and combine over %d ranks; "
+                "it may take minutes",
+                records, formatBytes(bytes).c_str(), sc.cluster.ranks());
+  return buf;
+}
+
+std::uint64_t hostMemoryLimit() {
+  std::uint64_t limit = UINT64_MAX;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0)
+    limit = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    limit = std::min<std::uint64_t>(limit, rl.rlim_cur);
+  return limit;
+}
+
+void checkMemory(const Scenario& sc, int placePerRank, std::uint64_t hostLimit) {
+  const MemoryEstimate e = estimateMemory(sc, placePerRank);
+  const std::int64_t hbm = sc.hardware.hbmBytes;
+  require(e.fixedGmPerCard <= hbm, "hardware.overrides.hbm_bytes",
+          formatBytes(static_cast<double>(hbm)) +
+              (hbm >= 1024 ? " (" + std::to_string(hbm) + " B)" : std::string()) +
+              " cannot hold one card's " + formatBytes(static_cast<double>(e.fixedGmPerCard)) +
+              " of buffers (the largest: " + e.largestItem + ", " +
+              formatBytes(static_cast<double>(e.largestItemBytes)) + ")");
+  require(e.hostBytes <= hostLimit, sc.payload == PayloadMode::Full ? "payload" : "model",
+          "the run needs an estimated " + formatBytes(static_cast<double>(e.hostBytes)) +
+              " of host memory, more than the " + formatBytes(static_cast<double>(hostLimit)) +
+              " this process may use" +
+              (sc.payload == PayloadMode::Full ? "; use payload \"none\" or shrink the model"
+                                               : "; shrink the model or the cluster"));
+}
+
+}  // namespace moe

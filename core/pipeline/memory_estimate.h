@@ -1,0 +1,50 @@
+#pragma once
+// How much memory a MoE-layer run will take, before it starts: the emulated HBM of one card
+// (checked against hardware.hbm_bytes) and the host memory the emulator itself will hold
+// (checked against what this process may use). Both payload modes are covered; ring and
+// window reservations are included. The receive buffers depend on the routing, so they
+// enter at their expected size (each card receives BS x K rows on average); a skewed
+// routing can need more, which the run still catches, naming hbm_bytes.
+//
+// One function for the CLI, the workbench and the engine's memory accounting to share.
+
+#include <cstdint>
+#include <string>
+
+#include "core/scenario/scenario.h"
+
+namespace moe {
+
+struct MemoryEstimate {
+  // Emulated GM of one card: inputs, outputs, routing tables and the larger design's rings
+  // or windows; `fixedGmPerCard` leaves out the routing-dependent receive buffers.
+  std::int64_t fixedGmPerCard = 0;
+  std::int64_t gmPerCard = 0;
+  // What the emulator holds in host memory over all cards: every GM byte with payload
+  // "full"; with payload "none" only the non-activation buffers (ids, counts, ring control)
+  // plus the event log. Activation buffers of payload "none" hold no bytes.
+  std::uint64_t hostBytes = 0;
+  // The largest single item of one card, for messages ("x", "dispatch rings", ...).
+  std::string largestItem;
+  std::int64_t largestItemBytes = 0;
+};
+
+// placePerRank: expert instances per rank (scenarioPlacePerRank).
+MemoryEstimate estimateMemory(const Scenario& sc, int placePerRank);
+
+// The memory this process may use: the smaller of RLIMIT_AS and physical RAM.
+std::uint64_t hostMemoryLimit();
+
+// Refuses, with the figure, a run whose fixed GM does not fit hardware.hbm_bytes or whose
+// host memory exceeds hostLimit. InputError names hardware.overrides.hbm_bytes, or
+// "payload" / "model" for host memory.
+void checkMemory(const Scenario& sc, int placePerRank, std::uint64_t hostLimit);
+
+// A one-line note on the work a large run will do (records and bytes to move, or the
+// fused operator's FLOPs), so a run that takes minutes says so up front; "" when small.
+std::string largeWorkNote(const Scenario& sc);
+
+// "1.8 MiB" style figure for messages.
+std::string formatBytes(double bytes);
+
+}  // namespace moe

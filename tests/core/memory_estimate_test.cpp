@@ -1,0 +1,94 @@
+// Issue 17: the memory estimate made before a run, against what the run allocates, and the
+// refusals it drives (HBM per card, host memory), with the figure in the message.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/pipeline/layer_run.h"
+#include "core/pipeline/memory_estimate.h"
+#include "core/pipeline/resolved_scenario.h"
+#include "core/scenario/scenario_json.h"
+#include "core/util/error.h"
+
+using namespace moe;
+
+namespace {
+
+std::int64_t peakGmPerCard(const LayerRun& run) {
+  const Machine& m = run.emulation().machine();
+  std::int64_t peak = 0;
+  for (int c = 0; c < m.cardCount(); ++c) peak = std::max(peak, m.card(c).gmAllocated);
+  return peak;
+}
+
+}  // namespace
+
+TEST(MemoryEstimate, TracksWhatEachDesignAllocatesOnTheDefaultScenario) {
+  for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming}) {
+    Scenario sc;  // the default: 2 servers x 8 cards, power-law routing
+    sc.dispatchImpl = impl;
+    const int P = placePerRankOf(sc);
+    const MemoryEstimate e = estimateMemory(sc, P);
+    LayerRun run(ResolvedScenario::resolve(sc), impl);
+    run.runToEnd();
+    ASSERT_TRUE(run.finished());
+    const std::int64_t actual = peakGmPerCard(run);
+    // The receive side enters at its average (BS x K rows per card); the busiest card of a
+    // power-law routing receives more, so the estimate may fall short of the peak, but not
+    // by more than the receive buffers' skew. It never counts double what is allocated.
+    EXPECT_GT(e.gmPerCard, actual / 2)
+        << toString(impl) << ": estimate " << e.gmPerCard << " B, allocated " << actual << " B";
+    EXPECT_LT(e.gmPerCard, actual * 2) << toString(impl);
+    EXPECT_LE(e.fixedGmPerCard, e.gmPerCard);
+  }
+}
+
+TEST(MemoryEstimate, PayloadNoneHoldsOnlyMetadataOnTheHost) {
+  Scenario full;
+  full.dispatchImpl = DispatchImpl::Streaming;
+  full.eventLogCapacity = 1024;  // the event log is the same in both modes: keep it small
+  Scenario none = full;
+  none.payload = PayloadMode::None;
+  const int P = placePerRankOf(full);
+  const MemoryEstimate f = estimateMemory(full, P), n = estimateMemory(none, P);
+  EXPECT_EQ(f.gmPerCard, n.gmPerCard) << "emulated HBM does not depend on the payload mode";
+  EXPECT_LT(n.hostBytes * 20, f.hostBytes) << "payload none must not hold token data";
+}
+
+TEST(MemoryEstimate, RefusesWhatHbmOrTheHostCannotHoldWithTheFigure) {
+  Scenario sc;
+  sc.hardware.hbmBytes = 1;
+  const int P = placePerRankOf(sc);
+  try {
+    checkMemory(sc, P, UINT64_MAX);
+    FAIL() << "1 B of HBM accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.path(), "hardware.overrides.hbm_bytes");
+    EXPECT_NE(e.rule().find("1 B cannot hold one card's"), std::string::npos) << e.rule();
+  }
+  sc = Scenario{};
+  try {
+    checkMemory(sc, P, 1 << 20);
+    FAIL() << "a 1 MiB host accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.path(), "payload");
+    EXPECT_NE(e.rule().find("of host memory, more than the 1.0 MiB"), std::string::npos)
+        << e.rule();
+  }
+  EXPECT_NO_THROW(checkMemory(Scenario{}, P, UINT64_MAX));
+}
+
+TEST(MemoryEstimate, LargeRunsGetANoteAndTheDefaultDoesNot) {
+  Scenario sc;
+  EXPECT_EQ(largeWorkNote(sc), "");
+  sc.cluster.servers = 24;  // 192 ranks x 512 tokens x top-16
+  sc.model.tokensPerRank = 512;
+  sc.model.topk = 16;
+  EXPECT_NE(largeWorkNote(sc).find("it may take minutes"), std::string::npos);
+  Scenario fused;
+  fused.workload.kind = WorkloadKind::AlltoallMatmulRs;
+  EXPECT_EQ(largeWorkNote(fused), "");
+  fused.workload.n = 65536;
+  EXPECT_NE(largeWorkNote(fused).find("matmul tile steps"), std::string::npos);
+}
