@@ -230,9 +230,12 @@ TEST_F(OpCli, RaggedOrMisshapedMatricesAreRejected) {
 TEST_F(OpCli, BadValuesAreRejectedWithTheirPaths) {
   expectBadInput(runOp("update-expert", updateExpertWith("world_size", "1")), "world_size",
                  "2 <= world_size <= 768");
-  expectBadInput(
-      runOp("update-expert", updateExpertWith("eplb_table", "[[2, 0, 1], [1, 2, -1], [1, 1, -1]]")),
-      "eplb_table[2][1]", "unique");
+  // A repeated instance id: the real operator accepts it (a warning), --strict refuses it.
+  expectBadInput(run("op update-expert --strict --input " +
+                     quoted(writeCase("dup.json", updateExpertWith("eplb_table",
+                                                                   "[[2, 0, 1], [1, 2, -1], "
+                                                                   "[1, 1, -1]]")))),
+                 "eplb_table[2][1]", "unique");
   expectBadInput(runOp("update-expert", updateExpertWith("balance_mode", "3")), "balance_mode",
                  "0 (by rank) or 1 (by token)");
   expectBadInput(runOp("update-expert", updateExpertWith("pruning_threshold", "[0.5, 0.5]")),
@@ -281,4 +284,98 @@ TEST_F(OpCli, EplbDivisibilityRulesAreBadInputNamingTheField) {
   expectBadInput(
       runOp("eplb", R"({"weight": [[1]], "num_replicas": 1, "num_groups": 1, "num_nodes": 1})"),
       "num_gpus", "");
+}
+
+// ---- Input compatibility with the real operator (aclnnMoeUpdateExpert) ----------------------
+
+TEST_F(OpCli, RealOpBalanceMode1IgnoresWorldSizeAndRank) {
+  // The real tiling reads world_size and local_rank_id only in balance_mode 0.
+  json j = json::parse(kUpdateExpertCase);
+  j["balance_mode"] = 1;
+  j["world_size"] = 1;
+  j["local_rank_id"] = 7;
+  j["eplb_table"] = json::parse("[[2, 0, 1], [1, 2, -1], [1, 3, -1]]");
+  const auto r = runOp("update-expert", j.dump());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  // By token: token 0 takes expert 0's first instance, token 1 its second.
+  EXPECT_EQ(json::parse(r.out).at("balanced_expert_ids"), json::parse("[[0, 2], [3, 1]]"));
+  // In balance_mode 0 the same world_size is the real operator's 561002.
+  j["balance_mode"] = 0;
+  expectBadInput(runOp("update-expert", j.dump()), "world_size", "[561002]");
+}
+
+TEST_F(OpCli, RealOpThresholdMayBeOneByK) {
+  json j = json::parse(kUpdateExpertCase);
+  j["expert_scales"] = json::parse("[[0.9, 0.1], [0.6, 0.4]]");
+  j["pruning_threshold"] = json::parse("[[0.2, 0.2]]");
+  const auto a = runOp("update-expert", j.dump());
+  j["pruning_threshold"] = json::parse("[0.2, 0.2]");
+  const auto b = runOp("update-expert", j.dump());
+  ASSERT_EQ(a.exitCode, 0) << a.err;
+  ASSERT_EQ(b.exitCode, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(json::parse(a.out).at("balanced_active_mask"),
+            json::parse("[[true, false], [true, true]]"));
+}
+
+TEST_F(OpCli, RealOpUnorderedMaskIsAWarningAndStrictRefusesIt) {
+  json j = json::parse(kUpdateExpertCase);
+  j["expert_scales"] = json::parse("[[0.9, 0.1], [0.6, 0.4]]");
+  j["pruning_threshold"] = json::parse("[0.2, 0.2]");
+  j["active_mask"] = json::parse("[false, true]");
+  const auto r = runOp("update-expert", j.dump());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: active_mask[1]: "), std::string::npos) << r.err;
+  // What the real kernel computes: each token by its own flag.
+  EXPECT_EQ(json::parse(r.out).at("balanced_active_mask"),
+            json::parse("[[false, false], [true, true]]"));
+  const std::string file = writeCase("mask.json", j.dump());
+  expectBadInput(run("op update-expert --strict --input " + quoted(file)), "active_mask[1]",
+                 "--strict");
+}
+
+TEST_F(OpCli, RealOpTableOfRepeatedRankIdsIsAWarning) {
+  // op-plugin's golden test fills the table with rank ids; the real op copies them.
+  const std::string c = R"({
+    "expert_ids": [[0, 1], [1, 2], [2, 0]],
+    "eplb_table": [[2, 0, 1], [2, 1, 0], [1, 1, 1]],
+    "local_rank_id": 1, "world_size": 2, "balance_mode": 0
+  })";
+  const auto r = runOp("update-expert", c);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: eplb_table"), std::string::npos) << r.err;
+  const json out = json::parse(r.out);
+  // Rank 1 of 2, two instances: ceil(2/2) = 1 rank per instance, place 1/1+1 = 2.
+  EXPECT_EQ(out.at("balanced_expert_ids"), json::parse("[[1, 0], [0, 1], [1, 1]]"));
+  EXPECT_FALSE(out.contains("place_per_rank")) << "no placement for a table the pipeline refuses";
+  expectBadInput(run("op update-expert --strict --input " + quoted(writeCase("t.json", c))),
+                 "eplb_table", "--strict");
+}
+
+TEST_F(OpCli, RealOpDtypes) {
+  json j = json::parse(kUpdateExpertCase);
+  j["expert_ids"] = json::parse(R"({"dtype": "int64", "data": [[0, 1], [2, 0]]})");
+  const auto a = runOp("update-expert", j.dump());
+  ASSERT_EQ(a.exitCode, 0) << a.err;
+  EXPECT_EQ(json::parse(a.out).at("balanced_expert_ids"), json::parse("[[1, 2], [3, 1]]"));
+  // bf16 scales are rounded to bf16 first: 0.2999 -> 0.30078125 and 0.7 -> 0.69921875 sum
+  // to 1, so the second slot clears 0.3 * sum; in fp32 it does not (0.2999 < 0.3 * 0.9999).
+  j["expert_scales"] =
+      json::parse(R"({"dtype": "bfloat16", "data": [[0.7, 0.2999], [0.5, 0.5]]})");
+  j["pruning_threshold"] = json::parse("[0.3, 0.3]");
+  const auto b = runOp("update-expert", j.dump());
+  ASSERT_EQ(b.exitCode, 0) << b.err;
+  EXPECT_EQ(json::parse(b.out).at("balanced_active_mask"),
+            json::parse("[[true, true], [true, true]]"));
+  j["expert_scales"] = json::parse("[[0.7, 0.2999], [0.5, 0.5]]");
+  const auto f = runOp("update-expert", j.dump());
+  ASSERT_EQ(f.exitCode, 0) << f.err;
+  EXPECT_EQ(json::parse(f.out).at("balanced_active_mask"),
+            json::parse("[[true, false], [true, true]]"));
+  j["expert_scales"] = json::parse(R"({"dtype": "float16", "data": [[0.7, 0.2999], [0.5, 0.5]]})");
+  EXPECT_EQ(runOp("update-expert", j.dump()).exitCode, 0);
+  j["expert_scales"] = json::parse(R"({"dtype": "float64", "data": [[0.7, 0.3], [0.5, 0.5]]})");
+  expectBadInput(runOp("update-expert", j.dump()), "expert_scales.dtype", "[161002]");
+  j.erase("expert_scales");
+  expectBadInput(runOp("update-expert", j.dump()), "expert_scales", "[161001]");
 }
