@@ -101,7 +101,7 @@ py::tuple run(const py::object& scenario, const py::object& impl, bool verify) {
       json checks = json::array();
       if (i < r.checks.size())
         for (const auto& c : r.checks[i])
-          checks.push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
+          checks.push_back({{"name", c.name}, {"passed", c.ok}, {"detail", c.detail}});
       runs.push_back({{"design", run.design()},
                       {"total_us", moe::toMicroseconds(run.emulation().sim().now())},
                       {"comm_buffer_bytes", run.commBufferBytes()},

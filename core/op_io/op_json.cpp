@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/op_io/op_dispatch_combine_json.h"
 #include "core/plan/eplb.h"
 #include "core/reference/layout.h"
 #include "core/reference/update_expert.h"
@@ -240,12 +241,16 @@ json eplb(const json& in) {
 }  // namespace
 
 const std::vector<std::string>& opNames() {
-  static const std::vector<std::string> names{"update-expert", "layout", "eplb"};
+  static const std::vector<std::string> names{"update-expert", "layout", "eplb", "dispatch",
+                                              "combine"};
   return names;
 }
 
 json runOpJson(const std::string& name, const json& input, const OpOptions& options) {
-  if (name == "update-expert" || name == "layout" || name == "eplb") jf::object(input, "");
+  const auto& names = opNames();
+  if (std::find(names.begin(), names.end(), name) != names.end()) jf::object(input, "");
+  if (name == "dispatch") return dispatchOpJson(input);
+  if (name == "combine") return combineOpJson(input);
   if (name == "update-expert") return updateExpert(input, options);
   if (name == "eplb") return eplb(input);
   if (name == "layout") return layout(input);

@@ -24,9 +24,11 @@ import moe_workbench
 SCENARIO = {
     "name": "python-example",
     "seed": 7,
+    "hardware": {"profile": "ascend-910b3", "overrides": {"cards_per_server": 2}},
     "cluster": {"servers": 2, "cards_per_server": 2},
     "model": {"tokens_per_rank": 16, "hidden": 64, "experts": 8, "topk": 4, "intermediate": 128},
     "eplb": {"pruning_threshold": [0.0, 0.05, 0.1, 0.2], "active_tokens": 12, "balance_mode": 1},
+    "rings": {"chunk_bytes": 4096},
 }
 
 

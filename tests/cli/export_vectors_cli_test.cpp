@@ -60,6 +60,7 @@ class ExportVectorsCli : public ::testing::Test {
     j["name"] = "export-test";
     j["cluster"]["servers"] = 2;
     j["cluster"]["cards_per_server"] = 2;
+    j["hardware"]["overrides"]["cards_per_server"] = 2;
     j["model"]["tokens_per_rank"] = 16;
     j["model"]["hidden"] = 128;
     j["model"]["experts"] = 8;

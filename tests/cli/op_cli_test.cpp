@@ -379,3 +379,67 @@ TEST_F(OpCli, RealOpDtypes) {
   j.erase("expert_scales");
   expectBadInput(runOp("update-expert", j.dump()), "expert_scales", "[161001]");
 }
+
+// ---- dispatch and combine on explicit inputs ----------------------------------------------
+
+TEST_F(OpCli, ExampleDispatchCaseRoutesEveryKeptSlotOnce) {
+  const auto r = run("op dispatch --input " + quoted(MOE_SOURCE_DIR "/examples/op/dispatch.json"));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json out = json::parse(r.out).at("ranks");
+  ASSERT_EQ(out.size(), 2u);
+  // Rank 0 holds instance 0: rows by source rank, then token.
+  EXPECT_EQ(out[0].at("expand_idx"), json::parse("[[0,0,0],[0,1,1],[1,0,1],[1,1,0]]"));
+  EXPECT_EQ(out[0].at("expand_x"), json::parse("[[1.0,2.0],[3.0,4.0],[5.0,6.0],[7.0,8.0]]"));
+  EXPECT_EQ(out[0].at("expand_scales"), json::parse("[0.75,0.5,0.375,1.0]"));
+  EXPECT_EQ(out[0].at("ep_recv_counts"), json::parse("[[2,2]]"));
+  // Rank 1: rank 1's token 1, slot 1 is masked off, so it is not sent.
+  EXPECT_EQ(out[1].at("expand_idx"), json::parse("[[0,0,1],[0,1,0],[1,0,0]]"));
+  EXPECT_EQ(out[1].at("expert_token_nums"), json::parse("[3]"));
+  EXPECT_EQ(out[1].at("ep_recv_counts"), json::parse("[[2,1]]"));
+}
+
+TEST_F(OpCli, CombineOfDispatchWithIdentityExpertsGivesXBack) {
+  // Each token's kept weights sum to 1, so combine(dispatch(x)) with y = x is x.
+  const auto d = run("op dispatch --input " + quoted(MOE_SOURCE_DIR "/examples/op/dispatch.json"));
+  ASSERT_EQ(d.exitCode, 0) << d.err;
+  std::ifstream in(MOE_SOURCE_DIR "/examples/op/dispatch.json");
+  const json cas = json::parse(in);
+  json c = {{"ranks", json::array()}};
+  for (std::size_t r = 0; r < 2; ++r) {
+    const json& o = json::parse(d.out).at("ranks")[r];
+    c["ranks"].push_back({{"expand_x", o.at("expand_x")},
+                          {"expand_idx", o.at("expand_idx")},
+                          {"expert_scales", cas.at("ranks")[r].at("expert_scales")}});
+  }
+  const auto r = runOp("combine", c.dump());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json out = json::parse(r.out).at("ranks");
+  EXPECT_EQ(out[0].at("x"), cas.at("ranks")[0].at("x"));
+  EXPECT_EQ(out[1].at("x"), cas.at("ranks")[1].at("x"));
+}
+
+TEST_F(OpCli, ExampleCombineCaseSumsInKOrder) {
+  const auto r = run("op combine --input " + quoted(MOE_SOURCE_DIR "/examples/op/combine.json"));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json out = json::parse(r.out).at("ranks");
+  // Rank 0, token 0: 0.75 * [2, 4] + 0.25 * [1, 2] = [1.75, 3.5].
+  EXPECT_EQ(out[0].at("x")[0], json::parse("[1.75, 3.5]"));
+  // Rank 1, token 1: slot 1 was not sent, 1.0 * [14, 16].
+  EXPECT_EQ(out[1].at("x")[1], json::parse("[14.0, 16.0]"));
+}
+
+TEST_F(OpCli, DispatchAndCombineRefuseBadIndicesByPath) {
+  expectBadInput(runOp("dispatch", R"({"local_expert_num": 1, "ranks": [
+                   {"x": [[1.0]], "expert_ids": [[1]], "expert_scales": [[1.0]]}]})"),
+                 "ranks[0].expert_ids[0][0]", "[0, 1)");
+  expectBadInput(runOp("dispatch", R"({"local_expert_num": 1, "ranks": [
+                   {"x": [[1.0]], "expert_ids": [[0]], "expert_scales": [[1.0]]},
+                   {"x": [[1.0, 2.0]], "expert_ids": [[0]], "expert_scales": [[1.0]]}]})"),
+                 "ranks[1].x", "BS x H");
+  expectBadInput(runOp("combine", R"({"ranks": [{"expand_x": [[1.0], [2.0]],
+                   "expand_idx": [[0, 0, 0], [0, 0, 0]], "expert_scales": [[1.0]]}]})"),
+                 "ranks[0].expand_idx[1]", "more than one row");
+  expectBadInput(runOp("combine", R"({"ranks": [{"expand_x": [[1.0]],
+                   "expand_idx": [[0, 3, 0]], "expert_scales": [[1.0]]}]})"),
+                 "ranks[0].expand_idx[0]", "source token");
+}
