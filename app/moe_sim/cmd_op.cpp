@@ -52,7 +52,8 @@ const moesim::RegisterCommand kRegisterOp([](CLI::App& app, int& exitCode) {
   auto name = std::make_shared<std::string>();
   auto input = std::make_shared<std::string>();
   auto strict = std::make_shared<bool>(false);
-  op->add_option("NAME", *name, "operator: update-expert | layout | eplb | dispatch | combine")->required();
+  op->add_option("NAME", *name, "operator: update-expert | layout | eplb | dispatch | combine")
+      ->required();
   op->add_option("--input", *input, "case file (JSON object of the operator's inputs)")->required();
   op->add_flag("--strict", *strict,
                "Refuse inputs the real operator accepts but the pipeline could not use (each "

@@ -118,7 +118,9 @@ json inputToJson(const py::handle& value) {
   const py::module_ np = py::module_::import("numpy");
   // numpy scalars (np.int64(3)) are not JSON-serialisable; .item() gives the Python value.
   if (!py::isinstance<py::array>(value))
-    return toJson(py::hasattr(value, "item") ? value.attr("item")() : py::object(py::reinterpret_borrow<py::object>(value)));
+    return toJson(py::hasattr(value, "item")
+                      ? value.attr("item")()
+                      : py::object(py::reinterpret_borrow<py::object>(value)));
   py::array a = py::reinterpret_borrow<py::array>(value);
   std::string dtype = py::str(a.attr("dtype").attr("name"));
   if (dtype == "uint16") {  // bf16 bit patterns, the export's encoding
@@ -131,10 +133,41 @@ json inputToJson(const py::handle& value) {
   return {{"dtype", dtype}, {"data", std::move(data)}};
 }
 
+// dispatch and combine take plain nested values (bf16 as numbers): arrays become lists,
+// uint16 arrays (bf16 bit patterns) their float values, recursively through lists and dicts.
+json plainJson(const py::handle& value) {
+  if (py::isinstance<py::array>(value)) {
+    const json j = inputToJson(value);
+    return j.is_object() && j.contains("data") ? j.at("data") : j;
+  }
+  if (py::isinstance<py::dict>(value)) {
+    json out = json::object();
+    for (const auto& [k, v] : py::reinterpret_borrow<py::dict>(value))
+      out[py::str(k).cast<std::string>()] = plainJson(v);
+    return out;
+  }
+  if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+    json out = json::array();
+    for (const auto& v : value) out.push_back(plainJson(v));
+    return out;
+  }
+  return inputToJson(value);
+}
+
 // JSON output back to numpy: booleans become bool arrays, integers take the dtype of the
 // ids that went in (the real operator's outputs keep the input dtype), numbers float32.
 py::object outputToNumpy(const json& v, const std::string& intDtype) {
   const py::module_ np = py::module_::import("numpy");
+  if (v.is_array() && !v.empty() && v[0].is_object()) {  // per-rank dicts (dispatch, combine)
+    py::list ranks;
+    for (const json& rank : v) {
+      py::dict d;
+      for (const auto& [key, value] : rank.items())
+        d[py::str(key)] = outputToNumpy(value, intDtype);
+      ranks.append(d);
+    }
+    return ranks;
+  }
   if (!v.is_array()) return fromJson(v);
   const json* leaf = &v;
   while (leaf->is_array() && !leaf->empty()) leaf = &(*leaf)[0];
@@ -147,9 +180,10 @@ py::object outputToNumpy(const json& v, const std::string& intDtype) {
 py::dict op(const std::string& name, bool strict, const py::kwargs& inputs) {
   json in = json::object();
   std::string intDtype = "int32";
+  const bool collective = name == "dispatch" || name == "combine";
   for (const auto& [key, value] : inputs) {
     const std::string k = py::str(key);
-    in[k] = inputToJson(value);
+    in[k] = collective ? plainJson(value) : inputToJson(value);
     if ((k == "expert_ids" || k == "topk_idx") && in[k].is_object() &&
         in[k].value("dtype", "") == "int64")
       intDtype = "int64";
@@ -211,7 +245,8 @@ PYBIND11_MODULE(moe_workbench, m) {
         "Emulate the scenario; returns (figures, digest). figures: per design the stages "
         "(start/end in us, link bytes), the total time and, with verify, the checks.");
   m.def("op", &op, py::arg("name"), py::kw_only(), py::arg("strict") = false,
-        "Run one operator's golden reference (update-expert, layout, eplb) on the given inputs "
+        "Run one operator's golden reference (update-expert, layout, eplb, dispatch, combine) "
+        "on the given inputs "
         "(numpy arrays or ints, named as the real operator's arguments); returns its outputs "
         "as numpy arrays. strict=True refuses inputs that would only warn.");
   m.def("export_vectors", &exportVectors, py::arg("scenario"), py::arg("out"),

@@ -38,7 +38,8 @@ std::pair<std::size_t, std::size_t> matrix(const json& j, const std::string& pat
     jf::array(j[r], rp, maxCols);
     if (r == 0) cols = j[r].size();
     require(j[r].size() == cols, rp, "must have as many elements as row 0");
-    for (std::size_t c = 0; c < j[r].size(); ++c) flat.push_back(convert(j[r][c], jf::index(rp, c)));
+    for (std::size_t c = 0; c < j[r].size(); ++c)
+      flat.push_back(convert(j[r][c], jf::index(rp, c)));
   }
   return {j.size(), cols};
 }
@@ -100,9 +101,8 @@ json dispatchOpJson(const json& in) {
   jf::rejectUnknownKeys(in, "", {"ranks", "local_expert_num"});
   const json& ranks = ranksArray(in);
   const int R = static_cast<int>(ranks.size());
-  const int P = static_cast<int>(
-      jf::integer(jf::requiredMember(in, "", "local_expert_num"), "local_expert_num", 1,
-                  kMaxLocalExperts));
+  const int P = static_cast<int>(jf::integer(jf::requiredMember(in, "", "local_expert_num"),
+                                             "local_expert_num", 1, kMaxLocalExperts));
   std::vector<DispatchSource> src(static_cast<std::size_t>(R));
   std::pair<std::size_t, std::size_t> xShape, idShape;
   for (int r = 0; r < R; ++r) {
@@ -110,14 +110,14 @@ json dispatchOpJson(const json& in) {
     const json& rank = jf::object(ranks[std::size_t(r)], rp);
     jf::rejectUnknownKeys(rank, rp, {"x", "expert_ids", "expert_scales", "x_active_mask"});
     DispatchSource& s = src[std::size_t(r)];
-    const auto xs = matrix<bf16>(jf::requiredMember(rank, rp, "x"), jf::child(rp, "x"),
-                                 kMaxTokens, kMaxHidden, s.x, bf16Value);
-    const auto is = matrix<std::int32_t>(jf::requiredMember(rank, rp, "expert_ids"),
-                                         jf::child(rp, "expert_ids"), kMaxTokens, kMaxTopk,
-                                         s.ids, int32Value);
-    const auto ws = matrix<float>(jf::requiredMember(rank, rp, "expert_scales"),
-                                  jf::child(rp, "expert_scales"), kMaxTokens, kMaxTopk,
-                                  s.weights, fp32Value);
+    const auto xs = matrix<bf16>(jf::requiredMember(rank, rp, "x"), jf::child(rp, "x"), kMaxTokens,
+                                 kMaxHidden, s.x, bf16Value);
+    const auto is =
+        matrix<std::int32_t>(jf::requiredMember(rank, rp, "expert_ids"),
+                             jf::child(rp, "expert_ids"), kMaxTokens, kMaxTopk, s.ids, int32Value);
+    const auto ws =
+        matrix<float>(jf::requiredMember(rank, rp, "expert_scales"), jf::child(rp, "expert_scales"),
+                      kMaxTokens, kMaxTopk, s.weights, fp32Value);
     if (r == 0) {
       xShape = xs;
       idShape = is;
@@ -128,19 +128,19 @@ json dispatchOpJson(const json& in) {
     sameShape(is, {xShape.first, idShape.second}, jf::child(rp, "expert_ids"), "BS x K");
     sameShape(ws, {xShape.first, idShape.second}, jf::child(rp, "expert_scales"), "BS x K");
     if (const json* m = jf::member(rank, "x_active_mask")) {
-      const auto ms = matrix<std::uint8_t>(*m, jf::child(rp, "x_active_mask"), kMaxTokens,
-                                           kMaxTopk, s.mask, boolValue);
+      const auto ms = matrix<std::uint8_t>(*m, jf::child(rp, "x_active_mask"), kMaxTokens, kMaxTopk,
+                                           s.mask, boolValue);
       sameShape(ms, {xShape.first, idShape.second}, jf::child(rp, "x_active_mask"), "BS x K");
     } else {
       s.mask.assign(s.ids.size(), 1);
     }
     for (std::size_t i = 0; i < s.ids.size(); ++i) {
       if (!s.mask[i]) continue;
-      require(s.ids[i] >= 0 && s.ids[i] < R * P,
-              jf::index(jf::index(jf::child(rp, "expert_ids"), i / idShape.second),
-                        i % idShape.second),
-              "expert id must be in [0, ranks * local_expert_num) = [0, " + std::to_string(R * P) +
-                  "), got " + std::to_string(s.ids[i]));
+      require(
+          s.ids[i] >= 0 && s.ids[i] < R * P,
+          jf::index(jf::index(jf::child(rp, "expert_ids"), i / idShape.second), i % idShape.second),
+          "expert id must be in [0, ranks * local_expert_num) = [0, " + std::to_string(R * P) +
+              "), got " + std::to_string(s.ids[i]));
     }
   }
   const int BS = int(xShape.first), H = int(xShape.second), K = int(idShape.second);
@@ -171,22 +171,21 @@ json combineOpJson(const json& in) {
     const std::string rp = jf::index("ranks", r);
     const json& rank = jf::object(ranks[r], rp);
     jf::rejectUnknownKeys(rank, rp, {"expand_x", "expand_idx", "expert_scales", "shared_expert_x"});
-    const auto ws = matrix<float>(jf::requiredMember(rank, rp, "expert_scales"),
-                                  jf::child(rp, "expert_scales"), kMaxTokens, kMaxTopk,
-                                  weights[r], fp32Value);
+    const auto ws =
+        matrix<float>(jf::requiredMember(rank, rp, "expert_scales"), jf::child(rp, "expert_scales"),
+                      kMaxTokens, kMaxTopk, weights[r], fp32Value);
     if (r == 0) {
       BS = ws.first;
       K = ws.second;
       require(BS > 0 && K > 0, jf::child(rp, "expert_scales"), "must not be empty");
     }
     sameShape(ws, {BS, K}, jf::child(rp, "expert_scales"), "BS x K");
-    const auto xs = matrix<bf16>(jf::requiredMember(rank, rp, "expand_x"),
-                                 jf::child(rp, "expand_x"), kMaxTokens * kMaxTopk * kMaxRanks,
-                                 kMaxHidden, expandX[r], bf16Value);
-    const auto is = matrix<std::int32_t>(jf::requiredMember(rank, rp, "expand_idx"),
-                                         jf::child(rp, "expand_idx"),
-                                         kMaxTokens * kMaxTopk * kMaxRanks, 3, expandIdx[r],
-                                         int32Value);
+    const auto xs =
+        matrix<bf16>(jf::requiredMember(rank, rp, "expand_x"), jf::child(rp, "expand_x"),
+                     kMaxTokens * kMaxTopk * kMaxRanks, kMaxHidden, expandX[r], bf16Value);
+    const auto is = matrix<std::int32_t>(
+        jf::requiredMember(rank, rp, "expand_idx"), jf::child(rp, "expand_idx"),
+        kMaxTokens * kMaxTopk * kMaxRanks, 3, expandIdx[r], int32Value);
     if (H == 0 && xs.first > 0) H = xs.second;
     if (xs.first > 0)
       require(xs.second == H, jf::child(rp, "expand_x"),
@@ -224,13 +223,15 @@ json combineOpJson(const json& in) {
       require(k >= 0 && std::size_t(k) < K, path,
               "k slot must be in [0, " + std::to_string(K) + "), got " + std::to_string(k));
       std::uint8_t& mark = seen[std::size_t(s)][std::size_t(t) * K + std::size_t(k)];
-      require(!mark, path, "slot (" + std::to_string(s) + ", " + std::to_string(t) + ", " +
-                               std::to_string(k) + ") is served by more than one row");
+      require(!mark, path,
+              "slot (" + std::to_string(s) + ", " + std::to_string(t) + ", " + std::to_string(k) +
+                  ") is served by more than one row");
       mark = 1;
     }
   }
-  const auto out = combineExpandedReference(int(BS), int(H), int(K), expandX, expandIdx, weights,
-                                            firstShared ? shared : std::vector<std::vector<bf16>>{});
+  const auto out =
+      combineExpandedReference(int(BS), int(H), int(K), expandX, expandIdx, weights,
+                               firstShared ? shared : std::vector<std::vector<bf16>>{});
   json perRank = json::array();
   for (const auto& x : out) perRank.push_back({{"x", bf16Rows(x, H)}});
   return {{"ranks", std::move(perRank)}};

@@ -142,7 +142,8 @@ json updateExpert(const json& in, const OpOptions& opt) {
       jf::array(*row, rowPath, kUpdateExpertMaxK + 1);
     }
     std::vector<float> v;
-    for (std::size_t j = 0; j < row->size(); ++j) v.push_back(fp32((*row)[j], jf::index(rowPath, j)));
+    for (std::size_t j = 0; j < row->size(); ++j)
+      v.push_back(fp32((*row)[j], jf::index(rowPath, j)));
     a.pruningThreshold = std::move(v);
   }
   if (jf::member(in, "active_mask")) {
@@ -156,8 +157,7 @@ json updateExpert(const json& in, const OpOptions& opt) {
   }
 
   std::vector<UpdateExpertWarning> warnings;
-  const UpdateExpertResult r =
-      updateExpertReference(a, UpdateExpertRules::RealOperator, &warnings);
+  const UpdateExpertResult r = updateExpertReference(a, UpdateExpertRules::RealOperator, &warnings);
   reportWarnings(warnings, opt);
   json out = json::object();
   json ids = json::array();

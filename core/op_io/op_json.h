@@ -32,7 +32,7 @@ const std::vector<std::string>& opNames();
 //                     num_nodes, num_gpus, optional max_replicas (0 = no cap);
 //                 out phy2log [[int]], log2phy [[[int]]] (-1 padded), logcnt [[int]].
 struct OpOptions {
-  bool strict = false;                     // warnings become InputErrors (exit 2)
+  bool strict = false;                      // warnings become InputErrors (exit 2)
   std::vector<std::string>* warnings = {};  // "PATH: RULE" per warning, when not strict
 };
 nlohmann::json runOpJson(const std::string& name, const nlohmann::json& input,

@@ -143,8 +143,7 @@ void exportMoeLayer(const Scenario& sc, const VectorExportOptions& o, Writer& w)
     }
     w.golden("balanced_expert_ids", i32({sz(BS), sz(K)}, u.balancedIds), "int32");
     if (u.balancedActiveMask)
-      w.golden("balanced_active_mask", makeNpyBool({sz(BS), sz(K)}, *u.balancedActiveMask),
-               "bool");
+      w.golden("balanced_active_mask", makeNpyBool({sz(BS), sz(K)}, *u.balancedActiveMask), "bool");
   }
 
   // DeepEP's get_dispatch_layout on the balanced ids, pruned slots as -1 (DeepEP's "skip").
@@ -153,14 +152,14 @@ void exportMoeLayer(const Scenario& sc, const VectorExportOptions& o, Writer& w)
     for (std::size_t i = 0; i < topk.size(); ++i)
       if (!keep[sz(r)][i]) topk[i] = -1;
     const LayoutResult& l = ref.layout[sz(r)];
-    w.op("get_dispatch_layout", "deep_ep.Buffer.get_dispatch_layout", r,
-         {{"num_ranks", R}, {"num_experts", R * P}, {"ranks_per_server", sc.cluster.cardsPerServer}},
-         "bit-exact");
+    w.op(
+        "get_dispatch_layout", "deep_ep.Buffer.get_dispatch_layout", r,
+        {{"num_ranks", R}, {"num_experts", R * P}, {"ranks_per_server", sc.cluster.cardsPerServer}},
+        "bit-exact");
     w.in("topk_idx", i64({sz(BS), sz(K)}, topk), "int64");
     w.golden("num_tokens_per_rank", i32({sz(R)}, l.numTokensPerRank), "int32");
-    w.golden("num_tokens_per_rdma_rank", i32({l.numTokensPerRdmaRank.size()},
-                                             l.numTokensPerRdmaRank),
-             "int32");
+    w.golden("num_tokens_per_rdma_rank",
+             i32({l.numTokensPerRdmaRank.size()}, l.numTokensPerRdmaRank), "int32");
     w.golden("num_tokens_per_expert", i32({sz(R * P)}, l.numTokensPerExpert), "int32");
     w.golden("is_token_in_rank", makeNpyBool({sz(BS), sz(R)}, l.isTokenInRank), "bool");
   }
@@ -211,8 +210,7 @@ void exportMoeLayer(const Scenario& sc, const VectorExportOptions& o, Writer& w)
                                    ? i32({A, 3}, d.expandIdx)
                                    : i32({sz(BS), sz(K)}, slotRow[sz(r)]);
     w.golden("expand_idx", expandIdx, "int32");
-    w.golden("expert_token_nums", i64({sz(P)}, encodeCounts(d.expertTokenNums, o.counts)),
-             "int64");
+    w.golden("expert_token_nums", i64({sz(P)}, encodeCounts(d.expertTokenNums, o.counts)), "int64");
     const std::vector<std::int32_t> recv = encodeCounts(d.lengths, o.counts);
     w.golden("ep_recv_counts", i32({sz(P), sz(R)}, recv), "int32");
     // A2 hierarchical: what each local expert receives from each server (the inter-server
@@ -236,12 +234,12 @@ void exportMoeLayer(const Scenario& sc, const VectorExportOptions& o, Writer& w)
     cattrs.erase("expert_token_nums_type");
     cattrs["shared_expert"] = sc.combine.sharedExpert;
     if (sc.combine.addRmsNorm) cattrs["norm_eps"] = sc.combine.rmsEps;
-    w.op(combineOp,
-         sc.combine.addRmsNorm ? "aclnnMoeDistributeCombineAddRmsNorm"
-                               : "aclnnMoeDistributeCombine",
-         r, cattrs,
-         "bf16 tolerance: |got - golden| <= 2^-7 |golden| + 2^-16 sum_k |w_k y_k| per element "
-         "(fp32 sums in another order, then one bf16 rounding)");
+    w.op(
+        combineOp,
+        sc.combine.addRmsNorm ? "aclnnMoeDistributeCombineAddRmsNorm" : "aclnnMoeDistributeCombine",
+        r, cattrs,
+        "bf16 tolerance: |got - golden| <= 2^-7 |golden| + 2^-16 sum_k |w_k y_k| per element "
+        "(fp32 sums in another order, then one bf16 rounding)");
     w.in("expand_x", bf16Bits({A, sz(H)}, y), "bfloat16");
     w.in("expert_ids", i32({sz(BS), sz(K)}, ref.updateExpert[sz(r)].balancedIds), "int32");
     w.in("expand_idx", expandIdx, "int32");
@@ -305,7 +303,8 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
 
   VectorExportResult result;
   if (o.recordDigest)
-    result.digest = a2a ? runA2aMatmulWorkload(given, false).digest() : runScenario(given, false).digest;
+    result.digest =
+        a2a ? runA2aMatmulWorkload(given, false).digest() : runScenario(given, false).digest;
 
   Writer w{fs::path(dir)};
   if (a2a)
@@ -342,8 +341,8 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
          "expert_token_nums, ep_recv_counts, ep_recv_counts_per_server and ep_send_counts hold "
          "per-entry counts ('counts', expert_token_nums_type 1) or inclusive prefix sums over "
          "the flattened array ('prefix-sums', expert_token_nums_type 0)"},
-        {"counts_other", o.counts == CountEncoding::Counts ? "--counts prefix-sums"
-                                                           : "--counts counts"},
+        {"counts_other",
+         o.counts == CountEncoding::Counts ? "--counts prefix-sums" : "--counts counts"},
         {"expand_idx", expandName(o.expandIdx)},
         {"expand_idx_doc",
          "rows: on the receiving rank, [A, 3] int32 = (source rank, source token, k slot) per "

@@ -37,12 +37,12 @@ struct VectorExportOptions {
 };
 
 struct ExportedFile {
-  std::string file;      // relative to the output directory
-  std::string op;        // operator, e.g. "moe_update_expert"
+  std::string file;  // relative to the output directory
+  std::string op;    // operator, e.g. "moe_update_expert"
   int rank = 0;
-  std::string role;      // "input" or "golden"
-  std::string argument;  // the real operator's argument name
-  std::string dtype;     // numpy descr as written
+  std::string role;          // "input" or "golden"
+  std::string argument;      // the real operator's argument name
+  std::string dtype;         // numpy descr as written
   std::string logicalDtype;  // int32, int64, float32, float16, bfloat16, bool
   std::vector<std::size_t> shape;
 };

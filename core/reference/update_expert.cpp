@@ -47,8 +47,9 @@ class Checker {
     if (rules_ == UpdateExpertRules::Pipeline) {
       std::string why;
       if (kind == Rule::PipelineOnly || (kind == Rule::Mode0 && mode_ == 1))
-        why = " (the real operator accepts this; the pipeline needs it, see "
-              "`moe-sim op update-expert` for the real operator's rules)";
+        why =
+            " (the real operator accepts this; the pipeline needs it, see "
+            "`moe-sim op update-expert` for the real operator's rules)";
       throw InputError(path, rule + why);
     }
     switch (kind) {
@@ -145,8 +146,8 @@ std::vector<UpdateExpertWarning> validateUpdateExpert(const UpdateExpertArgs& a,
     const int32_t count = a.eplbTable[std::size_t(e) * a.tableCols];
     if (rules == UpdateExpertRules::RealOperator)
       check(count >= 1 && count <= a.tableCols - 1, cell(table, e, 0),
-            "instance count must satisfy 1 <= count <= F-1 = " +
-                std::to_string(a.tableCols - 1) + got(count),
+            "instance count must satisfy 1 <= count <= F-1 = " + std::to_string(a.tableCols - 1) +
+                got(count),
             Rule::Undefined);
     check(count >= 1 && count <= maxCount, cell(table, e, 0),
           "instance count must satisfy 1 <= count <= min(world_size, F-1) = " +
@@ -205,11 +206,10 @@ std::vector<UpdateExpertWarning> validateUpdateExpert(const UpdateExpertArgs& a,
 
   // Seed 002 only demands this range for balance_mode 0, but a rank id outside the world is
   // a mistake in either mode, so the pipeline checks it always.
-  check(a.localRankId >= 0 && a.localRankId < a.worldSize,
-        jsonf::child(pathPrefix, "local_rank_id"),
-        "must be in [0, world_size) = [0, " + std::to_string(a.worldSize) + ")" +
-            got(a.localRankId),
-        Rule::Mode0);
+  check(
+      a.localRankId >= 0 && a.localRankId < a.worldSize, jsonf::child(pathPrefix, "local_rank_id"),
+      "must be in [0, world_size) = [0, " + std::to_string(a.worldSize) + ")" + got(a.localRankId),
+      Rule::Mode0);
 
   // Pruning inputs.
   check(a.expertScales.has_value() || !a.pruningThreshold.has_value(), scales,
@@ -222,8 +222,8 @@ std::vector<UpdateExpertWarning> validateUpdateExpert(const UpdateExpertArgs& a,
         "requires expert_scales and pruning_threshold", Rule::Null);
   if (a.expertScales) {
     check(a.expertScales->size() == std::size_t(a.bs) * a.k, scales,
-          "must have the shape of expert_ids, BS*K = " + std::to_string(a.bs * a.k) +
-              " values" + got(std::int64_t(a.expertScales->size())),
+          "must have the shape of expert_ids, BS*K = " + std::to_string(a.bs * a.k) + " values" +
+              got(std::int64_t(a.expertScales->size())),
           Rule::ShapeOrValue);
     for (int t = 0; t < a.bs; ++t) {
       for (int j = 0; j < a.k; ++j) {

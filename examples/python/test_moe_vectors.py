@@ -213,3 +213,24 @@ def test_bad_input_is_a_value_error_naming_the_field():
         moe_workbench.op("update-expert", expert_ids=np.zeros((2, 2), np.float64),
                          eplb_table=np.array([[1, 0, 0]] * 2, np.int32), local_rank_id=0,
                          world_size=2, balance_mode=0)
+
+
+def test_op_dispatch_then_combine_with_identity_experts_gives_x_back():
+    rng = np.random.default_rng(3)
+    ranks, tokens, hidden, topk, local = 2, 4, 8, 2, 2
+    x = [bf16_to_float32((rng.standard_normal((tokens, hidden), dtype=np.float32)
+                          .view(np.uint32) >> 16).astype(np.uint16)) for _ in range(ranks)]
+    ids = [np.stack([rng.choice(ranks * local, topk, replace=False) for _ in range(tokens)])
+           for _ in range(ranks)]
+    scales = [np.full((tokens, topk), 0.5, dtype=np.float32) for _ in range(ranks)]
+    out = moe_workbench.op("dispatch", local_expert_num=local, ranks=[
+        {"x": x[r], "expert_ids": ids[r], "expert_scales": scales[r]} for r in range(ranks)])
+    for d, rank in enumerate(out["ranks"]):
+        for row, (s, t, k) in enumerate(rank["expand_idx"]):
+            assert ids[s][t, k] // local == d  # the row is on the rank holding its expert
+            np.testing.assert_array_equal(rank["expand_x"][row], x[s][t])
+    back = moe_workbench.op("combine", ranks=[
+        {"expand_x": o["expand_x"], "expand_idx": o["expand_idx"], "expert_scales": scales[r]}
+        for r, o in enumerate(out["ranks"])])
+    for r in range(ranks):
+        np.testing.assert_array_equal(back["ranks"][r]["x"], x[r])

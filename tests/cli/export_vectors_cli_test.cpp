@@ -132,10 +132,10 @@ TEST_F(ExportVectorsCli, DigestIsTheRunsDigest) {
 TEST_F(ExportVectorsCli, PrefixSumsFlagWritesTheCumulativeCounts) {
   const std::string sc = smallScenario();
   ASSERT_EQ(run("export-vectors '" + sc + "' --out '" + (dir_ / "c").string() + "'").exitCode, 0);
-  ASSERT_EQ(run("export-vectors '" + sc + "' --counts prefix-sums --out '" +
-                (dir_ / "p").string() + "'")
-                .exitCode,
-            0);
+  ASSERT_EQ(
+      run("export-vectors '" + sc + "' --counts prefix-sums --out '" + (dir_ / "p").string() + "'")
+          .exitCode,
+      0);
   EXPECT_EQ(manifest(dir_ / "p").at("encodings").at("counts"), "prefix-sums");
   for (const char* f : {"moe_distribute_dispatch/rank1/ep_recv_counts.npy",
                         "moe_distribute_dispatch/rank1/expert_token_nums.npy"}) {
@@ -157,10 +157,10 @@ TEST_F(ExportVectorsCli, PrefixSumsFlagWritesTheCumulativeCounts) {
 TEST_F(ExportVectorsCli, SlotsLayoutPointsAtTheReceivedRows) {
   const std::string sc = smallScenario();
   ASSERT_EQ(run("export-vectors '" + sc + "' --out '" + (dir_ / "r").string() + "'").exitCode, 0);
-  ASSERT_EQ(run("export-vectors '" + sc + "' --expand-idx slots --out '" +
-                (dir_ / "s").string() + "'")
-                .exitCode,
-            0);
+  ASSERT_EQ(
+      run("export-vectors '" + sc + "' --expand-idx slots --out '" + (dir_ / "s").string() + "'")
+          .exitCode,
+      0);
   // Every row listed by the rows layout on rank d appears in exactly one slot of its source.
   const int R = 4, K = 4;
   std::vector<std::vector<std::int32_t>> slots;
@@ -175,8 +175,9 @@ TEST_F(ExportVectorsCli, SlotsLayoutPointsAtTheReceivedRows) {
                                        .string())
                           .as<std::int32_t>();
     for (std::size_t row = 0; row * 3 < rows.size(); ++row)
-      EXPECT_EQ(slots[std::size_t(rows[row * 3])][std::size_t(rows[row * 3 + 1] * K + rows[row * 3 + 2])],
-                std::int32_t(row));
+      EXPECT_EQ(
+          slots[std::size_t(rows[row * 3])][std::size_t(rows[row * 3 + 1] * K + rows[row * 3 + 2])],
+          std::int32_t(row));
   }
 }
 

@@ -360,8 +360,7 @@ TEST_F(OpCli, RealOpDtypes) {
   EXPECT_EQ(json::parse(a.out).at("balanced_expert_ids"), json::parse("[[1, 2], [3, 1]]"));
   // bf16 scales are rounded to bf16 first: 0.2999 -> 0.30078125 and 0.7 -> 0.69921875 sum
   // to 1, so the second slot clears 0.3 * sum; in fp32 it does not (0.2999 < 0.3 * 0.9999).
-  j["expert_scales"] =
-      json::parse(R"({"dtype": "bfloat16", "data": [[0.7, 0.2999], [0.5, 0.5]]})");
+  j["expert_scales"] = json::parse(R"({"dtype": "bfloat16", "data": [[0.7, 0.2999], [0.5, 0.5]]})");
   j["pruning_threshold"] = json::parse("[0.3, 0.3]");
   const auto b = runOp("update-expert", j.dump());
   ASSERT_EQ(b.exitCode, 0) << b.err;
