@@ -404,8 +404,9 @@ TEST_F(OpCli, CombineOfDispatchWithIdentityExpertsGivesXBack) {
   std::ifstream in(MOE_SOURCE_DIR "/examples/op/dispatch.json");
   const json cas = json::parse(in);
   json c = {{"ranks", json::array()}};
+  const json dispatched = json::parse(d.out);
   for (std::size_t r = 0; r < 2; ++r) {
-    const json& o = json::parse(d.out).at("ranks")[r];
+    const json& o = dispatched.at("ranks")[r];
     c["ranks"].push_back({{"expand_x", o.at("expand_x")},
                           {"expand_idx", o.at("expand_idx")},
                           {"expert_scales", cas.at("ranks")[r].at("expert_scales")}});
