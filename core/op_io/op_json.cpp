@@ -44,8 +44,14 @@ std::pair<int, int> int32Matrix(const json& j, const std::string& path, std::siz
 // Warnings go to opt.warnings; under --strict the first one is an error instead.
 void reportWarnings(const std::vector<UpdateExpertWarning>& warnings, const OpOptions& opt) {
   for (const auto& w : warnings) {
-    if (opt.strict) throw InputError(w.path, w.rule + " [refused: --strict]");
-    if (opt.warnings) opt.warnings->push_back(w.path + ": " + w.rule);
+    if (opt.strict)
+      throw InputError(w.path, w.rule +
+                                   " (the real operator accepts this, but the pipeline could "
+                                   "not use it; refused by --strict)");
+    if (opt.warnings)
+      opt.warnings->push_back(w.path + ": " + w.rule +
+                              " (accepted: the real operator does not check this; the "
+                              "pipeline could not use this input)");
   }
 }
 

@@ -54,6 +54,8 @@ struct UpdateExpertResult {
 //                 reference cannot compute undefined behaviour.
 enum class UpdateExpertRules { Pipeline, RealOperator };
 
+// A pipeline-only rule the input breaks; rule says what was expected and found (front ends
+// add that the real operator accepts it).
 struct UpdateExpertWarning {
   std::string path;
   std::string rule;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -442,4 +443,27 @@ TEST_F(OpCli, DispatchAndCombineRefuseBadIndicesByPath) {
   expectBadInput(runOp("combine", R"({"ranks": [{"expand_x": [[1.0]],
                    "expand_idx": [[0, 3, 0]], "expert_scales": [[1.0]]}]})"),
                  "ranks[0].expand_idx[0]", "source token");
+}
+
+TEST_F(OpCli, RealOpExampleCasesRunAndStrictRefusesOnlyTheWarnedOnes) {
+  // examples/op/real-op: one case per input the real operator accepts and we used to refuse.
+  const std::map<std::string, std::string> warnedField{
+      {"mode1-world-size-1.json", ""},
+      {"threshold-1xK.json", ""},
+      {"unordered-active-mask.json", "active_mask[2]"},
+      {"table-of-rank-ids.json", "eplb_table"},
+      {"int64-ids-bf16-scales.json", ""}};
+  for (const auto& [file, field] : warnedField) {
+    const std::string path = quoted(std::string(MOE_SOURCE_DIR "/examples/op/real-op/") + file);
+    const auto r = run("op update-expert --input " + path);
+    EXPECT_EQ(r.exitCode, 0) << file << ": " << r.err;
+    const auto s = run("op update-expert --strict --input " + path);
+    if (field.empty()) {
+      EXPECT_TRUE(r.err.empty()) << file << ": " << r.err;
+      EXPECT_EQ(s.exitCode, 0) << file << ": " << s.err;
+    } else {
+      EXPECT_NE(r.err.find("warning: " + field), std::string::npos) << file << ": " << r.err;
+      expectBadInput(s, field, "refused by --strict");
+    }
+  }
 }
