@@ -234,3 +234,35 @@ def test_op_dispatch_then_combine_with_identity_experts_gives_x_back():
         for r, o in enumerate(out["ranks"])])
     for r in range(ranks):
         np.testing.assert_array_equal(back["ranks"][r]["x"], x[r])
+
+
+def float32_to_bf16_bits(values):
+    """Round to nearest even, as the tool and the device do."""
+    bits = values.astype(np.float32).view(np.uint32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def test_combine_golden_from_its_own_inputs(vectors):
+    """x = bf16(sum over k, in k order, in fp32, of expert_scales * expert output row).
+
+    A device combine sums in another order, so a device test compares within the manifest's
+    stated tolerance; this numpy sum uses the reference's order and must match exactly.
+    """
+    root, manifest = vectors
+    if manifest["encodings"]["expand_idx"] != "rows":
+        pytest.skip("needs the rows expand-index layout")
+    cases = list(operator_cases(vectors, "moe_distribute_combine"))
+    if not cases or "shared_expert_x" in cases[0][1]:
+        pytest.skip("plain combine only")
+    rows = {}  # (source rank, token, k) -> expert output row
+    for _, x, _ in cases:
+        for row, (s, t, k) in enumerate(x["expand_idx"]):
+            rows[(s, t, k)] = bf16_to_float32(x["expand_x"][row])
+    for rank, (_, x, want) in enumerate(cases):
+        tokens, topk = x["expert_scales"].shape
+        acc = np.zeros((tokens, want["x"].shape[1]), dtype=np.float32)
+        for t in range(tokens):
+            for k in range(topk):
+                if (rank, t, k) in rows:
+                    acc[t] += x["expert_scales"][t, k] * rows[(rank, t, k)]
+        np.testing.assert_array_equal(float32_to_bf16_bits(acc), want["x"])
