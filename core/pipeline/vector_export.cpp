@@ -330,6 +330,8 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
       {"seed", sc.seed},
       {"digest", o.recordDigest ? json(hex(result.digest)) : json(nullptr)},
       {"workload", toString(sc.workload.kind)},
+      // Without a payload there is no x, expand_x or combine to write.
+      {"payload", toString(sc.payload)},
       {"encodings",
        {{"bfloat16",
          "'<u2' arrays of bf16 bit patterns (numpy has no bf16); values: "
