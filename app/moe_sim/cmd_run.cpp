@@ -2,13 +2,14 @@
 //  [--csv FILE]` (SPEC §6): emulates one MoE layer, prints the per-stage table and the run
 // digest. Exit 1 when verification fails or a deadlock is diagnosed.
 
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "app/moe_sim/command_registry.h"
+#include "app/moe_sim/run_text.h"
 #include "core/pipeline/a2a_matmul_report.h"
+#include "core/pipeline/resolved_scenario.h"
 #include "core/pipeline/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
@@ -50,13 +51,18 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
     if (opt->workload == "moe-layer") sc.workload.kind = moe::WorkloadKind::MoeLayer;
     if (opt->workload == "alltoall-matmul-rs")
       sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
-    if (sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs) {
-      exitCode = moe::runA2aMatmulCommand(sc, opt->verify, opt->traceFile, opt->csvFile);
-      return;
-    }
     if (opt->impl == "streaming") sc.dispatchImpl = moe::DispatchImpl::Streaming;
     if (opt->impl == "phased") sc.dispatchImpl = moe::DispatchImpl::Phased;
     if (opt->impl == "both") sc.dispatchImpl = moe::DispatchImpl::Both;
+    const moe::Fault fault = opt->fault == "drop-tail"    ? moe::Fault::DropTail
+                             : opt->fault == "stall-core" ? moe::Fault::StallCore
+                                                          : moe::Fault::None;
+    const bool fused = sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs;
+    moe::require(fault == moe::Fault::None || !fused, "--fault",
+                 "faults are injected into the MoE layer's streaming combine; the fused "
+                 "alltoall-matmul-rs workload has none");
+    moe::require(fault == moe::Fault::None || sc.dispatchImpl == moe::DispatchImpl::Streaming,
+                 "--fault", "faults are injected into the streaming combine: add --impl streaming");
     // Open output files before the run, so a bad path costs nothing.
     std::ofstream trace, csv;
     if (!opt->traceFile.empty()) {
@@ -67,11 +73,17 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
       csv.open(opt->csvFile);
       moe::require(csv.good(), "--csv", "cannot write " + opt->csvFile);
     }
-    const moe::Fault fault = opt->fault == "drop-tail"    ? moe::Fault::DropTail
-                             : opt->fault == "stall-core" ? moe::Fault::StallCore
-                                                          : moe::Fault::None;
-    const moe::RunReport report = moe::runScenario(sc, opt->verify, fault);
-    moe::printReport(std::cout, report);
+    const moe::ResolvedScenario resolved = moe::ResolvedScenario::resolve(sc);
+    if (fused) {
+      const moe::A2aMatmulReport report = moe::runA2aMatmulWorkload(resolved, opt->verify);
+      moesim::printA2aMatmulReport(std::cout, report);
+      if (csv.is_open()) moe::writeA2aMatmulCsv(csv, report);
+      if (trace.is_open()) moe::writeA2aMatmulTrace(trace, report);
+      exitCode = report.ok() ? 0 : 1;
+      return;
+    }
+    const moe::RunReport report = moe::runScenario(resolved, opt->verify, fault);
+    moesim::printReport(std::cout, report);
     if (trace.is_open()) moe::writeReportTrace(trace, report);
     if (csv.is_open()) moe::writeReportCsv(csv, report);
     exitCode = report.ok() ? 0 : 1;

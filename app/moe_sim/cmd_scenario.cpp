@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
-#include "core/pipeline/layer_run.h"
+#include "core/pipeline/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 
 namespace {
@@ -31,7 +31,7 @@ const moesim::RegisterCommand kValidate([](CLI::App& app, int& exitCode) {
   sub->add_option("file", *file, "Scenario JSON file")->required();
   sub->callback([file, &exitCode] {
     // The same checks `run` makes before it starts: the eplb table and the ring tiling.
-    moe::checkRunnable(moe::loadScenarioFile(*file));
+    moe::checkScenario(moe::loadScenarioFile(*file));
     std::cout << "ok: " << *file << "\n";
     exitCode = 0;
   });

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
-#include "core/pipeline/layer_run.h"
+#include "core/pipeline/resolved_scenario.h"
 #include "core/plan/dispatch_tiling.h"
 #include "core/scenario/scenario_json.h"
 
@@ -19,7 +19,7 @@ const moesim::RegisterCommand kTiling([](CLI::App& app, int& exitCode) {
   sub->add_option("scenario", *file, "Scenario JSON file (default: the built-in default)");
   sub->callback([file, &exitCode] {
     moe::Scenario sc = file->empty() ? moe::defaultScenario() : moe::loadScenarioFile(*file);
-    sc.rings = moe::proposeTiling(sc, moe::scenarioPlacePerRank(sc));
+    sc.rings = moe::proposeTiling(sc, moe::placePerRankOf(sc));
     std::cout << moe::scenarioToJson(sc)["rings"].dump(2) << "\n";
     exitCode = 0;
   });

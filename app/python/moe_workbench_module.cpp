@@ -21,6 +21,7 @@
 
 #include "core/op_io/op_json.h"
 #include "core/pipeline/a2a_matmul_report.h"
+#include "core/pipeline/resolved_scenario.h"
 #include "core/pipeline/run_report.h"
 #include "core/pipeline/vector_export.h"
 #include "core/scenario/scenario_json.h"
@@ -75,7 +76,8 @@ py::tuple run(const py::object& scenario, const py::object& impl, bool verify) {
   std::uint64_t digest = 0;
   if (sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs) {
     py::gil_scoped_release release;
-    const moe::A2aMatmulReport r = moe::runA2aMatmulWorkload(sc, verify);
+    const moe::A2aMatmulReport r =
+        moe::runA2aMatmulWorkload(moe::ResolvedScenario::resolve(sc), verify);
     digest = r.digest();
     figures["workload"] = "alltoall-matmul-rs";
     figures["pipelined_us"] = moe::toMicroseconds(r.pipelined.time);
@@ -84,7 +86,7 @@ py::tuple run(const py::object& scenario, const py::object& impl, bool verify) {
     figures["ok"] = r.ok();
   } else {
     py::gil_scoped_release release;
-    const moe::RunReport r = moe::runScenario(sc, verify);
+    const moe::RunReport r = moe::runScenario(moe::ResolvedScenario::resolve(sc), verify);
     digest = r.digest;
     figures["workload"] = "moe-layer";
     figures["ok"] = r.ok();

@@ -53,7 +53,7 @@ struct CardState {
 };
 }  // namespace
 
-struct A2aMatmulKernel::Impl {
+struct A2aMatmulContext::Impl {
   Emulation& emu;
   Machine& m;
   A2aMatmulShape s;
@@ -64,8 +64,6 @@ struct A2aMatmulKernel::Impl {
   int slots;   // a2a slots per card
   int pslots;  // partial slots per AIC
   std::vector<CardState> cards;
-  std::string stage = "not started";
-  std::vector<A2aMatmulPhase> log;
 
   Impl(Emulation& e, const A2aMatmulShape& sh, bool pipe)
       : emu(e),
@@ -373,57 +371,30 @@ struct A2aMatmulKernel::Impl {
                 ((phases & kRs) ? senders + reducers : 0));
   }
 
-  Task phase(std::string name, int phases, bool barrier) {
-    Simulator& sim = emu.sim();
-    stage = name;
-    emu.observer().stageBegin(name, sim.now());
-    A2aMatmulPhase rec{name, sim.now(), 0};
-    Latch latch(sim);
-    SyncBarrier* b = barrier ? &emu.addBarrier(name + " SyncAll", programsIn(phases)) : nullptr;
-    latch.add(programsIn(phases));  // counted before any program can finish
+  // One phase of the kernel: its programs on every card, counted on the latch before any
+  // can finish; with a SyncAll at the end of each program when `barrier` names one.
+  void launchPhase(int phases, Latch& latch, const char* barrier) {
+    SyncBarrier* b = barrier ? &emu.addBarrier(barrier, programsIn(phases)) : nullptr;
+    latch.add(programsIn(phases));
     launch(phases, latch, b);
-    co_await latch;
-    rec.end = sim.now();
-    emu.observer().stageEnd(sim.now());
-    log.push_back(rec);
-  }
-
-  Task driver() {
-    if (pipelined) {
-      co_await phase("a2a-matmul-rs", kA2a | kMatmul | kRs, false);
-    } else {
-      co_await phase("all-to-all", kA2a, true);
-      co_await phase("matmul", kMatmul, true);
-      co_await phase("reduce-scatter", kRs, false);
-    }
-    stage = "done";
   }
 };
 
-A2aMatmulKernel::A2aMatmulKernel(Emulation& emu, const A2aMatmulInputs& in, bool pipelined)
+A2aMatmulContext::A2aMatmulContext(Emulation& emu, const A2aMatmulInputs& in, bool pipelined)
     : impl_(std::make_unique<Impl>(emu, in.shape, pipelined)) {
   impl_->allocate(in);
 }
 
-A2aMatmulKernel::~A2aMatmulKernel() = default;
+A2aMatmulContext::~A2aMatmulContext() = default;
 
-Task A2aMatmulKernel::driver() {
-  return impl_->driver();
-}
-bool A2aMatmulKernel::pipelined() const {
+bool A2aMatmulContext::pipelined() const {
   return impl_->pipelined;
 }
-const std::string& A2aMatmulKernel::stage() const {
-  return impl_->stage;
-}
-const std::vector<A2aMatmulPhase>& A2aMatmulKernel::phases() const {
-  return impl_->log;
-}
-std::int64_t A2aMatmulKernel::workspaceBytes() const {
+std::int64_t A2aMatmulContext::workspaceBytes() const {
   return impl_->workspaceBytes();
 }
 
-std::vector<std::vector<fp16>> A2aMatmulKernel::outputs() const {
+std::vector<std::vector<fp16>> A2aMatmulContext::outputs() const {
   std::vector<std::vector<fp16>> out;
   for (const CardState& c : impl_->cards) {
     std::vector<fp16> v(static_cast<std::size_t>(c.out->size / 2));
@@ -431,6 +402,23 @@ std::vector<std::vector<fp16>> A2aMatmulKernel::outputs() const {
     out.push_back(std::move(v));
   }
   return out;
+}
+
+void launchA2aMatmulPipelined(A2aMatmulContext& ctx, Latch& done) {
+  using Impl = A2aMatmulContext::Impl;
+  ctx.impl_->launchPhase(Impl::kA2a | Impl::kMatmul | Impl::kRs, done, nullptr);
+}
+
+void launchA2aAllToAll(A2aMatmulContext& ctx, Latch& done) {
+  ctx.impl_->launchPhase(A2aMatmulContext::Impl::kA2a, done, "all-to-all SyncAll");
+}
+
+void launchA2aMatmul(A2aMatmulContext& ctx, Latch& done) {
+  ctx.impl_->launchPhase(A2aMatmulContext::Impl::kMatmul, done, "matmul SyncAll");
+}
+
+void launchA2aReduceScatter(A2aMatmulContext& ctx, Latch& done) {
+  ctx.impl_->launchPhase(A2aMatmulContext::Impl::kRs, done, nullptr);
 }
 
 }  // namespace moe

@@ -172,7 +172,7 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
       }
     }
   };
-  co_await pollRings(core, std::move(inputs), rx, batch, rb, m.hw().gmLatencyNs, reduce);
+  co_await pollRings(core, std::move(inputs), rx, batch, rb, reduce);
   co_await core.fence(Pipe::Scalar);
 }
 
@@ -226,7 +226,7 @@ Task receiverCore(LayerContext& ctx, int r, AiCore& core, std::shared_ptr<const 
     else
       co_await core.copy(accRow, whole(sum));
   };
-  co_await pollRings(core, std::move(inputs), rx, 1, pb, m.hw().gmLatencyNs, reduce);
+  co_await pollRings(core, std::move(inputs), rx, 1, pb, reduce);
 }
 
 // A core that hangs (fault injection): it waits on a word nobody ever writes.

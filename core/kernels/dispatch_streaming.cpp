@@ -157,7 +157,7 @@ Task streamingForwarder(LayerContext& ctx, int f, AiCore& core, std::vector<Poll
     co_await core.fence(Pipe::Mte3);
     for (RingBuffer* out : touched) out->publishTail(core);
   };
-  co_await pollRings(core, std::move(inputs), rx, batch, rb, ctx.m.hw().gmLatencyNs, fanOut);
+  co_await pollRings(core, std::move(inputs), rx, batch, rb, fanOut);
   co_await core.fence(Pipe::Scalar);
 }
 
@@ -179,7 +179,7 @@ Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<Polle
                next, side, static_cast<int>(i));
     co_await core.fence(Pipe::Mte3);  // rx and side are reused by the next batch
   };
-  co_await pollRings(core, std::move(inputs), rx, batch, rb, ctx.m.hw().gmLatencyNs, place);
+  co_await pollRings(core, std::move(inputs), rx, batch, rb, place);
 }
 
 }  // namespace

@@ -23,14 +23,14 @@ struct PolledRing {
 // at record offsets 0, recordBytes, ...
 template <typename Consume>
 Task pollRings(AiCore& core, std::vector<PolledRing> rings, Buffer* rx, std::int64_t batch,
-               std::int64_t recordBytes, int pollLatencyNs, Consume consume) {
+               std::int64_t recordBytes, Consume consume) {
   auto left = [&] {
     std::int64_t n = 0;
     for (auto& p : rings) n += p.remaining;
     return n;
   };
   while (left() > 0) {
-    co_await core.scalarWork(nanoseconds(pollLatencyNs));  // one sweep of tail reads
+    co_await core.pollWords();  // one sweep of tail reads
     bool progressed = false;
     for (auto& p : rings) {
       const std::int64_t avail = (p.ring->tail() - p.ring->consumerCursor()) / recordBytes;

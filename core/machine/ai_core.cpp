@@ -247,6 +247,10 @@ OpRef AiCore::scalarWork(Time t) {
   return issue(std::move(op));
 }
 
+OpRef AiCore::pollWords() {
+  return scalarWork(nanoseconds(m_.hw().gmLatencyNs));
+}
+
 OpRef AiCore::rdmaWrite(Region dst, Region src) {
   if (dst.length != src.length)
     throw std::logic_error(name_ + ": RDMA write with different lengths");

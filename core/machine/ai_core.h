@@ -136,6 +136,9 @@ class AiCore {
   OpRef vector(std::int64_t elements, int bytesPerElement);  // vector-pipe work
   OpRef cube(double flops);                                  // cube-pipe work (AIC)
   OpRef scalarWork(Time t);
+  // One scalar sweep that reads GM words (ring tails, flags): costs the GM access latency
+  // of the profile, so a polling kernel never names a latency itself.
+  OpRef pollWords();
   // RDMA write GM -> GM (another server): pays the post cost on the scalar pipe, then the
   // NIC moves it asynchronously; the OpRef completes when the data has landed.
   OpRef rdmaWrite(Region dst, Region src);

@@ -3,6 +3,7 @@
 
 #include "core/machine/hardware_profile.h"
 
+#include <algorithm>
 #include <map>
 #include <string_view>
 #include <variant>
@@ -77,11 +78,26 @@ const Field* findField(std::string_view key) {
   return nullptr;
 }
 
-const std::vector<std::string> kBuiltinNames = {"ascend-910b3", "ascend-910b2", "atlas-a3-die"};
+constexpr std::string_view kProfileFolder = "profiles/";
+constexpr std::string_view kJson = ".json";
+
+// Every embedded resources/profiles/*.json is a built-in profile, named by its file.
+const std::vector<std::string>& builtinNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const EmbeddedFile& f : embeddedFiles())
+      if (f.name.starts_with(kProfileFolder) && f.name.ends_with(kJson))
+        v.emplace_back(f.name.substr(kProfileFolder.size(),
+                                     f.name.size() - kProfileFolder.size() - kJson.size()));
+    std::sort(v.begin(), v.end());
+    return v;
+  }();
+  return names;
+}
 
 std::string builtinList() {
   std::string list;
-  for (const auto& n : kBuiltinNames) list += (list.empty() ? "" : ", ") + n;
+  for (const auto& n : builtinNames()) list += (list.empty() ? "" : ", ") + n;
   return list;
 }
 
@@ -89,11 +105,8 @@ std::string builtinList() {
 const json& profileDocument(const std::string& name) {
   static const std::map<std::string, json> docs = [] {
     std::map<std::string, json> m;
-    for (const auto& n : kBuiltinNames) {
-      const auto text = embeddedFile(n + ".json");
-      require(text.has_value(), "resources/profiles/" + n + ".json", "is not embedded");
-      m[n] = json::parse(*text);
-    }
+    for (const auto& n : builtinNames())
+      m[n] = json::parse(*embeddedFile(std::string(kProfileFolder) + n + std::string(kJson)));
     return m;
   }();
   auto it = docs.find(name);
@@ -115,7 +128,7 @@ const std::vector<std::string>& HardwareProfile::fieldNames() {
 }
 
 std::vector<std::string> builtinProfileNames() {
-  return kBuiltinNames;
+  return builtinNames();
 }
 
 HardwareProfile builtinProfile(const std::string& name) {

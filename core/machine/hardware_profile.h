@@ -44,7 +44,8 @@ struct HardwareProfile {
   bool operator==(const HardwareProfile&) const = default;
 };
 
-// The built-in profile names: ascend-910b3 (default), ascend-910b2, atlas-a3-die.
+// The built-in profile names, in name order: one per file in resources/profiles/ (the
+// default scenario uses ascend-910b3).
 std::vector<std::string> builtinProfileNames();
 
 // Loads a built-in profile by name. Throws InputError("hardware.profile", ...) if unknown.

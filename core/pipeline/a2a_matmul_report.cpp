@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <ostream>
 
+#include "core/observe/trace_export.h"
+#include "core/pipeline/run_factory.h"
 #include "core/util/hash.h"
 
 namespace moe {
@@ -43,70 +45,31 @@ bool A2aMatmulReport::ok() const {
   return true;
 }
 
-A2aMatmulReport runA2aMatmulWorkload(const Scenario& sc, bool verify) {
+A2aMatmulReport runA2aMatmulWorkload(const ResolvedScenario& rs, bool verify) {
   A2aMatmulReport rep;
-  rep.shape = shapeFromWorkload(sc.workload);
-  validateA2aMatmul(rep.shape, sc.hardware);
-  const auto in =
-      std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(rep.shape, sc.seed));
-  auto runOne = [&](bool pipelined) {
-    auto run = std::make_shared<A2aMatmulRun>(sc, in, pipelined);
+  rep.shape = rs.a2aInputs()->shape;
+  auto runOne = [&](Design design) {
+    std::shared_ptr<A2aMatmulRun> run = makeA2aMatmulRun(rs, design);
     run->runToEnd();
     return run;
   };
-  rep.pipelinedRun = runOne(true);
+  rep.pipelinedRun = runOne(Design::Pipelined);
   rep.pipelined = rep.pipelinedRun->result();
-  rep.sequentialRun = runOne(false);
+  rep.sequentialRun = runOne(Design::Sequential);
   rep.sequential = rep.sequentialRun->result();
   rep.verified = verify;
   rep.checks.push_back(rep.pipelined.completed);
   rep.checks.push_back(rep.sequential.completed);
   if (verify) {
-    const A2aMatmulReference ref = a2aMatmulReference(*in);
+    const A2aMatmulReference ref = a2aMatmulReference(*rs.a2aInputs());
     rep.checks.push_back(rep.pipelinedRun->verify(ref));
     rep.checks.push_back(rep.sequentialRun->verify(ref));
   }
   return rep;
 }
 
-void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
-  const A2aMatmulShape& s = r.shape;
-  out << "workload: alltoall-matmul-rs  M=" << s.m << " N=" << s.n << " K=" << s.k
-      << " ranks=" << s.ranks << " tile=" << s.tileM << "x" << s.tileN << "x" << s.tileK
-      << " stages=" << s.stages << "\n";
-  auto us = [](Time t) { return fmt("%.3f", toMicroseconds(t)); };
-  out << "pipelined   emulated " << us(r.pipelined.time) << " us  (" << r.pipelined.events
-      << " events)\n";
-  out << "sequential  emulated " << us(r.sequential.time) << " us  (";
-  for (std::size_t i = 0; i < r.sequential.phases.size(); ++i)
-    out << (i ? ", " : "") << r.sequential.phases[i].name << " "
-        << us(r.sequential.phases[i].end - r.sequential.phases[i].start);
-  out << " us)\n";
-  const double ratio = r.sequential.time > 0 ? static_cast<double>(r.pipelined.time) /
-                                                   static_cast<double>(r.sequential.time)
-                                             : 0.0;
-  out << "ratio pipelined/sequential: " << fmt("%.3f", ratio) << "\n";
-  out << "overlap ratio: " << fmt("%.3f", r.overlapRatio()) << "\n";
-  out << "workspace per rank: allocated pipelined " << r.pipelined.workspaceBytes
-      << " B, sequential " << r.sequential.workspaceBytes << " B; peak in use (measured) pipelined "
-      << r.pipelined.workspacePeakInUseBytes << " B, sequential "
-      << r.sequential.workspacePeakInUseBytes << " B\n";
-  for (const auto& c : r.checks)
-    out << (c.ok ? "[ok]   " : "[FAIL] ") << c.name << ": " << c.detail << "\n";
-  if (!r.verified) out << "(outputs not verified; pass --verify)\n";
-  out << "legend: overlap ratio = (T_sequential - T_pipelined) / (T_sequential all-to-all + "
-         "T_sequential reduce-scatter), clamped to [0, 1]: the share of the baseline's "
-         "communication "
-         "time the pipelined kernel hides under compute. Workspace = a2a slots + partial-sum slots "
-         "+ "
-         "reduce-scatter buffer, allocated per rank.\n";
-  char d[32];
-  std::snprintf(d, sizeof d, "%016llx", static_cast<unsigned long long>(r.digest()));
-  out << "digest: " << d << "\n";
-}
-
 namespace {
-void phaseRows(std::ostream& out, bool pipelined, const std::vector<A2aMatmulPhase>& phases) {
+void phaseRows(std::ostream& out, bool pipelined, const std::vector<StageReport>& phases) {
   for (const auto& p : phases)
     out << (pipelined ? "pipelined" : "sequential") << "," << p.name << ","
         << fmt("%.6f", toMicroseconds(p.start)) << "," << fmt("%.6f", toMicroseconds(p.end))
@@ -125,33 +88,9 @@ void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<const A2aMatmu
   for (const A2aMatmulRun* k : runs) phaseRows(out, k->pipelined(), k->phases());
 }
 
-}  // namespace moe
-
-#include <fstream>
-#include <iostream>
-
-#include "core/observe/trace_export.h"
-#include "core/util/error.h"
-
-namespace moe {
-int runA2aMatmulCommand(const Scenario& sc, bool verify, const std::string& traceFile,
-                        const std::string& csvFile) {
-  // Open output files before the run, so a bad path costs nothing.
-  std::ofstream trace, csv;
-  if (!traceFile.empty()) {
-    trace.open(traceFile);
-    require(trace.good(), "--trace", "cannot write " + traceFile);
-  }
-  if (!csvFile.empty()) {
-    csv.open(csvFile);
-    require(csv.good(), "--csv", "cannot write " + csvFile);
-  }
-  const A2aMatmulReport rep = runA2aMatmulWorkload(sc, verify);
-  printA2aMatmulReport(std::cout, rep);
-  if (csv.is_open()) writeA2aMatmulCsv(csv, rep);
-  if (trace.is_open())
-    writeChromeTrace(trace, {TraceSource{&rep.pipelinedRun->emulation(), "pipelined"},
-                             TraceSource{&rep.sequentialRun->emulation(), "sequential"}});
-  return rep.ok() ? 0 : 1;
+void writeA2aMatmulTrace(std::ostream& out, const A2aMatmulReport& r) {
+  writeChromeTrace(out, {TraceSource{&r.pipelinedRun->emulation(), "pipelined"},
+                         TraceSource{&r.sequentialRun->emulation(), "sequential"}});
 }
+
 }  // namespace moe

@@ -1,7 +1,7 @@
 #pragma once
 // `moe-sim run --workload alltoall-matmul-rs`: runs the pipelined fused kernel and the
-// sequential baseline on the scenario's workload shape, optionally checks both against the
-// golden GEMM, and prints the comparison.
+// sequential baseline on the scenario's workload shape and optionally checks both against
+// the golden GEMM. The text summary is the CLI's (app/moe_sim/run_text.h).
 
 #include <iosfwd>
 #include <memory>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/pipeline/a2a_matmul_run.h"
+#include "core/pipeline/resolved_scenario.h"
 
 namespace moe {
 
@@ -25,21 +26,13 @@ struct A2aMatmulReport {
   bool ok() const;
 };
 
-// Throws InputError (naming the workload field) for a shape the kernel cannot run.
-A2aMatmulReport runA2aMatmulWorkload(const Scenario& sc, bool verify);
-void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r);
+// Runs both kernels of the resolved fused workload on its inputs, pipelined first.
+A2aMatmulReport runA2aMatmulWorkload(const ResolvedScenario& rs, bool verify);
 void writeA2aMatmulCsv(std::ostream& out, const A2aMatmulReport& r);
+// The Chrome trace of both kernels (processes "pipelined cardN" and "sequential cardN").
+void writeA2aMatmulTrace(std::ostream& out, const A2aMatmulReport& r);
 // The same CSV (header and one row per phase) for the given runs, finished or not: a phase
 // still running has no row yet.
 void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<const A2aMatmulRun*>& runs);
 
-}  // namespace moe
-
-namespace moe {
-// The whole CLI command: runs, prints to stdout, writes --csv and --trace (the Chrome trace
-// of both runs, pipelined first, each card a process); returns the exit code (0 ok, 1
-// verification failed or a run did not finish). An unwritable output file is an InputError
-// before anything runs.
-int runA2aMatmulCommand(const Scenario& sc, bool verify, const std::string& traceFile,
-                        const std::string& csvFile);
 }  // namespace moe

@@ -20,20 +20,25 @@ A2aMatmulRun::A2aMatmulRun(const Scenario& sc, std::shared_ptr<const A2aMatmulIn
     : in_(std::move(in)) {
   validateA2aMatmul(in_->shape, sc.hardware);
   emu_ = std::make_unique<Emulation>(a2aMatmulMachineScenario(sc, in_->shape));
-  kernel_ = std::make_unique<A2aMatmulKernel>(*emu_, *in_, pipelined);
-  driverProgram_ = emu_->sim().spawn(kernel_->driver(), "host");
+  kernel_ = std::make_unique<A2aMatmulContext>(*emu_, *in_, pipelined);
+  stages_ = std::make_unique<StageRunner>(*emu_);
+  driverProgram_ = emu_->sim().spawn(driver(), "host");
 }
 
-namespace {
-std::shared_ptr<const A2aMatmulInputs> generatedInputs(const Scenario& sc) {
-  const A2aMatmulShape s = shapeFromWorkload(sc.workload);
-  validateA2aMatmul(s, sc.hardware);  // before generating: a bad shape may be huge
-  return std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(s, sc.seed));
-}
-}  // namespace
+A2aMatmulRun::A2aMatmulRun(const ResolvedScenario& rs, bool pipelined)
+    : A2aMatmulRun(rs.scenario(), rs.a2aInputs(), pipelined) {}
 
-A2aMatmulRun::A2aMatmulRun(const Scenario& sc, bool pipelined)
-    : A2aMatmulRun(sc, generatedInputs(sc), pipelined) {}
+Task A2aMatmulRun::driver() {
+  A2aMatmulContext& k = *kernel_;
+  if (k.pipelined()) {
+    co_await stages_->run("a2a-matmul-rs", [&k](Latch& l) { launchA2aMatmulPipelined(k, l); });
+  } else {
+    co_await stages_->run("all-to-all", [&k](Latch& l) { launchA2aAllToAll(k, l); });
+    co_await stages_->run("matmul", [&k](Latch& l) { launchA2aMatmul(k, l); });
+    co_await stages_->run("reduce-scatter", [&k](Latch& l) { launchA2aReduceScatter(k, l); });
+  }
+  stages_->finish();
+}
 
 A2aMatmulRun::~A2aMatmulRun() = default;
 

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/kernels/a2a_matmul_rs_kernel.h"
+#include "core/pipeline/resolved_scenario.h"
+#include "core/pipeline/stage_runner.h"
 #include "core/reference/a2a_matmul_rs.h"
 #include "core/runtime/steppable_run.h"
 
@@ -22,7 +24,7 @@ struct A2aMatmulRunResult {
   std::string deadlock;                // the diagnosis when it did not finish
   VerificationCheck completed;         // "<design> run completed": finished, no protocol violation
   Time time = 0;                       // emulated time from launch to the last core's end
-  std::vector<A2aMatmulPhase> phases;  // sequential: all-to-all, matmul, reduce-scatter
+  std::vector<StageReport> phases;     // sequential: all-to-all, matmul, reduce-scatter
   std::vector<std::vector<fp16>> out;  // per rank, [M/r, N]
   std::int64_t workspaceBytes = 0;     // per rank: a2a slots + partial-sum slots + RS buffer
   // Measured: the most workspace bytes any rank had in use, as the sum over its strips of
@@ -39,10 +41,11 @@ Scenario a2aMatmulMachineScenario(const Scenario& sc, const A2aMatmulShape& s);
 
 class A2aMatmulRun : public SteppableRun {
  public:
-  // Throws InputError (naming the workload field) for a shape the kernel cannot run.
+  // The resolved scenario's fused workload, on its generated inputs.
+  A2aMatmulRun(const ResolvedScenario& rs, bool pipelined);
+  // Explicit inputs (the tests' entry point). Throws InputError (naming the workload field)
+  // for a shape the kernel cannot run.
   A2aMatmulRun(const Scenario& sc, std::shared_ptr<const A2aMatmulInputs> in, bool pipelined);
-  // Generates the inputs from the scenario's workload shape and seed.
-  A2aMatmulRun(const Scenario& sc, bool pipelined);
   ~A2aMatmulRun() override;
 
   Emulation& emulation() override { return *emu_; }
@@ -50,7 +53,7 @@ class A2aMatmulRun : public SteppableRun {
   bool step() override;
   void runToEnd() override;
   bool finished() const override;
-  const std::string& currentStage() const override { return kernel_->stage(); }
+  const std::string& currentStage() const override { return stages_->current(); }
   std::string design() const override { return pipelined() ? "pipelined" : "sequential"; }
   std::vector<VerificationCheck> verifyAgainstReference() const override;
   std::uint64_t digest() const override;
@@ -58,7 +61,7 @@ class A2aMatmulRun : public SteppableRun {
   bool pipelined() const { return kernel_->pipelined(); }
   const A2aMatmulShape& shape() const { return in_->shape; }
   const A2aMatmulInputs& inputs() const { return *in_; }
-  const std::vector<A2aMatmulPhase>& phases() const { return kernel_->phases(); }
+  const std::vector<StageReport>& phases() const { return stages_->reports(); }
   std::int64_t workspaceBytes() const { return kernel_->workspaceBytes(); }
   std::vector<std::vector<fp16>> outputs() const { return kernel_->outputs(); }
 
@@ -69,9 +72,12 @@ class A2aMatmulRun : public SteppableRun {
   A2aMatmulRunResult result() const;
 
  private:
+  Task driver();
+
   std::shared_ptr<const A2aMatmulInputs> in_;
   std::unique_ptr<Emulation> emu_;
-  std::unique_ptr<A2aMatmulKernel> kernel_;
+  std::unique_ptr<A2aMatmulContext> kernel_;
+  std::unique_ptr<StageRunner> stages_;
   int driverProgram_ = -1;
 };
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/pipeline/layer_run.h"
+#include "core/pipeline/layer_args.h"
 #include "core/reference/update_expert.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"

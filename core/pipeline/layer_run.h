@@ -1,12 +1,19 @@
 #pragma once
 // One MoE layer emulated end to end (SPEC §3): gating -> UpdateExpert -> layout ->
-// dispatch (phased or streaming) -> experts. It is steppable event by event, so the CLI
-// runs it to the end and the workbench can pause, step and observe it.
+// dispatch (phased or streaming) -> experts -> combine. It is steppable event by event, so
+// the CLI runs it to the end and the workbench can pause, step and observe it.
+//
+// Its parts live in files of their own: layer_run.cpp (tensors and stepping),
+// layer_driver.cpp (the host program: the stages in order), reference_chain.h (the golden
+// chain), layer_verification.h (the checks, one per stage) and layer_digest.cpp.
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/pipeline/reference_chain.h"
+#include "core/pipeline/resolved_scenario.h"
+#include "core/pipeline/stage_runner.h"
 #include "core/reference/dispatch_reference.h"
 #include "core/reference/gating.h"
 #include "core/reference/layout.h"
@@ -17,58 +24,27 @@
 
 namespace moe {
 
-struct StageReport {
-  std::string name;
-  Time start = 0;
-  Time end = 0;
-  double linkBytes = 0;  // bytes carried over HCCS and NIC links during the stage
-  double hccsBytes = 0;
-  double nicBytes = 0;
-  Time duration() const { return end - start; }
-};
-
-// The golden chain: the references of every operator applied to the same gating output.
-// Dispatch rows are not materialized (see dispatchReference): verification checks each
-// received row, and each expert output row, against the source row its expandIdx names.
-struct ReferenceLayer {
-  std::shared_ptr<const std::vector<RankGating>> gating;
-  std::vector<UpdateExpertResult> updateExpert;  // per rank
-  std::vector<LayoutResult> layout;              // per rank
-  std::vector<DispatchOutput> dispatch;          // per rank, expandX empty
-};
-ReferenceLayer computeReference(const Scenario& sc,
-                                std::shared_ptr<const std::vector<RankGating>> gating);
-
-// Instances per rank of the scenario's eplb table; throws InputError ("eplb....") when the
-// table breaks a MoeUpdateExpert rule or contradicts eplb.place_per_rank.
-int scenarioPlacePerRank(const Scenario& sc);
-
-// The checks LayerRun's constructor makes, without building anything: the eplb table (as
-// MoeUpdateExpert validates it) and the ring tiling. Throws InputError naming the field.
-void checkRunnable(const Scenario& sc);
-
 class LayerRun : public SteppableRun {
  public:
-  // impl must be Phased or Streaming. Throws InputError for a scenario the layer cannot
-  // run (an invalid eplb table, a tiling that cannot work), naming the field.
-  LayerRun(const Scenario& sc, DispatchImpl impl,
-           std::shared_ptr<const std::vector<RankGating>> gating = {}, Fault fault = Fault::None);
+  // impl must be Phased or Streaming.
+  LayerRun(const ResolvedScenario& rs, DispatchImpl impl, Fault fault = Fault::None);
   ~LayerRun() override;
 
   DispatchImpl impl() const { return impl_; }
   Emulation& emulation() override { return *emu_; }
   const Emulation& emulation() const override { return *emu_; }
   const LayerContext& context() const { return *ctx_; }
+  const Scenario& scenario() const { return sc_; }
   const std::vector<RankGating>& gating() const { return *gating_; }
 
   // Runs one event. Returns false once nothing is left to run (finished or deadlocked).
   bool step() override;
   void runToEnd() override;
   bool finished() const override;
-  const std::string& currentStage() const override { return stage_; }
+  const std::string& currentStage() const override { return stages_->current(); }
   std::string design() const override;
 
-  const std::vector<StageReport>& stages() const { return stages_; }
+  const std::vector<StageReport>& stages() const { return stages_->reports(); }
   // The per-rank outputs, read back from the cards' GM. Without rows, expandX stays empty
   // (the metadata alone is small; the rows are hundreds of MB on the default scenario).
   std::vector<DispatchOutput> dispatchOutputs(bool withRows = true) const;
@@ -78,7 +54,7 @@ class LayerRun : public SteppableRun {
   std::vector<std::vector<std::uint8_t>> keepMasks() const;
 
   // Compares every operator's emulated output with the golden reference, and checks the
-  // protocol invariants. Call after the run finished.
+  // protocol invariants (layer_verification.h). Call after the run finished.
   std::vector<VerificationCheck> verify(const ReferenceLayer& ref) const;
   // verify() against computeReference of this run's scenario and gating.
   std::vector<VerificationCheck> verifyAgainstReference() const override;
@@ -99,8 +75,7 @@ class LayerRun : public SteppableRun {
 
  private:
   Task driver();
-  template <typename Launch>
-  Task stage(std::string name, Launch launch);
+  void allocateInputs();
   void allocateDispatchOutputs();
 
   Scenario sc_;
@@ -108,22 +83,13 @@ class LayerRun : public SteppableRun {
   std::shared_ptr<const std::vector<RankGating>> gating_;
   std::unique_ptr<Emulation> emu_;
   std::unique_ptr<LayerContext> ctx_;
-  std::vector<StageReport> stages_;
-  std::string stage_ = "not started";
+  std::unique_ptr<StageRunner> stages_;
   std::int64_t commBufferBytes_ = 0;
   std::int64_t combineBufferBytes_ = 0;
   int driverProgram_ = -1;
   std::uint64_t outputHash_ = 0;
   std::uint64_t combineHash_ = 0;
-  std::uint64_t tensorsHash_ = 0;
   bool released_ = false;
 };
-
-// The eplb_table a scenario uses: its explicit table, or the identity (expert e on
-// instance e). Returns {rows [E*F], F}.
-std::pair<std::vector<std::int32_t>, int> scenarioTable(const Scenario& sc);
-
-// UpdateExpert arguments for one rank, from the gating output.
-UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int rank);
 
 }  // namespace moe

@@ -1,15 +1,17 @@
 #pragma once
-// A whole `moe-sim run`: one LayerRun per dispatch design on the same gating output, the
-// verification against the golden chain, and the printable summary.
+// A whole `moe-sim run` of the MoE layer: one LayerRun per design the scenario asks for, on
+// the same gating output, the verification against the golden chain, and its CSV and trace
+// exports. The text summary is the CLI's (app/moe_sim/run_text.h).
 
 #include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
-#include "core/pipeline/expert_balance.h"
 
+#include "core/pipeline/expert_balance.h"
 #include "core/pipeline/layer_run.h"
+#include "core/pipeline/resolved_scenario.h"
 
 namespace moe {
 
@@ -27,11 +29,14 @@ struct RunReport {
   bool ok() const;
 };
 
-RunReport runScenario(const Scenario& sc, bool verify, Fault fault = Fault::None);
+// Runs every design the scenario asks for (dispatch_impl), injecting `fault` into the
+// streaming run only.
+RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault = Fault::None);
+// Bytes over a stage's time in GB/s; 0 for rounding dust or an empty stage.
+double achievedGBps(double bytes, Time t);
 // A stage's name without its design suffix ("dispatch-streaming" -> "dispatch"), so the
 // two designs' stages line up side by side.
 std::string stageLabel(const std::string& stageName);
-void printReport(std::ostream& out, const RunReport& r);
 void writeReportTrace(std::ostream& out, const RunReport& r);
 void writeReportCsv(std::ostream& out, const RunReport& r);
 

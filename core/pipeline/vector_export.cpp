@@ -9,7 +9,9 @@
 
 #include "core/pipeline/a2a_matmul_report.h"
 #include "core/pipeline/expert_balance.h"
-#include "core/pipeline/layer_run.h"
+#include "core/pipeline/layer_args.h"
+#include "core/pipeline/reference_chain.h"
+#include "core/pipeline/resolved_scenario.h"
 #include "core/pipeline/run_report.h"
 #include "core/reference/a2a_matmul_rs.h"
 #include "core/reference/combine_reference.h"
@@ -115,9 +117,10 @@ const char* expandName(ExpandIdxLayout l) {
   return l == ExpandIdxLayout::Rows ? "rows" : "slots";
 }
 
-void exportMoeLayer(const Scenario& sc, const VectorExportOptions& o, Writer& w) {
-  const auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(sc));
-  const ReferenceLayer ref = computeReference(sc, gating);
+void exportMoeLayer(const ResolvedScenario& rs, const VectorExportOptions& o, Writer& w) {
+  const Scenario& sc = rs.scenario();
+  const auto& gating = rs.gating();
+  const ReferenceLayer ref = computeReference(rs);
   const int R = sc.cluster.ranks(), BS = sc.model.tokensPerRank, K = sc.model.topk,
             H = sc.model.hidden, E = sc.model.experts, S = sc.cluster.servers;
   const int P = ref.updateExpert.front().placePerRank;
@@ -268,10 +271,9 @@ void exportMoeLayer(const Scenario& sc, const VectorExportOptions& o, Writer& w)
   }
 }
 
-void exportA2aMatmul(const Scenario& sc, Writer& w) {
-  const A2aMatmulShape s = shapeFromWorkload(sc.workload);
-  validateA2aMatmul(s, sc.hardware);
-  const A2aMatmulInputs in = generateA2aMatmulInputs(s, sc.seed);
+void exportA2aMatmul(const ResolvedScenario& rs, Writer& w) {
+  const A2aMatmulInputs& in = *rs.a2aInputs();
+  const A2aMatmulShape& s = in.shape;
   const A2aMatmulReference ref = a2aMatmulReference(in);
   for (int r = 0; r < s.ranks; ++r) {
     w.op("alltoall_matmul_reduce_scatter", "aclnnAlltoAllMatmulReduceScatter", r,
@@ -294,23 +296,24 @@ std::string hex(std::uint64_t v) {
 VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
                                  const VectorExportOptions& o) {
   require(!dir.empty(), "--out", "must name a directory");
-  const Scenario sc = withEplbTable(given);
-  const bool a2a = sc.workload.kind == WorkloadKind::AlltoallMatmulRs;
-  if (!a2a) checkRunnable(sc);
+  // Resolving checks everything a run checks and generates the inputs once; the run (for
+  // the digest) and the references below both read them.
+  const ResolvedScenario rs = ResolvedScenario::resolve(given);
+  const Scenario& sc = rs.scenario();
+  const bool a2a = rs.workload() == WorkloadKind::AlltoallMatmulRs;
   std::error_code ec;
   fs::create_directories(dir, ec);
   require(!ec && fs::is_directory(dir), "--out", "cannot create directory '" + dir + "'");
 
   VectorExportResult result;
   if (o.recordDigest)
-    result.digest =
-        a2a ? runA2aMatmulWorkload(given, false).digest() : runScenario(given, false).digest;
+    result.digest = a2a ? runA2aMatmulWorkload(rs, false).digest() : runScenario(rs, false).digest;
 
   Writer w{fs::path(dir)};
   if (a2a)
-    exportA2aMatmul(sc, w);
+    exportA2aMatmul(rs, w);
   else
-    exportMoeLayer(sc, o, w);
+    exportMoeLayer(rs, o, w);
 
   json files = json::array();
   for (const ExportedFile& f : w.files())

@@ -522,7 +522,7 @@ Scenario loadScenarioFile(const std::string& path) {
 }
 
 Scenario defaultScenario() {
-  const auto text = embeddedFile("default.json");
+  const auto text = embeddedFile("scenarios/default.json");
   require(text.has_value(), "resources/scenarios/default.json", "is not embedded");
   return scenarioFromJson(json::parse(*text));
 }

@@ -8,7 +8,7 @@
 namespace moe {
 
 struct EmbeddedFile {
-  std::string_view name;  // file name, e.g. "ascend-910b3.json"
+  std::string_view name;  // path below resources/, e.g. "profiles/ascend-910b3.json"
   std::string_view text;
 };
 

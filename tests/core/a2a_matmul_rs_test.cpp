@@ -194,10 +194,10 @@ moe::Scenario smallA2aScenario(int stages) {
 TEST(A2aMatmulRun, SteppingInPiecesGivesTheDigestOfRunningToTheEnd) {
   for (bool pipelined : {true, false}) {
     const moe::Scenario sc = smallA2aScenario(2);
-    moe::A2aMatmulRun whole(sc, pipelined);
+    moe::A2aMatmulRun whole(moe::ResolvedScenario::resolve(sc), pipelined);
     whole.runToEnd();
     ASSERT_TRUE(whole.finished());
-    moe::A2aMatmulRun pieces(sc, pipelined);
+    moe::A2aMatmulRun pieces(moe::ResolvedScenario::resolve(sc), pipelined);
     // Uneven slices: one event, then growing runs of events, as the worker's slices are.
     std::uint64_t slice = 1;
     while (!pieces.finished()) {
@@ -215,7 +215,7 @@ TEST(A2aMatmulRun, SteppingInPiecesGivesTheDigestOfRunningToTheEnd) {
 }
 
 TEST(A2aMatmulRun, SequentialStagesRunInOrderAndEndDone) {
-  moe::A2aMatmulRun run(smallA2aScenario(2), false);
+  moe::A2aMatmulRun run(moe::ResolvedScenario::resolve(smallA2aScenario(2)), false);
   EXPECT_EQ(run.currentStage(), "not started");
   std::vector<std::string> seen;
   auto note = [&] {
@@ -232,7 +232,7 @@ TEST(A2aMatmulRun, SequentialStagesRunInOrderAndEndDone) {
 // items, full slots really have their flag set, and the stages are actually used.
 TEST(A2aMatmulRun, WorkspaceOccupancyNeverExceedsStages) {
   for (int stages : {1, 2, 4}) {
-    moe::A2aMatmulRun run(smallA2aScenario(stages), true);
+    moe::A2aMatmulRun run(moe::ResolvedScenario::resolve(smallA2aScenario(stages)), true);
     int peakA2a = 0, peakPartial = 0;
     bool sawFull = false, sawReading = false;
     do {
@@ -261,7 +261,7 @@ TEST(A2aMatmulRun, WorkspaceOccupancyNeverExceedsStages) {
 }
 
 TEST(A2aMatmulRun, CompletionReportsTheRunNotFinishedBeforeTheEnd) {
-  moe::A2aMatmulRun run(smallA2aScenario(2), true);
+  moe::A2aMatmulRun run(moe::ResolvedScenario::resolve(smallA2aScenario(2)), true);
   for (int i = 0; i < 100; ++i) run.step();
   const auto c = run.completion();
   EXPECT_FALSE(c.ok);
@@ -272,7 +272,7 @@ TEST(A2aMatmulRun, BadShapeIsRefusedNamingTheField) {
   moe::Scenario sc = smallA2aScenario(2);
   sc.workload.m = 130;
   try {
-    moe::A2aMatmulRun run(sc, true);
+    moe::A2aMatmulRun run(moe::ResolvedScenario::resolve(sc), true);
     FAIL() << "accepted";
   } catch (const moe::InputError& e) {
     EXPECT_EQ(e.path(), "workload.m");

@@ -44,7 +44,7 @@ Scenario hotspotScenario() {
 std::string rejectedPath(const Scenario& s) {
   try {
     validateScenario(s);
-    checkRunnable(s);
+    checkScenario(s);
   } catch (const InputError& e) {
     return e.path();
   }
@@ -98,9 +98,9 @@ TEST(ExpertBalance, LayerWithRedundantExpertsMatchesEveryReferenceInBothDesigns)
     Scenario s = hotspotScenario();
     s.eplb.balanceMode = mode;
     auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(s));
-    const ReferenceLayer ref = computeReference(s, gating);
+    const ReferenceLayer ref = computeReference(ResolvedScenario::resolve(s, gating));
     for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming}) {
-      LayerRun run(s, impl, gating);
+      LayerRun run(ResolvedScenario::resolve(s, gating), impl);
       run.runToEnd();
       ASSERT_TRUE(run.finished()) << run.emulation().deadlockDiagnosis();
       for (const VerificationCheck& c : run.verify(ref))
@@ -119,8 +119,8 @@ TEST(ExpertBalance, TokensSentToDifferentReplicasOfOneExpertGetTheSameOutput) {
   single.eplb.tableFrom = EplbTableSource::Explicit;
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(replicated));
 
-  LayerRun a(replicated, DispatchImpl::Streaming, gating);
-  LayerRun b(single, DispatchImpl::Streaming, gating);
+  LayerRun a(ResolvedScenario::resolve(replicated, gating), DispatchImpl::Streaming);
+  LayerRun b(ResolvedScenario::resolve(single, gating), DispatchImpl::Streaming);
   a.runToEnd();
   b.runToEnd();
   ASSERT_TRUE(a.finished() && b.finished());
@@ -140,7 +140,7 @@ TEST(ExpertBalance, TokensSentToDifferentReplicasOfOneExpertGetTheSameOutput) {
 
   // Combine: each design sums in its own order, so both must match the reference; here the
   // two placements' outputs are compared through the reference they both meet.
-  const ReferenceLayer ref = computeReference(replicated, gating);
+  const ReferenceLayer ref = computeReference(ResolvedScenario::resolve(replicated, gating));
   for (const VerificationCheck& c : a.verify(ref)) EXPECT_TRUE(c.ok) << c.name << ": " << c.detail;
 }
 

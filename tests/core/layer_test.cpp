@@ -44,9 +44,10 @@ struct BothRuns {
 BothRuns runBoth(const Scenario& s) {
   BothRuns b;
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(s));
-  b.ref = computeReference(s, gating);
-  b.phased = std::make_unique<LayerRun>(s, DispatchImpl::Phased, gating);
-  b.streaming = std::make_unique<LayerRun>(s, DispatchImpl::Streaming, gating);
+  b.ref = computeReference(ResolvedScenario::resolve(s, gating));
+  b.phased = std::make_unique<LayerRun>(ResolvedScenario::resolve(s, gating), DispatchImpl::Phased);
+  b.streaming =
+      std::make_unique<LayerRun>(ResolvedScenario::resolve(s, gating), DispatchImpl::Streaming);
   b.phased->runToEnd();
   b.streaming->runToEnd();
   return b;
@@ -184,8 +185,8 @@ TEST(LayerUpdateExpert, RandomTablesBothModesAndPruningMatchReference) {
       s.eplb.activeTokens = s.model.tokensPerRank - 5;
     }
     auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(s));
-    const ReferenceLayer ref = computeReference(s, gating);
-    LayerRun run(s, DispatchImpl::Streaming, gating);
+    const ReferenceLayer ref = computeReference(ResolvedScenario::resolve(s, gating));
+    LayerRun run(ResolvedScenario::resolve(s, gating), DispatchImpl::Streaming);
     run.runToEnd();
     expectAllChecksPass(run, ref);
   }
@@ -197,10 +198,11 @@ TEST(LayerRun, PayloadNoneRunsTheSameProtocolWithoutMovingBytes) {
   none.payload = PayloadMode::None;
   auto g1 = std::make_shared<const std::vector<RankGating>>(generateGating(s));
   auto g2 = std::make_shared<const std::vector<RankGating>>(generateGating(none));
-  LayerRun full(s, DispatchImpl::Streaming, g1), empty(none, DispatchImpl::Streaming, g2);
+  LayerRun full(ResolvedScenario::resolve(s, g1), DispatchImpl::Streaming),
+      empty(ResolvedScenario::resolve(none, g2), DispatchImpl::Streaming);
   full.runToEnd();
   empty.runToEnd();
-  expectAllChecksPass(empty, computeReference(none, g2));
+  expectAllChecksPass(empty, computeReference(ResolvedScenario::resolve(none, g2)));
   EXPECT_TRUE(empty.dispatchOutputs()[0].expandX.empty());
   // Same protocol, same timing: the event logs agree.
   EXPECT_EQ(full.emulation().observer().eventDigest(), empty.emulation().observer().eventDigest());
@@ -208,19 +210,20 @@ TEST(LayerRun, PayloadNoneRunsTheSameProtocolWithoutMovingBytes) {
 
 TEST(LayerRun, SameScenarioAndSeedGiveTheSameDigestAndAnotherSeedDoesNot) {
   const Scenario s = smallScenario(2, 4);
-  LayerRun a(s, DispatchImpl::Streaming), b(s, DispatchImpl::Streaming);
+  LayerRun a(ResolvedScenario::resolve(s), DispatchImpl::Streaming),
+      b(ResolvedScenario::resolve(s), DispatchImpl::Streaming);
   a.runToEnd();
   b.runToEnd();
   EXPECT_EQ(a.digest(), b.digest());
   Scenario t = s;
   t.seed = 2;
-  LayerRun c(t, DispatchImpl::Streaming);
+  LayerRun c(ResolvedScenario::resolve(t), DispatchImpl::Streaming);
   c.runToEnd();
   EXPECT_NE(a.digest(), c.digest());
 }
 
 TEST(LayerRun, SteppingAdvancesTimeAndStagesInOrder) {
-  LayerRun run(smallScenario(1, 4), DispatchImpl::Streaming);
+  LayerRun run(ResolvedScenario::resolve(smallScenario(1, 4)), DispatchImpl::Streaming);
   Time last = 0;
   std::vector<std::string> seen;
   while (run.step()) {
@@ -236,7 +239,7 @@ TEST(LayerRun, SteppingAdvancesTimeAndStagesInOrder) {
 namespace {
 std::string tilingError(const Scenario& s) {
   try {
-    checkRunnable(s);
+    checkScenario(s);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -328,7 +331,7 @@ TEST(DispatchTiling, ProposedTilingIsValidAndRunsForSeveralShapes) {
     EXPECT_GE(s.rings.queueChunks, 2);
     EXPECT_LE(s.rings.senderCores + s.rings.forwarderCores + s.rings.receiverCores,
               s.hardware.aivCores);
-    EXPECT_NO_THROW(checkRunnable(s));
+    EXPECT_NO_THROW(checkScenario(s));
   }
   // The default scenario gets seed 000's range: a chunk of 64-512 KiB.
   Scenario d;

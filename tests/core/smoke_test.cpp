@@ -13,8 +13,8 @@ TEST(Bf16, RoundsToNearestEven) {
 }
 
 TEST(EmbeddedResources, HoldTheBuiltinProfilesAndDefaultScenario) {
-  EXPECT_TRUE(moe::embeddedFile("ascend-910b3.json").has_value());
-  EXPECT_TRUE(moe::embeddedFile("ascend-910b2.json").has_value());
-  EXPECT_TRUE(moe::embeddedFile("atlas-a3-die.json").has_value());
-  EXPECT_TRUE(moe::embeddedFile("default.json").has_value());
+  EXPECT_TRUE(moe::embeddedFile("profiles/ascend-910b3.json").has_value());
+  EXPECT_TRUE(moe::embeddedFile("profiles/ascend-910b2.json").has_value());
+  EXPECT_TRUE(moe::embeddedFile("profiles/atlas-a3-die.json").has_value());
+  EXPECT_TRUE(moe::embeddedFile("scenarios/default.json").has_value());
 }

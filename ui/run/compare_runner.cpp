@@ -1,6 +1,7 @@
 #include "ui/run/compare_runner.h"
 
 #include "core/pipeline/a2a_matmul_report.h"
+#include "core/pipeline/resolved_scenario.h"
 #include "core/pipeline/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "ui/style/palette.h"
@@ -8,8 +9,8 @@
 namespace moe::ui {
 
 namespace {
-CompareResult compareA2aMatmul(const Scenario& sc) {
-  const A2aMatmulReport rep = runA2aMatmulWorkload(sc, true);
+CompareResult compareA2aMatmul(const ResolvedScenario& rs) {
+  const A2aMatmulReport rep = runA2aMatmulWorkload(rs, true);
   CompareResult r;
   r.impls = QStringList{"pipelined", "sequential"};
   r.figureNames =
@@ -69,13 +70,14 @@ CompareResult compareA2aMatmul(const Scenario& sc) {
 
 void CompareRunner::run(const Scenario& input) {
   try {
-    if (input.workload.kind == WorkloadKind::AlltoallMatmulRs) {
-      emit finished(compareA2aMatmul(input));
+    Scenario sc = input;
+    sc.dispatchImpl = DispatchImpl::Both;  // compare both designs, whatever the scenario runs
+    const ResolvedScenario resolved = ResolvedScenario::resolve(sc);
+    if (resolved.workload() == WorkloadKind::AlltoallMatmulRs) {
+      emit finished(compareA2aMatmul(resolved));
       return;
     }
-    Scenario sc = input;
-    sc.dispatchImpl = DispatchImpl::Both;
-    const RunReport rep = runScenario(sc, true);
+    const RunReport rep = runScenario(resolved, true);
     CompareResult r;
     r.figureNames = QStringList{tr("total emulated time"),
                                 tr("dispatch stage"),

@@ -7,6 +7,7 @@
 #include "core/pipeline/a2a_matmul_report.h"
 #include "core/pipeline/a2a_matmul_run.h"
 #include "core/pipeline/layer_run.h"
+#include "core/pipeline/run_factory.h"
 #include "core/pipeline/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
@@ -40,29 +41,16 @@ void RunController::requestScrub(Time t) {
   QMetaObject::invokeMethod(this, &RunController::serveScrub, Qt::QueuedConnection);
 }
 
-void RunController::load(const Scenario& sc, int design) {
+void RunController::load(const Scenario& sc, Design design) {
   sc_ = sc;
   loaded_ = false;
-  gating_.reset();
-  a2aInputs_.reset();
-  const bool a2a = sc_.workload.kind == WorkloadKind::AlltoallMatmulRs;
-  const bool a2aDesign = design == static_cast<int>(A2aDesign::Pipelined) ||
-                         design == static_cast<int>(A2aDesign::Sequential);
-  design_ = a2a == a2aDesign ? design
-            : a2a            ? static_cast<int>(A2aDesign::Pipelined)
-                             : static_cast<int>(DispatchImpl::Streaming);
+  resolved_.reset();
+  design_ = workloadOf(design) == sc.workload.kind ? design : defaultDesign(sc.workload.kind);
   try {
-    if (a2a) {
-      // No experts here: the window tells the Experts view so (no expert load is sent).
-      const A2aMatmulShape shape = shapeFromWorkload(sc_.workload);
-      validateA2aMatmul(shape, sc_.hardware);
-      a2aInputs_ =
-          std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(shape, sc_.seed));
-    } else {
-      sc_ = withEplbTable(sc);  // a generated eplb table is computed once per load
-      gating_ = std::make_shared<const std::vector<RankGating>>(generateGating(sc_));
-      emit expertLoadReady(computeExpertLoad(sc_, *gating_));
-    }
+    resolved_ = ResolvedScenario::resolve(sc);
+    sc_ = resolved_->scenario();  // a generated eplb table is computed once per load
+    // The fused workload has no experts: the window tells the Experts view so.
+    if (resolved_->gating()) emit expertLoadReady(computeExpertLoad(sc_, *resolved_->gating()));
   } catch (const std::exception& e) {
     run_.reset();
     emit failed(QString::fromStdString(e.what()));
@@ -73,10 +61,7 @@ void RunController::load(const Scenario& sc, int design) {
 }
 
 std::unique_ptr<SteppableRun> RunController::newRun() const {
-  if (a2aInputs_)
-    return std::make_unique<A2aMatmulRun>(sc_, a2aInputs_,
-                                          design_ == static_cast<int>(A2aDesign::Pipelined));
-  return std::make_unique<LayerRun>(sc_, static_cast<DispatchImpl>(design_), gating_);
+  return makeRun(*resolved_, design_);
 }
 
 void RunController::reset() {
@@ -152,7 +137,7 @@ void RunController::runToEnd() {
 
 bool RunController::busy() const {
   const Emulation& emu = run_->emulation();
-  if (a2aInputs_) {
+  if (resolved_->workload() == WorkloadKind::AlltoallMatmulRs) {
     std::int64_t arrived = 0, tiles = 0;
     for (const WorkspaceStages& w : emu.workspaceStages())
       if (w.group() == "reduce-scatter buffer") {

@@ -11,16 +11,14 @@
 #include <atomic>
 #include <memory>
 
-#include "core/reference/a2a_matmul_rs.h"
-#include "core/reference/gating.h"
+#include <optional>
+
+#include "core/pipeline/design.h"
+#include "core/pipeline/resolved_scenario.h"
 #include "core/runtime/steppable_run.h"
 #include "ui/run/frame.h"
 
 namespace moe::ui {
-
-// The design the live run emulates. The MoE layer takes the DispatchImpl values; the fused
-// operator its own two, so one design combo can carry either.
-enum class A2aDesign { Pipelined = 100, Sequential = 101 };
 
 class RunController : public QObject {
   Q_OBJECT
@@ -34,9 +32,9 @@ class RunController : public QObject {
   void requestScrub(Time t);
 
  public slots:
-  // design: DispatchImpl::Phased or Streaming for the MoE layer, A2aDesign for the fused
-  // operator (a value of the other kind picks that workload's default design).
-  void load(const moe::Scenario& sc, int design);
+  // Resolves the scenario once (core's ResolvedScenario) and builds runs of `design` with
+  // the run factory; a design of the other workload picks this workload's default design.
+  void load(const moe::Scenario& sc, moe::Design design);
   void reset();
   void play();
   void pause();
@@ -79,9 +77,8 @@ class RunController : public QObject {
 
   Scenario sc_;
   bool loaded_ = false;
-  int design_ = static_cast<int>(DispatchImpl::Streaming);
-  std::shared_ptr<const std::vector<RankGating>> gating_;  // MoE layer
-  std::shared_ptr<const A2aMatmulInputs> a2aInputs_;       // fused operator
+  Design design_ = Design::Streaming;
+  std::optional<ResolvedScenario> resolved_;  // the loaded scenario, resolved once
   std::unique_ptr<SteppableRun> run_;
   std::unique_ptr<SteppableRun> scrub_;
   std::uint64_t runId_ = 0;

@@ -274,14 +274,14 @@ void MainWindow::setDesignChoices(WorkloadKind kind) {
   QSignalBlocker block(impl_);
   impl_->clear();
   if (kind == WorkloadKind::AlltoallMatmulRs) {
-    impl_->addItem(tr("pipelined (fused)"), static_cast<int>(A2aDesign::Pipelined));
-    impl_->addItem(tr("sequential baseline"), static_cast<int>(A2aDesign::Sequential));
+    impl_->addItem(tr("pipelined (fused)"), static_cast<int>(Design::Pipelined));
+    impl_->addItem(tr("sequential baseline"), static_cast<int>(Design::Sequential));
     impl_->setToolTip(tr(
         "Which AlltoAll-Matmul-ReduceScatter kernel the live run uses: the pipelined fused kernel, "
         "or all-to-all, matmul and reduce-scatter with SyncAll between them (Compare runs both)"));
   } else {
-    impl_->addItem(tr("streaming dispatch"), static_cast<int>(DispatchImpl::Streaming));
-    impl_->addItem(tr("phased dispatch"), static_cast<int>(DispatchImpl::Phased));
+    impl_->addItem(tr("streaming dispatch"), static_cast<int>(Design::Streaming));
+    impl_->addItem(tr("phased dispatch"), static_cast<int>(Design::Phased));
     impl_->setToolTip(tr("Which dispatch design the live run uses (Compare runs both)"));
   }
 }
@@ -306,8 +306,8 @@ void MainWindow::loadScenario(const Scenario& sc) {
   timeline_->clear();
   metrics_->clear();
   if (!(editor_->scenario() == sc)) editor_->setScenario(sc);
-  const int impl = impl_->currentData().toInt();
-  QMetaObject::invokeMethod(controller_, [c = controller_, sc, impl] { c->load(sc, impl); });
+  const auto design = static_cast<Design>(impl_->currentData().toInt());
+  QMetaObject::invokeMethod(controller_, [c = controller_, sc, design] { c->load(sc, design); });
 }
 
 void MainWindow::rebalance(const std::vector<double>& perExpertLoad, int redundantExperts) {

@@ -14,7 +14,7 @@
 
 #include "core/machine/hardware_profile.h"
 #include "core/machine/hardware_profile_json.h"
-#include "core/pipeline/layer_run.h"
+#include "core/pipeline/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 
@@ -255,7 +255,7 @@ void ScenarioEditor::revalidate() {
   } else {
     try {
       Scenario sc = scenarioFromJson(j);
-      checkRunnable(sc);
+      checkScenario(sc);
       scenario_ = sc;
     } catch (const InputError& e) {
       message = QString::fromStdString(e.what());

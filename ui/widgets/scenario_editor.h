@@ -2,7 +2,7 @@
 // The scenario editor: every scenario field, grouped as in the JSON schema, with the
 // validation message next to the field as the user types. The form is generated from the
 // scenario's own JSON (scenarioToJson), so a new scenario field appears without UI code;
-// validation is the core's (scenarioFromJson, validateScenario, checkRunnable), whose
+// validation is the core's (scenarioFromJson, validateScenario, checkScenario), whose
 // InputError path names the field to flag. Switching the workload kind reloads the run at
 // once; other edits wait for "Use this scenario".
 

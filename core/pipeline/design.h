@@ -1,0 +1,33 @@
+#pragma once
+// Which design of its workload a run emulates. The MoE layer runs its dispatch and combine
+// either phased (SyncAll-separated full buffers) or streaming (ring buffers with sender,
+// forwarder and receiver cores); the fused AlltoAll-Matmul-ReduceScatter runs either the
+// pipelined kernel or the sequential baseline. One enum, so no front end encodes a design
+// in an int.
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/scenario/scenario.h"
+
+namespace moe {
+
+enum class Design { Phased, Streaming, Pipelined, Sequential };
+
+// "phased", "streaming", "pipelined", "sequential".
+std::string_view designName(Design d);
+std::optional<Design> designFromName(std::string_view name);
+
+// The workload a design belongs to.
+WorkloadKind workloadOf(Design d);
+// The designs of a workload, in report order: phased, streaming; pipelined, sequential.
+std::vector<Design> designsOf(WorkloadKind w);
+// The design a front end shows first: streaming for the MoE layer, pipelined for the fused
+// operator (the designs the product is about).
+Design defaultDesign(WorkloadKind w);
+// The designs `moe-sim run` emulates for a scenario: the MoE layer's dispatch_impl (both:
+// phased, then streaming), or both kernels of the fused operator.
+std::vector<Design> scenarioDesigns(const Scenario& sc);
+
+}  // namespace moe

@@ -1,0 +1,39 @@
+#include <utility>
+
+#include "core/kernels/kernels.h"
+#include "core/pipeline/layer_run.h"
+
+namespace moe {
+
+// The host program of one layer: each stage is a kernel launch and a stream sync (see
+// StageRunner). Between notify and dispatch the host learns the receive sizes and allocates
+// the outputs, as after DeepEP's notify; dispatch's buffers are freed before the experts.
+Task LayerRun::driver() {
+  LayerContext& c = *ctx_;
+  auto launcher = [&c](void (*launch)(LayerContext&, Latch&)) {
+    return [&c, launch](Latch& l) { launch(c, l); };
+  };
+  const bool phased = impl_ == DispatchImpl::Phased;
+  co_await stages_->run("update-expert", launcher(launchUpdateExpert));
+  co_await stages_->run("layout", launcher(launchLayout));
+  co_await stages_->run("dispatch-notify", launcher(launchDispatchNotify));
+  allocateDispatchOutputs();
+  if (phased)
+    co_await stages_->run("dispatch-phased", launcher(launchDispatchPhased));
+  else
+    co_await stages_->run("dispatch-streaming", launcher(launchDispatchStreaming));
+  commBufferBytes_ = c.commBufferBytes;
+  // Dispatch's rings and windows are dead now: keep memory to one stage's worth.
+  emu_->discardRingData();
+  for (Buffer* b : c.stageScratch) emu_->machine().discard(b);
+  c.stageScratch.clear();
+  co_await stages_->run("experts", launcher(launchExperts));
+  if (phased)
+    co_await stages_->run("combine-phased", launcher(launchCombinePhased));
+  else
+    co_await stages_->run("combine-streaming", launcher(launchCombineStreaming));
+  combineBufferBytes_ = c.combineBufferBytes;
+  stages_->finish();
+}
+
+}  // namespace moe

@@ -1,0 +1,239 @@
+#include "core/pipeline/layer_verification.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "core/reference/combine_reference.h"
+
+namespace moe {
+
+namespace {
+template <typename T>
+std::string firstMismatch(const std::vector<T>& got, const std::vector<T>& want,
+                          const std::string& what) {
+  if (got.size() != want.size())
+    return what + ": " + std::to_string(got.size()) + " elements, reference has " +
+           std::to_string(want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0)
+      return what + ": first difference at element " + std::to_string(i);
+  return {};
+}
+}  // namespace
+
+namespace {
+// One check: passed with `what` compared, or failed with the first mismatch.
+void addCheck(std::vector<VerificationCheck>& checks, std::string name, std::string mismatch,
+              std::string what) {
+  checks.push_back(
+      {std::move(name), mismatch.empty(), mismatch.empty() ? std::move(what) : mismatch});
+}
+}  // namespace
+
+// MoeUpdateExpert: balanced ids and keep-mask, bit-exact.
+std::vector<VerificationCheck> verifyUpdateExpert(const LayerRun& run, const ReferenceLayer& ref) {
+  const LayerContext& ctx = run.context();
+  const int R = ctx.R;
+  std::vector<VerificationCheck> checks;
+  std::string mm;
+  const auto ids = run.balancedIds();
+  const auto masks = run.keepMasks();
+  for (int r = 0; r < R && mm.empty(); ++r) {
+    mm = firstMismatch(ids[r], ref.updateExpert[r].balancedIds,
+                       "rank " + std::to_string(r) + " balanced_expert_ids");
+    if (mm.empty() && ref.updateExpert[r].balancedActiveMask)
+      mm = firstMismatch(masks[r], *ref.updateExpert[r].balancedActiveMask,
+                         "rank " + std::to_string(r) + " balanced_active_mask");
+  }
+  addCheck(checks, "update-expert == reference (bit-exact)", mm, std::to_string(R) + " ranks");
+  return checks;
+}
+
+// Layout: the four count tables, bit-exact.
+std::vector<VerificationCheck> verifyLayout(const LayerRun& run, const ReferenceLayer& ref) {
+  const LayerContext& ctx = run.context();
+  const int R = ctx.R;
+  std::vector<VerificationCheck> checks;
+  std::string mm;
+  const auto lay = run.layoutOutputs();
+  for (int r = 0; r < R && mm.empty(); ++r) {
+    const std::string p = "rank " + std::to_string(r) + " ";
+    mm = firstMismatch(lay[r].numTokensPerRank, ref.layout[r].numTokensPerRank,
+                       p + "num_tokens_per_rank");
+    if (mm.empty())
+      mm = firstMismatch(lay[r].numTokensPerRdmaRank, ref.layout[r].numTokensPerRdmaRank,
+                         p + "num_tokens_per_rdma_rank");
+    if (mm.empty())
+      mm = firstMismatch(lay[r].numTokensPerExpert, ref.layout[r].numTokensPerExpert,
+                         p + "num_tokens_per_expert");
+    if (mm.empty())
+      mm = firstMismatch(lay[r].isTokenInRank, ref.layout[r].isTokenInRank, p + "is_token_in_rank");
+  }
+  addCheck(checks, "layout == reference (bit-exact)", mm, std::to_string(R) + " ranks");
+  return checks;
+}
+
+// Dispatch metadata and rows, and the expert output rows, bit-exact (rows only with payload
+// full, checked in place so the reference never materializes them).
+std::vector<VerificationCheck> verifyDispatchAndExperts(const LayerRun& run,
+                                                        const ReferenceLayer& ref) {
+  const LayerContext& ctx = run.context();
+  const Scenario& sc = run.scenario();
+  const int R = ctx.R;
+  std::vector<VerificationCheck> checks;
+  std::string mm;
+  const auto out = run.dispatchOutputs(false);  // rows are checked in place below
+  std::int64_t rows = 0;
+  for (int r = 0; r < R && mm.empty(); ++r) {
+    const std::string p = "rank " + std::to_string(r) + " ";
+    const DispatchOutput& w = ref.dispatch[r];
+    mm = firstMismatch(out[r].expandScales, w.expandScales, p + "expandScales");
+    if (mm.empty()) mm = firstMismatch(out[r].expandIdx, w.expandIdx, p + "expandIdx");
+    if (mm.empty())
+      mm = firstMismatch(out[r].expertTokenNums, w.expertTokenNums, p + "expertTokenNums");
+    if (mm.empty()) mm = firstMismatch(out[r].offsets, w.offsets, p + "offsets");
+    if (mm.empty()) mm = firstMismatch(out[r].lengths, w.lengths, p + "lengths");
+    rows += w.rows();
+  }
+  // Row r of expandX must be the source row the reference's expandIdx names, and the
+  // expert output row its expert's function of it. Checked in place, row by row.
+  std::string rowsMm, expertMm;
+  if (sc.payload == PayloadMode::Full && mm.empty()) {
+    std::vector<bf16> y(static_cast<std::size_t>(ctx.H));
+    for (int r = 0; r < R && rowsMm.empty() && expertMm.empty(); ++r) {
+      const DispatchOutput& w = ref.dispatch[r];
+      const auto* got = ctx.cards[r].expandX->as<bf16>();
+      const auto* gotY = ctx.cards[r].expertOut->as<bf16>();
+      for (int le = 0; le < ctx.P; ++le) {
+        const std::int64_t begin = w.offsets[le * R];
+        for (std::int64_t row = begin; row < begin + w.expertTokenNums[le]; ++row) {
+          // The row's function is its token's routed logical expert (gating's choice), so a
+          // replica on any rank must compute the same output as the expert's other replicas.
+          const RankGating& src = (*ref.gating)[w.expandIdx[row * 3]];
+          const std::int64_t slot = static_cast<std::int64_t>(w.expandIdx[row * 3 + 1]) * ctx.K +
+                                    w.expandIdx[row * 3 + 2];
+          const ExpertCoefficients c =
+              expertCoefficients(src.topkIds[static_cast<std::size_t>(slot)]);
+          const bf16* want = &src.x[static_cast<std::size_t>(w.expandIdx[row * 3 + 1]) * ctx.H];
+          const bf16* have = got + row * ctx.H;
+          if (rowsMm.empty() && std::memcmp(have, want, ctx.rowBytes) != 0)
+            rowsMm =
+                "rank " + std::to_string(r) + " expandX: row " + std::to_string(row) + " differs";
+          expertRow(c, want, y.data(), ctx.H);
+          if (expertMm.empty() && std::memcmp(gotY + row * ctx.H, y.data(), ctx.rowBytes) != 0)
+            expertMm = "rank " + std::to_string(r) + " expert output: row " + std::to_string(row) +
+                       " differs";
+        }
+      }
+    }
+  }
+  addCheck(checks, "dispatch == reference (bit-exact)", mm.empty() ? rowsMm : mm,
+           std::to_string(rows) + " rows");
+  if (sc.payload == PayloadMode::Full)
+    addCheck(checks, "experts == reference (bit-exact)", expertMm, "y = a_e x + b_e per row");
+  return checks;
+}
+
+// Combine (and CombineAddRmsNorm): each element within the reference's bound (one bf16 ulp
+// plus fp32 reordering; see combineReference), every token's row checked.
+std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const ReferenceLayer& ref) {
+  const LayerContext& ctx = run.context();
+  const Scenario& sc = run.scenario();
+  const int R = ctx.R;
+  std::vector<VerificationCheck> checks;
+  if (sc.payload != PayloadMode::Full) return checks;
+  // Combine: the sum's order differs from the reference's (per server first), so each
+  // element must be within the reference's bound (one bf16 ulp plus fp32 reordering;
+  // see combineReference); every token's row is checked, so coverage is complete.
+  std::string mm;
+  std::int64_t elements = 0;
+  double worst = 0;
+  for (int r = 0; r < R && mm.empty(); ++r) {
+    const RankGating& g = (*ref.gating)[r];
+    std::vector<std::uint8_t> keep = ref.updateExpert[r].balancedActiveMask.value_or(
+        std::vector<std::uint8_t>(static_cast<std::size_t>(ctx.BS) * ctx.K, 1));
+    const CombineShape shape{ctx.BS, ctx.H, ctx.K, ctx.P, sc.combine.sharedExpert};
+    const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep};
+    const auto* got = ctx.cards[r].xOut->as<bf16>();
+    if (!sc.combine.addRmsNorm) {
+      const CombineReference want = combineReference(shape, src);
+      for (std::size_t i = 0; i < want.out.size() && mm.empty(); ++i) {
+        const double diff = std::fabs(double(bf16ToFloat(got[i])) - bf16ToFloat(want.out[i]));
+        worst = std::max(worst, diff / want.bound[i]);
+        if (!(diff <= want.bound[i]))
+          mm = "rank " + std::to_string(r) + " x_out element " + std::to_string(i) + ": " +
+               std::to_string(bf16ToFloat(got[i])) + " vs reference " +
+               std::to_string(bf16ToFloat(want.out[i]));
+      }
+      elements += static_cast<std::int64_t>(want.out.size());
+    } else {
+      const CombineReference bound = combineReference(shape, src);
+      const AddRmsNormResult want = addRmsNormReference(
+          combineSumFp32(shape, src), g.x, ctx.BS, ctx.H, static_cast<float>(sc.combine.rmsEps));
+      const auto* y = ctx.cards[r].normY->as<bf16>();
+      const auto* rstd = ctx.cards[r].rstd->as<float>();
+      for (int t = 0; t < ctx.BS && mm.empty(); ++t) {
+        if (std::fabs(rstd[t] - want.rstd[t]) > 0x1p-10f * want.rstd[t])
+          mm = "rank " + std::to_string(r) + " rstd[" + std::to_string(t) +
+               "] differs beyond 2^-10 relative";
+        for (int h = 0; h < ctx.H && mm.empty(); ++h) {
+          const std::size_t i = static_cast<std::size_t>(t) * ctx.H + h;
+          const double xb = bound.bound[i] + 0x1p-7 * std::fabs(bf16ToFloat(want.xOut[i]));
+          if (std::fabs(bf16ToFloat(got[i]) - bf16ToFloat(want.xOut[i])) > xb)
+            mm = "rank " + std::to_string(r) + " x_out element " + std::to_string(i) + " differs";
+          const double yb =
+              (xb * want.rstd[t] * rmsNormGamma(h)) + 0x1p-7 * std::fabs(bf16ToFloat(want.y[i]));
+          if (std::fabs(bf16ToFloat(y[i]) - bf16ToFloat(want.y[i])) > yb)
+            mm = "rank " + std::to_string(r) + " y element " + std::to_string(i) + " differs";
+        }
+      }
+      elements += static_cast<std::int64_t>(want.y.size());
+    }
+  }
+  char detail[160];
+  std::snprintf(detail, sizeof detail, "%lld elements, worst error %.3f of the bound",
+                static_cast<long long>(elements), worst);
+  addCheck(checks,
+           sc.combine.addRmsNorm ? "combine-add-rms-norm == reference (bf16 tolerance)"
+                                 : "combine == reference (bf16 tolerance)",
+           mm, detail);
+  return checks;
+}
+
+// The protocol: no ring or workspace violation, and every ring record read exactly once.
+std::vector<VerificationCheck> verifyProtocol(const LayerRun& run, const ReferenceLayer& /*ref*/) {
+  std::vector<VerificationCheck> checks;
+  std::string mm;
+  const auto v = run.emulation().violations();
+  if (!v.empty()) mm = std::to_string(v.size()) + " protocol violations, first: " + v.front();
+  for (const auto& ring : run.emulation().rings()) {
+    if (!mm.empty()) break;
+    if (ring.stats().recordsRead != ring.stats().recordsWritten || !ring.records().empty() ||
+        ring.head() != ring.tail())
+      mm = ring.name() + ": " + std::to_string(ring.stats().recordsWritten) + " records written, " +
+           std::to_string(ring.stats().recordsRead) + " read (exactly-once delivery broken)";
+  }
+  addCheck(checks, "ring invariants and exactly-once delivery", mm,
+           std::to_string(run.emulation().rings().size()) + " rings");
+  return checks;
+}
+
+std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const {
+  std::vector<VerificationCheck> checks;
+  addCheck(checks, "run completed", finished() ? "" : "the run did not finish (deadlock)",
+           "all programs finished");
+  for (auto stage : {verifyUpdateExpert, verifyLayout, verifyDispatchAndExperts, verifyCombine,
+                     verifyProtocol}) {
+    auto more = stage(*this, ref);
+    checks.insert(checks.end(), more.begin(), more.end());
+  }
+  return checks;
+}
+
+std::vector<VerificationCheck> LayerRun::verifyAgainstReference() const {
+  return verify(computeReference(sc_, gating_));
+}
+
+}  // namespace moe

@@ -1,0 +1,20 @@
+#pragma once
+// The checks of a finished MoE layer run against its golden chain, one function per stage.
+// Each returns its named checks (VerificationCheck): bit-exact where the order is defined,
+// within the stated bound where the combine's fp32 sums run in another order.
+
+#include <vector>
+
+#include "core/pipeline/layer_run.h"
+#include "core/pipeline/reference_chain.h"
+
+namespace moe {
+
+std::vector<VerificationCheck> verifyUpdateExpert(const LayerRun& run, const ReferenceLayer& ref);
+std::vector<VerificationCheck> verifyLayout(const LayerRun& run, const ReferenceLayer& ref);
+std::vector<VerificationCheck> verifyDispatchAndExperts(const LayerRun& run,
+                                                        const ReferenceLayer& ref);
+std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const ReferenceLayer& ref);
+std::vector<VerificationCheck> verifyProtocol(const LayerRun& run, const ReferenceLayer& ref);
+
+}  // namespace moe

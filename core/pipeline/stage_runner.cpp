@@ -1,0 +1,34 @@
+#include "core/pipeline/stage_runner.h"
+
+namespace moe {
+
+namespace {
+// Adds sign x the bytes every HCCS link and NIC transmitter has carried so far.
+void addLinkBytes(const Machine& m, StageReport& rep, double sign) {
+  for (const LinkInfo& l : m.links()) {
+    const double b = sign * m.net().resource(l.resource).bytesCarried;
+    if (l.kind == LinkInfo::Kind::Hccs) rep.hccsBytes += b;
+    if (l.kind == LinkInfo::Kind::NicTx) rep.nicBytes += b;
+  }
+}
+}  // namespace
+
+Task StageRunner::run(std::string name, std::function<void(Latch&)> launch) {
+  Simulator& sim = emu_.sim();
+  current_ = name;
+  StageReport rep;
+  rep.name = name;
+  rep.start = sim.now();
+  addLinkBytes(emu_.machine(), rep, -1.0);
+  emu_.observer().stageBegin(name, sim.now());
+  Latch latch(sim);
+  launch(latch);
+  co_await latch;
+  rep.end = sim.now();
+  addLinkBytes(emu_.machine(), rep, 1.0);
+  rep.linkBytes = rep.hccsBytes + rep.nicBytes;
+  emu_.observer().stageEnd(sim.now());
+  reports_.push_back(std::move(rep));
+}
+
+}  // namespace moe
