@@ -6,6 +6,7 @@ packages=(
   nlohmann-json3-dev libspdlog-dev libcli11-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   qtbase5-dev libqt5charts5-dev
+  python3-dev python3-numpy python3-pytest pybind11-dev
 )
 missing=()
 for p in "${packages[@]}"; do

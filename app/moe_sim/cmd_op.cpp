@@ -1,11 +1,13 @@
 // `moe-sim op NAME --input CASE.json` (SPEC §6): runs one operator's golden reference on
 // explicit inputs and prints its outputs as JSON. Every failure is a moe::InputError, which
-// main() turns into "error: PATH: RULE" and exit code 2.
+// main() turns into "error: PATH: RULE" and exit code 2. Inputs the real operator accepts
+// but the pipeline could not use print "warning: PATH: RULE" on stderr; --strict refuses them.
 
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "app/moe_sim/command_registry.h"
 #include "core/op_io/op_json.h"
@@ -36,10 +38,18 @@ const moesim::RegisterCommand kRegisterOp([](CLI::App& app, int& exitCode) {
   // The callback outlives this setup function, so the option targets live on the heap.
   auto name = std::make_shared<std::string>();
   auto input = std::make_shared<std::string>();
-  op->add_option("NAME", *name, "operator: update-expert | layout | eplb")->required();
+  auto strict = std::make_shared<bool>(false);
+  op->add_option("NAME", *name, "operator: update-expert | layout | eplb | dispatch | combine")
+      ->required();
   op->add_option("--input", *input, "case file (JSON object of the operator's inputs)")->required();
-  op->callback([name, input, &exitCode] {
-    const nlohmann::json out = moe::runOpJson(*name, readCase(*input));
+  op->add_flag("--strict", *strict,
+               "Refuse inputs the real operator accepts but the pipeline could not use (each "
+               "warning becomes an error, exit 2)");
+  op->callback([name, input, strict, &exitCode] {
+    std::vector<std::string> warnings;
+    const nlohmann::json out =
+        moe::runOpJson(*name, readCase(*input), moe::OpOptions{*strict, &warnings});
+    for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
     std::cout << out.dump(2) << "\n";
     exitCode = 0;
   });

@@ -1,15 +1,19 @@
 #include "core/op_io/op_json.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 
+#include "core/op_io/op_dispatch_combine_json.h"
 #include "core/plan/eplb.h"
 #include "core/reference/layout.h"
 #include "core/reference/update_expert.h"
+#include "core/util/bf16.h"
 #include "core/util/error.h"
+#include "core/util/fp16.h"
 #include "core/util/json_fields.h"
 
 namespace moe {
@@ -37,6 +41,20 @@ std::pair<int, int> int32Matrix(const json& j, const std::string& path, std::siz
   return {static_cast<int>(m.size()), m.empty() ? 0 : static_cast<int>(m[0].size())};
 }
 
+// Warnings go to opt.warnings; under --strict the first one is an error instead.
+void reportWarnings(const std::vector<UpdateExpertWarning>& warnings, const OpOptions& opt) {
+  for (const auto& w : warnings) {
+    if (opt.strict)
+      throw InputError(w.path, w.rule +
+                                   " (the real operator accepts this, but the pipeline could "
+                                   "not use it; refused by --strict)");
+    if (opt.warnings)
+      opt.warnings->push_back(w.path + ": " + w.rule +
+                              " (accepted: the real operator does not check this; the "
+                              "pipeline could not use this input)");
+  }
+}
+
 // fp32 values: the range check keeps the double→float conversion defined.
 float fp32(const json& j, const std::string& path) {
   require(j.is_number(), path, "must be a number");
@@ -46,19 +64,50 @@ float fp32(const json& j, const std::string& path) {
   return static_cast<float>(v);
 }
 
-json updateExpert(const json& in) {
+// A value may be given plainly (the default dtype) or as {"dtype": NAME, "data": VALUE},
+// as the real operator takes several dtypes for some arguments. Returns the data and sets
+// *dtype; a dtype outside `allowed` is the real operator's [161002].
+const json& typedValue(const json& in, const char* key, const std::vector<std::string>& allowed,
+                       std::string* dtype) {
+  const json& v = jf::requiredMember(in, "", key);
+  *dtype = allowed.front();
+  if (!v.is_object() || !v.contains("data")) return v;
+  jf::rejectUnknownKeys(v, key, {"dtype", "data"});
+  const std::string path = jf::child(key, "dtype");
+  *dtype = jf::string(jf::requiredMember(v, key, "dtype"), path, 32);
+  if (std::find(allowed.begin(), allowed.end(), *dtype) == allowed.end()) {
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    throw InputError(path, "[161002] must be one of " + list + ", got \"" + *dtype + "\"");
+  }
+  return v.at("data");
+}
+
+// A scale given in a 16-bit float dtype is what the device holds: the JSON number rounded
+// to that dtype once, then widened exactly to fp32 for the computation.
+float asDtype(float v, const std::string& dtype) {
+  if (dtype == "bfloat16") return bf16ToFloat(floatToBf16(v));
+  if (dtype == "float16") return fp16ToFloat(floatToFp16(v));
+  return v;
+}
+
+json updateExpert(const json& in, const OpOptions& opt) {
   jf::rejectUnknownKeys(in, "",
                         {"expert_ids", "eplb_table", "local_rank_id", "world_size", "balance_mode",
                          "expert_scales", "pruning_threshold", "active_mask"});
   UpdateExpertArgs a;
+  std::string idsDtype;
+  const json& idsJson = typedValue(in, "expert_ids", {"int32", "int64"}, &idsDtype);
   // Matrix bounds one past the operator limits: the operator's own rule then reports the
-  // limit, while absurd sizes are refused before they are copied.
-  const auto [bs, k] = int32Matrix(jf::requiredMember(in, "", "expert_ids"), "expert_ids",
-                                   kUpdateExpertMaxBs + 1, kUpdateExpertMaxK + 1, a.expertIds);
+  // limit, while absurd sizes are refused before they are copied. int64 ids outside the
+  // int32 range can never be a valid expert id, so they are refused here.
+  const auto [bs, k] = int32Matrix(idsJson, "expert_ids", kUpdateExpertMaxBs + 1,
+                                   kUpdateExpertMaxK + 1, a.expertIds);
   a.bs = bs;
   a.k = k;
+  std::string tableDtype;
   const auto [rows, cols] =
-      int32Matrix(jf::requiredMember(in, "", "eplb_table"), "eplb_table",
+      int32Matrix(typedValue(in, "eplb_table", {"int32"}, &tableDtype), "eplb_table",
                   kUpdateExpertMaxExperts + 1, kUpdateExpertMaxWorldSize + 2, a.eplbTable);
   a.numExperts = rows;
   a.tableCols = cols;
@@ -66,7 +115,9 @@ json updateExpert(const json& in) {
   a.worldSize = int32Field(in, "world_size");
   a.balanceMode = int32Field(in, "balance_mode");
 
-  if (const json* s = jf::member(in, "expert_scales")) {
+  if (jf::member(in, "expert_scales")) {
+    std::string dt;
+    const json* s = &typedValue(in, "expert_scales", {"float32", "float16", "bfloat16"}, &dt);
     jf::array(*s, "expert_scales", kUpdateExpertMaxBs + 1);
     // The shape is checked here, per row, because flattening would hide a ragged matrix.
     require(s->size() == std::size_t(bs), "expert_scales",
@@ -80,18 +131,30 @@ json updateExpert(const json& in) {
               "must have as many entries as an expert_ids row (" + std::to_string(k) + "), got " +
                   std::to_string((*s)[t].size()));
       for (std::size_t j = 0; j < (*s)[t].size(); ++j)
-        flat.push_back(fp32((*s)[t][j], jf::index(rp, j)));
+        flat.push_back(asDtype(fp32((*s)[t][j], jf::index(rp, j)), dt));
     }
     a.expertScales = std::move(flat);
   }
-  if (const json* th = jf::member(in, "pruning_threshold")) {
+  if (jf::member(in, "pruning_threshold")) {
+    std::string dt;
+    const json* th = &typedValue(in, "pruning_threshold", {"float32"}, &dt);
     jf::array(*th, "pruning_threshold", kUpdateExpertMaxK + 1);
+    // The real operator takes (K,) or (1, K).
+    const json* row = th;
+    std::string rowPath = "pruning_threshold";
+    if (th->size() == 1 && (*th)[0].is_array()) {
+      row = &(*th)[0];
+      rowPath = jf::index("pruning_threshold", 0);
+      jf::array(*row, rowPath, kUpdateExpertMaxK + 1);
+    }
     std::vector<float> v;
-    for (std::size_t j = 0; j < th->size(); ++j)
-      v.push_back(fp32((*th)[j], jf::index("pruning_threshold", j)));
+    for (std::size_t j = 0; j < row->size(); ++j)
+      v.push_back(fp32((*row)[j], jf::index(rowPath, j)));
     a.pruningThreshold = std::move(v);
   }
-  if (const json* am = jf::member(in, "active_mask")) {
+  if (jf::member(in, "active_mask")) {
+    std::string dt;
+    const json* am = &typedValue(in, "active_mask", {"bool"}, &dt);
     jf::array(*am, "active_mask", kUpdateExpertMaxBs + 1);
     std::vector<uint8_t> v;
     for (std::size_t t = 0; t < am->size(); ++t)
@@ -99,7 +162,9 @@ json updateExpert(const json& in) {
     a.activeMask = std::move(v);
   }
 
-  const UpdateExpertResult r = updateExpertReference(a);
+  std::vector<UpdateExpertWarning> warnings;
+  const UpdateExpertResult r = updateExpertReference(a, UpdateExpertRules::RealOperator, &warnings);
+  reportWarnings(warnings, opt);
   json out = json::object();
   json ids = json::array();
   for (int t = 0; t < a.bs; ++t) {
@@ -118,7 +183,8 @@ json updateExpert(const json& in) {
     }
     out["balanced_active_mask"] = std::move(mask);
   }
-  out["place_per_rank"] = r.placePerRank;
+  // Instances per rank are the pipeline's notion; a table it could not use has none.
+  if (r.placePerRank > 0) out["place_per_rank"] = r.placePerRank;
   return out;
 }
 
@@ -181,13 +247,17 @@ json eplb(const json& in) {
 }  // namespace
 
 const std::vector<std::string>& opNames() {
-  static const std::vector<std::string> names{"update-expert", "layout", "eplb"};
+  static const std::vector<std::string> names{"update-expert", "layout", "eplb", "dispatch",
+                                              "combine"};
   return names;
 }
 
-json runOpJson(const std::string& name, const json& input) {
-  if (name == "update-expert" || name == "layout" || name == "eplb") jf::object(input, "");
-  if (name == "update-expert") return updateExpert(input);
+json runOpJson(const std::string& name, const json& input, const OpOptions& options) {
+  const auto& names = opNames();
+  if (std::find(names.begin(), names.end(), name) != names.end()) jf::object(input, "");
+  if (name == "dispatch") return dispatchOpJson(input);
+  if (name == "combine") return combineOpJson(input);
+  if (name == "update-expert") return updateExpert(input, options);
   if (name == "eplb") return eplb(input);
   if (name == "layout") return layout(input);
   std::string known;

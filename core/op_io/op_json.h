@@ -16,9 +16,14 @@ const std::vector<std::string>& opNames();
 // unknown name (path "op"), unknown or mistyped input keys, and every operator rule.
 //  update-expert: in  expert_ids [[int]], eplb_table [[int]], local_rank_id, world_size,
 //                     balance_mode, optional expert_scales [[float]], pruning_threshold
-//                     [float], active_mask [bool];
+//                     [float] or [[float]] (K or 1 x K), active_mask [bool];
+//                     expert_ids may be {"dtype": "int32"|"int64", "data": ...} and
+//                     expert_scales {"dtype": "float32"|"float16"|"bfloat16", "data": ...}.
+//                     The real operator's rules apply (UpdateExpertRules::RealOperator):
+//                     inputs it accepts but the pipeline could not use are warnings;
 //                 out balanced_expert_ids [[int]], balanced_active_mask [[bool]] (only with
-//                     pruning inputs), place_per_rank.
+//                     pruning inputs), place_per_rank (only for a table the pipeline could
+//                     use).
 //  layout:        in  topk_idx [[int]] (negative = skip), num_ranks, num_experts,
 //                     ranks_per_server;
 //                 out num_tokens_per_rank, num_tokens_per_rdma_rank, num_tokens_per_expert,
@@ -26,6 +31,11 @@ const std::vector<std::string>& opNames();
 //  eplb:          in  weight [[number]] (layers x logical experts), num_replicas, num_groups,
 //                     num_nodes, num_gpus, optional max_replicas (0 = no cap);
 //                 out phy2log [[int]], log2phy [[[int]]] (-1 padded), logcnt [[int]].
-nlohmann::json runOpJson(const std::string& name, const nlohmann::json& input);
+struct OpOptions {
+  bool strict = false;                      // warnings become InputErrors (exit 2)
+  std::vector<std::string>* warnings = {};  // "PATH: RULE" per warning, when not strict
+};
+nlohmann::json runOpJson(const std::string& name, const nlohmann::json& input,
+                         const OpOptions& options = {});
 
 }  // namespace moe

@@ -1,5 +1,6 @@
 #include "core/reference/combine_reference.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/reference/dispatch_reference.h"
@@ -31,6 +32,41 @@ std::vector<float> combineSumFp32(const CombineShape& sh, const CombineSource& s
     }
   }
   return sum;
+}
+
+std::vector<std::vector<bf16>> combineExpandedReference(
+    int tokens, int hidden, int topk, const std::vector<std::vector<bf16>>& expandX,
+    const std::vector<std::vector<std::int32_t>>& expandIdx,
+    const std::vector<std::vector<float>>& weights, const std::vector<std::vector<bf16>>& sharedX) {
+  const std::size_t R = weights.size(), H = static_cast<std::size_t>(hidden);
+  const std::size_t slots = static_cast<std::size_t>(tokens) * static_cast<std::size_t>(topk);
+  // Where each source slot's expert output is: a row pointer, or null when it was not sent.
+  std::vector<std::vector<const bf16*>> row(R, std::vector<const bf16*>(slots, nullptr));
+  for (std::size_t d = 0; d < expandIdx.size(); ++d)
+    for (std::size_t r = 0; r * 3 < expandIdx[d].size(); ++r) {
+      const auto s = static_cast<std::size_t>(expandIdx[d][r * 3]);
+      const auto slot = static_cast<std::size_t>(expandIdx[d][r * 3 + 1]) * topk +
+                        static_cast<std::size_t>(expandIdx[d][r * 3 + 2]);
+      row[s][slot] = expandX[d].data() + r * H;
+    }
+  std::vector<std::vector<bf16>> out(R);
+  std::vector<float> acc(H);
+  for (std::size_t s = 0; s < R; ++s) {
+    out[s].resize(static_cast<std::size_t>(tokens) * H);
+    for (std::size_t t = 0; t < static_cast<std::size_t>(tokens); ++t) {
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (std::size_t k = 0; k < static_cast<std::size_t>(topk); ++k) {
+        const bf16* y = row[s][t * topk + k];
+        if (y == nullptr) continue;
+        const float w = weights[s][t * topk + k];
+        for (std::size_t h = 0; h < H; ++h) acc[h] += w * bf16ToFloat(y[h]);
+      }
+      if (!sharedX.empty() && !sharedX[s].empty())
+        for (std::size_t h = 0; h < H; ++h) acc[h] += bf16ToFloat(sharedX[s][t * H + h]);
+      for (std::size_t h = 0; h < H; ++h) out[s][t * H + h] = floatToBf16(acc[h]);
+    }
+  }
+  return out;
 }
 
 CombineReference combineReference(const CombineShape& sh, const CombineSource& src) {

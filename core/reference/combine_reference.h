@@ -53,6 +53,18 @@ AddRmsNormResult addRmsNormReference(const std::vector<float>& combined /*fp32 [
                                      const std::vector<bf16>& residual, int tokens, int hidden,
                                      float eps);
 
+// MoeDistributeCombine on its real inputs, for all ranks at once: expandX[d] [A_d*H] holds the
+// expert outputs on rank d, expandIdx[d] [A_d*3] each row's (source rank, token, k slot) as
+// dispatch wrote it; weights[s] [BS*K] are rank s's expert_scales; sharedX[s] [BS*H] (empty =
+// none) a shared expert's output. out[s][t] = bf16(sum over k, in k order, of
+// w[s,t,k] * row(s,t,k) (+ shared)), in fp32: the same order as combineSumFp32, so on the
+// rows expertsReference produces it equals combineReference bit for bit. A slot without a
+// row (pruned) adds nothing. The caller validates indices (core/op_io does).
+std::vector<std::vector<bf16>> combineExpandedReference(
+    int tokens, int hidden, int topk, const std::vector<std::vector<bf16>>& expandX,
+    const std::vector<std::vector<std::int32_t>>& expandIdx,
+    const std::vector<std::vector<float>>& weights, const std::vector<std::vector<bf16>>& sharedX);
+
 // The fp32 combine sum (before rounding) of one rank: what CombineAddRmsNorm consumes.
 std::vector<float> combineSumFp32(const CombineShape& shape, const CombineSource& src);
 

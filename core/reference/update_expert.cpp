@@ -27,130 +27,238 @@ std::int64_t totalInstances(const UpdateExpertArgs& a) {
 
 }  // namespace
 
+namespace {
+
+// The kind of a rule decides what happens to it under each UpdateExpertRules.
+enum class Rule {
+  Null,          // a required input is missing: [161001] on the real operator
+  ShapeOrValue,  // the real operator refuses it too: [561002]
+  Mode0,         // world_size / local_rank_id: the real tiling reads them in balance_mode 0 only
+  Undefined,     // the real kernel does not check it but would read out of bounds
+  PipelineOnly,  // the real operator accepts it; the pipeline cannot use it (warning)
+};
+
+class Checker {
+ public:
+  Checker(UpdateExpertRules rules, int balanceMode) : rules_(rules), mode_(balanceMode) {}
+
+  void operator()(bool cond, const std::string& path, const std::string& rule, Rule kind) {
+    if (cond) return;
+    if (rules_ == UpdateExpertRules::Pipeline) {
+      std::string why;
+      if (kind == Rule::PipelineOnly || (kind == Rule::Mode0 && mode_ == 1))
+        why =
+            " (the real operator accepts this; the pipeline needs it, see "
+            "`moe-sim op update-expert` for the real operator's rules)";
+      throw InputError(path, rule + why);
+    }
+    switch (kind) {
+      case Rule::Null:
+        throw InputError(path, "[161001] " + rule);
+      case Rule::ShapeOrValue:
+        throw InputError(path, "[561002] " + rule);
+      case Rule::Mode0:
+        if (mode_ != 1) throw InputError(path, "[561002] " + rule);
+        return;  // mode 1: the real tiling ignores the field
+      case Rule::Undefined:
+        throw InputError(path, rule +
+                                   " (the real operator does not check this, but its kernel "
+                                   "would read out of bounds: the result is undefined)");
+      case Rule::PipelineOnly:
+        warnings_.push_back({path, rule});
+        return;
+    }
+  }
+  std::vector<UpdateExpertWarning> take() { return std::move(warnings_); }
+  bool warned() const { return !warnings_.empty(); }
+
+ private:
+  UpdateExpertRules rules_;
+  int mode_;
+  std::vector<UpdateExpertWarning> warnings_;
+};
+
+}  // namespace
+
 void validateUpdateExpert(const UpdateExpertArgs& a, const std::string& pathPrefix) {
+  validateUpdateExpert(a, pathPrefix, UpdateExpertRules::Pipeline);
+}
+
+std::vector<UpdateExpertWarning> validateUpdateExpert(const UpdateExpertArgs& a,
+                                                      const std::string& pathPrefix,
+                                                      UpdateExpertRules rules) {
   const std::string ids = jsonf::child(pathPrefix, "expert_ids");
   const std::string table = jsonf::child(pathPrefix, "eplb_table");
   const std::string worldSize = jsonf::child(pathPrefix, "world_size");
   const std::string scales = jsonf::child(pathPrefix, "expert_scales");
   const std::string threshold = jsonf::child(pathPrefix, "pruning_threshold");
   const std::string active = jsonf::child(pathPrefix, "active_mask");
+  Checker check(rules, a.balanceMode);
+  const bool realMode1 = rules == UpdateExpertRules::RealOperator && a.balanceMode == 1;
+
+  check(a.balanceMode == 0 || a.balanceMode == 1, jsonf::child(pathPrefix, "balance_mode"),
+        "must be 0 (by rank) or 1 (by token)" + got(a.balanceMode), Rule::ShapeOrValue);
 
   // Shapes first: every later rule indexes these arrays.
-  require(a.bs > 0 && a.bs <= kUpdateExpertMaxBs, ids,
-          "BS (rows) must satisfy 0 < BS <= " + std::to_string(kUpdateExpertMaxBs) + got(a.bs));
-  require(a.k > 0 && a.k <= kUpdateExpertMaxK, ids,
-          "K (columns) must satisfy 0 < K <= " + std::to_string(kUpdateExpertMaxK) + got(a.k));
-  require(a.numExperts > 0 && a.numExperts <= kUpdateExpertMaxExperts, table,
-          "E (rows, logical experts) must satisfy 0 < E <= " +
-              std::to_string(kUpdateExpertMaxExperts) + got(a.numExperts));
-  require(a.k <= a.numExperts, ids,
-          "K (" + std::to_string(a.k) + ") must not exceed E, the eplb_table rows (" +
-              std::to_string(a.numExperts) + ")");
-  require(a.expertIds.size() == std::size_t(a.bs) * a.k, ids,
-          "must hold BS*K = " + std::to_string(a.bs * a.k) + " ids" +
-              got(std::int64_t(a.expertIds.size())));
-  require(a.worldSize >= kUpdateExpertMinWorldSize && a.worldSize <= kUpdateExpertMaxWorldSize,
-          worldSize,
-          "must satisfy " + std::to_string(kUpdateExpertMinWorldSize) +
-              " <= world_size <= " + std::to_string(kUpdateExpertMaxWorldSize) + got(a.worldSize));
-  require(a.tableCols >= 2 && a.tableCols <= a.worldSize + 1, table,
+  check(a.bs > 0 && a.bs <= kUpdateExpertMaxBs, ids,
+        "BS (rows) must satisfy 0 < BS <= " + std::to_string(kUpdateExpertMaxBs) + got(a.bs),
+        Rule::ShapeOrValue);
+  check(a.k > 0 && a.k <= kUpdateExpertMaxK, ids,
+        "K (columns) must satisfy 0 < K <= " + std::to_string(kUpdateExpertMaxK) + got(a.k),
+        Rule::ShapeOrValue);
+  check(a.numExperts > 0 && a.numExperts <= kUpdateExpertMaxExperts, table,
+        "E (rows, logical experts) must satisfy 0 < E <= " +
+            std::to_string(kUpdateExpertMaxExperts) + got(a.numExperts),
+        Rule::ShapeOrValue);
+  check(a.k <= a.numExperts, ids,
+        "K (" + std::to_string(a.k) + ") must not exceed E, the eplb_table rows (" +
+            std::to_string(a.numExperts) + ")",
+        Rule::ShapeOrValue);
+  check(a.expertIds.size() == std::size_t(a.bs) * a.k, ids,
+        "must hold BS*K = " + std::to_string(a.bs * a.k) + " ids" +
+            got(std::int64_t(a.expertIds.size())),
+        Rule::ShapeOrValue);
+  check(a.worldSize >= kUpdateExpertMinWorldSize && a.worldSize <= kUpdateExpertMaxWorldSize,
+        worldSize,
+        "must satisfy " + std::to_string(kUpdateExpertMinWorldSize) +
+            " <= world_size <= " + std::to_string(kUpdateExpertMaxWorldSize) + got(a.worldSize),
+        Rule::Mode0);
+  if (realMode1) {
+    check(a.tableCols >= 2, table, "F (columns) must be >= 2" + got(a.tableCols),
+          Rule::ShapeOrValue);
+  } else {
+    check(a.tableCols >= 2 && a.tableCols <= a.worldSize + 1, table,
           "F (columns) must satisfy 2 <= F <= world_size+1 = " + std::to_string(a.worldSize + 1) +
-              got(a.tableCols));
-  require(a.eplbTable.size() == std::size_t(a.numExperts) * a.tableCols, table,
-          "must hold E*F = " + std::to_string(a.numExperts * a.tableCols) + " entries" +
-              got(std::int64_t(a.eplbTable.size())));
+              got(a.tableCols),
+          Rule::ShapeOrValue);
+  }
+  check(a.eplbTable.size() == std::size_t(a.numExperts) * a.tableCols, table,
+        "must hold E*F = " + std::to_string(a.numExperts * a.tableCols) + " entries" +
+            got(std::int64_t(a.eplbTable.size())),
+        Rule::ShapeOrValue);
 
-  // Column 0 of each row: how many instances the logical expert has.
-  const int maxCount = std::min(a.worldSize, a.tableCols - 1);
+  // Column 0 of each row: how many instances the logical expert has. A count outside
+  // 1..F-1 would make the kernel read outside the row.
+  const int maxCount = realMode1 ? a.tableCols - 1 : std::min(a.worldSize, a.tableCols - 1);
+  bool countsInRow = true;
   for (int e = 0; e < a.numExperts; ++e) {
     const int32_t count = a.eplbTable[std::size_t(e) * a.tableCols];
-    require(count >= 1 && count <= maxCount, cell(table, e, 0),
-            "instance count must satisfy 1 <= count <= min(world_size, F-1) = " +
-                std::to_string(maxCount) + got(count));
-  }
-
-  // placePerRank is not an argument of the kernel; it is implied by the table. Instance p
-  // lives on rank p / placePerRank, so the instance ids must be exactly 0 .. total-1, which
-  // also gives every rank the same number of instances.
-  const std::int64_t total = totalInstances(a);
-  require(total <= kUpdateExpertMaxInstances, table,
-          "total instances (place_per_rank * world_size) must be <= " +
-              std::to_string(kUpdateExpertMaxInstances) + got(total));
-  require(total % a.worldSize == 0, table,
-          "total instances (" + std::to_string(total) + ") must be a multiple of world_size (" +
-              std::to_string(a.worldSize) + ") so every rank holds the same number of instances");
-  std::vector<int> seenAt(std::size_t(total), -1);  // row that used each instance id
-  for (int e = 0; e < a.numExperts; ++e) {
-    const int32_t* row = &a.eplbTable[std::size_t(e) * a.tableCols];
-    for (int c = 1; c <= row[0]; ++c) {
-      const int32_t p = row[c];
-      require(p >= 0 && p < total, cell(table, e, c),
-              "instance id must be in [0, world_size*place_per_rank) = [0, " +
-                  std::to_string(total) + ")" + got(p));
-      require(seenAt[std::size_t(p)] < 0, cell(table, e, c),
-              "instance id " + std::to_string(p) + " is already used in row " +
-                  std::to_string(seenAt[std::size_t(p)]) + "; instance ids must be unique");
-      seenAt[std::size_t(p)] = e;
-    }
+    if (rules == UpdateExpertRules::RealOperator)
+      check(count >= 1 && count <= a.tableCols - 1, cell(table, e, 0),
+            "instance count must satisfy 1 <= count <= F-1 = " + std::to_string(a.tableCols - 1) +
+                got(count),
+            Rule::Undefined);
+    check(count >= 1 && count <= maxCount, cell(table, e, 0),
+          "instance count must satisfy 1 <= count <= min(world_size, F-1) = " +
+              std::to_string(maxCount) + got(count),
+          Rule::PipelineOnly);
+    countsInRow = countsInRow && count <= maxCount;
   }
 
   for (int t = 0; t < a.bs; ++t) {
     for (int j = 0; j < a.k; ++j) {
       const int32_t e = a.expertIds[std::size_t(t) * a.k + j];
-      require(e >= 0 && e < a.numExperts, cell(ids, t, j),
-              "expert id must be in [0, E) = [0, " + std::to_string(a.numExperts) + ")" + got(e));
+      check(e >= 0 && e < a.numExperts, cell(ids, t, j),
+            "expert id must be in [0, E) = [0, " + std::to_string(a.numExperts) + ")" + got(e),
+            Rule::Undefined);
     }
   }
 
-  require(a.balanceMode == 0 || a.balanceMode == 1, jsonf::child(pathPrefix, "balance_mode"),
-          "must be 0 (by rank) or 1 (by token)" + got(a.balanceMode));
+  // placePerRank is not an argument of the kernel; it is implied by the table. Instance p
+  // lives on rank p / placePerRank, so the instance ids must be exactly 0 .. total-1, which
+  // also gives every rank the same number of instances. The real operator copies whatever
+  // the row holds, so under its rules these are warnings (one per rule, the first cell).
+  if (countsInRow) {
+    const std::int64_t total = totalInstances(a);
+    const bool worldOk = a.worldSize >= 1;
+    check(total <= kUpdateExpertMaxInstances, table,
+          "total instances (place_per_rank * world_size) must be <= " +
+              std::to_string(kUpdateExpertMaxInstances) + got(total),
+          Rule::PipelineOnly);
+    check(worldOk && total % a.worldSize == 0, table,
+          "total instances (" + std::to_string(total) + ") must be a multiple of world_size (" +
+              std::to_string(a.worldSize) + ") so every rank holds the same number of instances",
+          Rule::PipelineOnly);
+    if (total <= kUpdateExpertMaxInstances) {
+      std::vector<int> seenAt(std::size_t(total), -1);  // row that used each instance id
+      bool idsOk = true;
+      for (int e = 0; e < a.numExperts && idsOk; ++e) {
+        const int32_t* row = &a.eplbTable[std::size_t(e) * a.tableCols];
+        for (int c = 1; c <= row[0] && idsOk; ++c) {
+          const int32_t p = row[c];
+          idsOk = p >= 0 && p < total;
+          check(idsOk, cell(table, e, c),
+                "instance id must be in [0, world_size*place_per_rank) = [0, " +
+                    std::to_string(total) + ")" + got(p),
+                Rule::PipelineOnly);
+          if (!idsOk) break;
+          idsOk = seenAt[std::size_t(p)] < 0;
+          check(idsOk, cell(table, e, c),
+                "instance id " + std::to_string(p) + " is already used in row " +
+                    std::to_string(seenAt[std::size_t(p)]) + "; instance ids must be unique",
+                Rule::PipelineOnly);
+          seenAt[std::size_t(p)] = e;
+        }
+      }
+    }
+  }
+
   // Seed 002 only demands this range for balance_mode 0, but a rank id outside the world is
-  // a mistake in either mode, so it is checked always.
-  require(
+  // a mistake in either mode, so the pipeline checks it always.
+  check(
       a.localRankId >= 0 && a.localRankId < a.worldSize, jsonf::child(pathPrefix, "local_rank_id"),
-      "must be in [0, world_size) = [0, " + std::to_string(a.worldSize) + ")" + got(a.localRankId));
+      "must be in [0, world_size) = [0, " + std::to_string(a.worldSize) + ")" + got(a.localRankId),
+      Rule::Mode0);
 
   // Pruning inputs.
-  require(a.expertScales.has_value() || !a.pruningThreshold.has_value(), scales,
-          "is required when pruning_threshold is given (they are given together)");
-  require(a.pruningThreshold.has_value() || !a.expertScales.has_value(), threshold,
-          "is required when expert_scales is given (they are given together)");
+  check(a.expertScales.has_value() || !a.pruningThreshold.has_value(), scales,
+        "is required when pruning_threshold is given (they are given together)", Rule::Null);
+  check(a.pruningThreshold.has_value() || !a.expertScales.has_value(), threshold,
+        "is required when expert_scales is given (they are given together)", Rule::Null);
   // Seed 002: an active mask only means something with pruning; accepting it alone would
   // silently ignore it because balanced_active_mask is only produced with pruning.
-  require(!a.activeMask.has_value() || a.expertScales.has_value(), active,
-          "requires expert_scales and pruning_threshold");
+  check(!a.activeMask.has_value() || a.expertScales.has_value(), active,
+        "requires expert_scales and pruning_threshold", Rule::Null);
   if (a.expertScales) {
-    require(a.expertScales->size() == std::size_t(a.bs) * a.k, scales,
-            "must have the shape of expert_ids, BS*K = " + std::to_string(a.bs * a.k) + " values" +
-                got(std::int64_t(a.expertScales->size())));
+    check(a.expertScales->size() == std::size_t(a.bs) * a.k, scales,
+          "must have the shape of expert_ids, BS*K = " + std::to_string(a.bs * a.k) + " values" +
+              got(std::int64_t(a.expertScales->size())),
+          Rule::ShapeOrValue);
     for (int t = 0; t < a.bs; ++t) {
       for (int j = 0; j < a.k; ++j) {
-        require(std::isfinite((*a.expertScales)[std::size_t(t) * a.k + j]), cell(scales, t, j),
-                "must be a finite number");
+        check(std::isfinite((*a.expertScales)[std::size_t(t) * a.k + j]), cell(scales, t, j),
+              "must be a finite number", Rule::ShapeOrValue);
       }
     }
   }
   if (a.pruningThreshold) {
-    require(a.pruningThreshold->size() == std::size_t(a.k), threshold,
-            "must have K = " + std::to_string(a.k) + " values" +
-                got(std::int64_t(a.pruningThreshold->size())));
+    check(a.pruningThreshold->size() == std::size_t(a.k), threshold,
+          "must have K = " + std::to_string(a.k) + " values" +
+              got(std::int64_t(a.pruningThreshold->size())),
+          Rule::ShapeOrValue);
     for (int j = 0; j < a.k; ++j) {
-      require(std::isfinite((*a.pruningThreshold)[std::size_t(j)]), jsonf::index(threshold, j),
-              "must be a finite number");
+      check(std::isfinite((*a.pruningThreshold)[std::size_t(j)]), jsonf::index(threshold, j),
+            "must be a finite number", Rule::ShapeOrValue);
     }
   }
   if (a.activeMask) {
-    require(a.activeMask->size() == std::size_t(a.bs), active,
-            "must have BS = " + std::to_string(a.bs) + " values" +
-                got(std::int64_t(a.activeMask->size())));
-    // The kernel treats the active tokens as a prefix, so a true after a false is refused.
+    check(a.activeMask->size() == std::size_t(a.bs), active,
+          "must have BS = " + std::to_string(a.bs) + " values" +
+              got(std::int64_t(a.activeMask->size())),
+          Rule::ShapeOrValue);
+    // The pipeline's kernel treats the active tokens as a prefix; the real operator documents
+    // that order but computes each token from its own flag.
     for (int t = 1; t < a.bs; ++t) {
-      require(!((*a.activeMask)[std::size_t(t)] && !(*a.activeMask)[std::size_t(t) - 1]),
-              jsonf::index(active, std::size_t(t)),
+      if ((*a.activeMask)[std::size_t(t)] && !(*a.activeMask)[std::size_t(t) - 1]) {
+        check(false, jsonf::index(active, std::size_t(t)),
               "all true entries must come before any false entry (true after false at index " +
-                  std::to_string(t) + ")");
+                  std::to_string(t) + ")",
+              Rule::PipelineOnly);
+        break;
+      }
     }
   }
+  return check.take();
 }
 
 int updateExpertPlacePerRank(const UpdateExpertArgs& a) {
@@ -158,9 +266,16 @@ int updateExpertPlacePerRank(const UpdateExpertArgs& a) {
 }
 
 UpdateExpertResult updateExpertReference(const UpdateExpertArgs& a) {
-  validateUpdateExpert(a);
+  return updateExpertReference(a, UpdateExpertRules::Pipeline, nullptr);
+}
+
+UpdateExpertResult updateExpertReference(const UpdateExpertArgs& a, UpdateExpertRules rules,
+                                         std::vector<UpdateExpertWarning>* warnings) {
+  const std::vector<UpdateExpertWarning> w = validateUpdateExpert(a, "", rules);
   UpdateExpertResult r;
-  r.placePerRank = updateExpertPlacePerRank(a);
+  // Instances per rank only exist for a table the pipeline can use.
+  r.placePerRank = w.empty() ? updateExpertPlacePerRank(a) : 0;
+  if (warnings) warnings->insert(warnings->end(), w.begin(), w.end());
   r.balancedIds.resize(std::size_t(a.bs) * a.k);
 
   for (int i = 0; i < a.bs * a.k; ++i) {

@@ -136,7 +136,7 @@ std::string shapeText(const std::vector<std::size_t>& shape) {
 std::size_t npyItemSize(const std::string& dtype) {
   if (dtype == "<i4" || dtype == "<f4") return 4;
   if (dtype == "<i8") return 8;
-  if (dtype == "<u2") return 2;
+  if (dtype == "<u2" || dtype == "<f2") return 2;
   if (dtype == "|u1" || dtype == "|b1") return 1;
   return 0;
 }

@@ -4,7 +4,8 @@
 //
 // Only the little-endian, C-order dtypes the pipeline uses are supported:
 //   '<i4' int32 (ids, counts), '<i8' int64 (traces written by numpy default ints),
-//   '<f4' float32 (routing weights), '<u2' uint16 (bf16 bit patterns),
+//   '<f4' float32 (routing weights), '<u2' uint16 (bf16 bit patterns), '<f2' float16
+//   (IEEE half, read and written as uint16 bit patterns: set dtype after makeNpy<uint16_t>),
 //   '|u1' uint8 and '|b1' bool (masks).
 // Reading never trusts the file: every malformed header, dtype, shape or size is an
 // InputError naming the file, so a bad vector fails with a message rather than a crash.

@@ -619,3 +619,60 @@ TEST(UpdateExpertRandomized, CorruptingOneInstanceIdIsCaughtAtThatCell) {
                    "unique");
   }
 }
+
+// ---- the real operator's rules (UpdateExpertRules::RealOperator) ----
+
+using moe::UpdateExpertRules;
+
+TEST(UpdateExpertRealOp, PipelineOnlyRulesAreWarningsThereAndErrorsInThePipeline) {
+  UpdateExpertArgs a = baseArgs();
+  a.eplbTable = {2, 0, 0, 1, 1, -1, 1, 1, -1};  // instance ids repeated (rank ids, op-plugin style)
+  const auto w = validateUpdateExpert(a, "", UpdateExpertRules::RealOperator);
+  ASSERT_FALSE(w.empty());
+  EXPECT_EQ(w.front().path.rfind("eplb_table", 0), 0u) << w.front().path;
+  // The scenario path keeps the rule and says why.
+  expectRejected(a, "eplb_table[0][2]", "the pipeline needs it");
+  // The output is what the kernel computes: the row's entries, whatever they are.
+  std::vector<moe::UpdateExpertWarning> warnings;
+  const auto r = updateExpertReference(a, UpdateExpertRules::RealOperator, &warnings);
+  EXPECT_EQ(r.balancedIds, (std::vector<int32_t>{0, 1, 1, 0}));
+  EXPECT_EQ(r.placePerRank, 0);
+  EXPECT_EQ(warnings.size(), w.size());
+}
+
+TEST(UpdateExpertRealOp, Mode1IgnoresWorldSizeAndLocalRank) {
+  UpdateExpertArgs a = baseArgs();
+  a.balanceMode = 1;
+  a.worldSize = 1;
+  a.localRankId = 9;
+  EXPECT_TRUE(validateUpdateExpert(a, "", UpdateExpertRules::RealOperator).empty());
+  expectRejected(a, "world_size", "real operator accepts this");
+  a.balanceMode = 0;
+  try {
+    validateUpdateExpert(a, "", UpdateExpertRules::RealOperator);
+    ADD_FAILURE() << "mode 0 must check world_size";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.path(), "world_size");
+    EXPECT_NE(e.rule().find("[561002]"), std::string::npos) << e.rule();
+  }
+}
+
+TEST(UpdateExpertRealOp, OutOfRowContentsStayErrorsBecauseTheKernelWouldReadOutOfBounds) {
+  UpdateExpertArgs a = baseArgs();
+  a.eplbTable[0] = 5;  // count beyond the row
+  EXPECT_THROW(validateUpdateExpert(a, "", UpdateExpertRules::RealOperator), InputError);
+  a = baseArgs();
+  a.expertIds[1] = 7;  // no such table row
+  EXPECT_THROW(validateUpdateExpert(a, "", UpdateExpertRules::RealOperator), InputError);
+}
+
+TEST(UpdateExpertRealOp, UnorderedMaskComputesEachTokenByItsOwnFlag) {
+  UpdateExpertArgs a = withPruning(baseArgs());
+  a.activeMask = std::vector<uint8_t>{0, 1};
+  std::vector<moe::UpdateExpertWarning> warnings;
+  const auto r = updateExpertReference(a, UpdateExpertRules::RealOperator, &warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].path, "active_mask[1]");
+  EXPECT_EQ(*r.balancedActiveMask, (std::vector<uint8_t>{0, 0, 1, 1}));
+  expectRejected(a, "active_mask[1]", "before any false");
+}

@@ -1,0 +1,222 @@
+// `moe-sim export-vectors` as a user runs it: the manifest, the .npy files it lists (read
+// back with the core's reader, which trusts nothing), the digest, the encodings and errors.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <string>
+
+#include "core/util/npy.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+  int exitCode;
+  std::string out;
+  std::string err;
+};
+
+class ExportVectorsCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("moe_export_cli_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result run(const std::string& args) {
+    const fs::path err = dir_ / "stderr.txt";
+    const std::string cmd = std::string(MOE_SIM_PATH) + " " + args + " 2>'" + err.string() + "'";
+    Result r{-1, "", ""};
+    FILE* p = popen(cmd.c_str(), "r");
+    std::array<char, 4096> buf{};
+    std::size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    const int status = pclose(p);
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream e(err);
+    r.err.assign(std::istreambuf_iterator<char>(e), {});
+    return r;
+  }
+
+  // Two servers of two cards (the hierarchical path), pruning, a shared expert.
+  std::string smallScenario(const std::function<void(json&)>& edit = {}) {
+    std::ifstream in(std::string(MOE_SOURCE_DIR) + "/resources/scenarios/default.json");
+    json j = json::parse(in);
+    j["name"] = "export-test";
+    j["cluster"]["servers"] = 2;
+    j["cluster"]["cards_per_server"] = 2;
+    j["hardware"]["overrides"]["cards_per_server"] = 2;
+    j["model"]["tokens_per_rank"] = 16;
+    j["model"]["hidden"] = 128;
+    j["model"]["experts"] = 8;
+    j["model"]["topk"] = 4;
+    j["eplb"]["pruning_threshold"] = {0.0, 0.05, 0.1, 0.2};
+    j["eplb"]["active_tokens"] = 12;
+    j["rings"]["chunk_bytes"] = 4096;
+    if (edit) edit(j);
+    const fs::path p = dir_ / "scenario.json";
+    std::ofstream(p) << j.dump(2);
+    return p.string();
+  }
+
+  json manifest(const fs::path& out) {
+    std::ifstream in(out / "manifest.json");
+    return json::parse(in);
+  }
+
+  fs::path dir_;
+};
+
+std::string digestOf(const std::string& out) {
+  const auto at = out.find("digest: ");
+  return at == std::string::npos ? "" : out.substr(at + 8, 16);
+}
+
+TEST_F(ExportVectorsCli, ManifestListsEveryFileWithItsDtypeAndShape) {
+  const std::string sc = smallScenario();
+  const Result r = run("export-vectors '" + sc + "' --out '" + (dir_ / "v").string() + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json m = manifest(dir_ / "v");
+  EXPECT_EQ(m.at("scenario"), "export-test");
+  EXPECT_EQ(m.at("seed"), 1);
+  EXPECT_FALSE(m.at("tool_version").get<std::string>().empty());
+  EXPECT_EQ(m.at("encodings").at("counts"), "counts");
+  std::map<std::string, int> perOp;
+  for (const json& f : m.at("files")) {
+    const moe::NpyArray a = moe::readNpy((dir_ / "v" / f.at("file").get<std::string>()).string());
+    EXPECT_EQ(a.dtype, f.at("dtype")) << f.dump();
+    EXPECT_EQ(a.shape, f.at("shape").get<std::vector<std::size_t>>()) << f.dump();
+    ++perOp[f.at("op").get<std::string>() + "/" + f.at("argument").get<std::string>()];
+  }
+  // Every argument of every operator, once per rank (4 ranks).
+  for (const char* key :
+       {"moe_update_expert/expert_ids", "moe_update_expert/eplb_table",
+        "moe_update_expert/expert_scales", "moe_update_expert/pruning_threshold",
+        "moe_update_expert/active_mask", "moe_update_expert/balanced_expert_ids",
+        "moe_update_expert/balanced_active_mask", "get_dispatch_layout/topk_idx",
+        "get_dispatch_layout/is_token_in_rank", "get_dispatch_layout/num_tokens_per_rdma_rank",
+        "moe_distribute_dispatch/x", "moe_distribute_dispatch/expand_x",
+        "moe_distribute_dispatch/expand_idx", "moe_distribute_dispatch/expert_token_nums",
+        "moe_distribute_dispatch/ep_recv_counts",
+        "moe_distribute_dispatch/ep_recv_counts_per_server", "moe_distribute_combine/expand_x",
+        "moe_distribute_combine/ep_send_counts", "moe_distribute_combine/x"})
+    EXPECT_EQ(perOp[key], 4) << key;
+}
+
+TEST_F(ExportVectorsCli, DigestIsTheRunsDigest) {
+  const std::string sc = smallScenario();
+  const Result e = run("export-vectors '" + sc + "' --out '" + (dir_ / "v").string() + "'");
+  const Result r = run("run '" + sc + "'");
+  ASSERT_EQ(e.exitCode, 0) << e.err;
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  ASSERT_EQ(digestOf(r.out).size(), 16u);
+  EXPECT_EQ(digestOf(e.out), digestOf(r.out));
+  EXPECT_EQ(manifest(dir_ / "v").at("digest"), digestOf(r.out));
+}
+
+TEST_F(ExportVectorsCli, PrefixSumsFlagWritesTheCumulativeCounts) {
+  const std::string sc = smallScenario();
+  ASSERT_EQ(run("export-vectors '" + sc + "' --out '" + (dir_ / "c").string() + "'").exitCode, 0);
+  ASSERT_EQ(
+      run("export-vectors '" + sc + "' --counts prefix-sums --out '" + (dir_ / "p").string() + "'")
+          .exitCode,
+      0);
+  EXPECT_EQ(manifest(dir_ / "p").at("encodings").at("counts"), "prefix-sums");
+  for (const char* f : {"moe_distribute_dispatch/rank1/ep_recv_counts.npy",
+                        "moe_distribute_dispatch/rank1/expert_token_nums.npy"}) {
+    const moe::NpyArray c = moe::readNpy((dir_ / "c" / f).string());
+    const moe::NpyArray p = moe::readNpy((dir_ / "p" / f).string());
+    ASSERT_EQ(c.dtype, p.dtype);
+    if (c.dtype == "<i4") {
+      auto v = c.as<std::int32_t>();
+      std::partial_sum(v.begin(), v.end(), v.begin());
+      EXPECT_EQ(v, p.as<std::int32_t>()) << f;
+    } else {
+      auto v = c.as<std::int64_t>();
+      std::partial_sum(v.begin(), v.end(), v.begin());
+      EXPECT_EQ(v, p.as<std::int64_t>()) << f;
+    }
+  }
+}
+
+TEST_F(ExportVectorsCli, SlotsLayoutPointsAtTheReceivedRows) {
+  const std::string sc = smallScenario();
+  ASSERT_EQ(run("export-vectors '" + sc + "' --out '" + (dir_ / "r").string() + "'").exitCode, 0);
+  ASSERT_EQ(
+      run("export-vectors '" + sc + "' --expand-idx slots --out '" + (dir_ / "s").string() + "'")
+          .exitCode,
+      0);
+  // Every row listed by the rows layout on rank d appears in exactly one slot of its source.
+  const int R = 4, K = 4;
+  std::vector<std::vector<std::int32_t>> slots;
+  for (int r = 0; r < R; ++r)
+    slots.push_back(moe::readNpy((dir_ / "s" / "moe_distribute_dispatch" /
+                                  ("rank" + std::to_string(r)) / "expand_idx.npy")
+                                     .string())
+                        .as<std::int32_t>());
+  for (int d = 0; d < R; ++d) {
+    const auto rows = moe::readNpy((dir_ / "r" / "moe_distribute_dispatch" /
+                                    ("rank" + std::to_string(d)) / "expand_idx.npy")
+                                       .string())
+                          .as<std::int32_t>();
+    for (std::size_t row = 0; row * 3 < rows.size(); ++row)
+      EXPECT_EQ(
+          slots[std::size_t(rows[row * 3])][std::size_t(rows[row * 3 + 1] * K + rows[row * 3 + 2])],
+          std::int32_t(row));
+  }
+}
+
+TEST_F(ExportVectorsCli, AddRmsNormAndTheFusedWorkloadExportTheirArguments) {
+  const std::string sc = smallScenario([](json& j) { j["combine"]["add_rms_norm"] = true; });
+  ASSERT_EQ(run("export-vectors '" + sc + "' --out '" + (dir_ / "n").string() + "'").exitCode, 0);
+  const fs::path n = dir_ / "n" / "moe_distribute_combine_add_rms_norm" / "rank0";
+  for (const char* f : {"residual_x.npy", "gamma.npy", "x.npy", "y.npy", "rstd.npy"})
+    EXPECT_TRUE(fs::exists(n / f)) << f;
+  EXPECT_EQ(moe::readNpy((n / "rstd.npy").string()).shape, (std::vector<std::size_t>{16, 1}));
+
+  const std::string a2a = smallScenario([](json& j) {
+    j["workload"]["kind"] = "alltoall-matmul-rs";
+    j["workload"]["m"] = 256;
+    j["workload"]["n"] = 128;
+    j["workload"]["k"] = 1024;
+  });
+  const Result r = run("export-vectors '" + a2a + "' --out '" + (dir_ / "a").string() + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const fs::path a = dir_ / "a" / "alltoall_matmul_reduce_scatter" / "rank3";
+  EXPECT_EQ(moe::readNpy((a / "input.npy").string()).shape, (std::vector<std::size_t>{32, 1024}));
+  EXPECT_EQ(moe::readNpy((a / "weight.npy").string()).shape, (std::vector<std::size_t>{128, 128}));
+  EXPECT_EQ(moe::readNpy((a / "output.npy").string()).dtype, "<f2");
+}
+
+TEST_F(ExportVectorsCli, UnwritableOutIsBadInputNamingTheOption) {
+  const fs::path file = dir_ / "a-file";
+  std::ofstream(file) << "x";
+  const Result r = run("export-vectors --out '" + (file / "sub").string() + "'");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("error: --out: "), std::string::npos) << r.err;
+}
+
+TEST_F(ExportVectorsCli, BadScenarioIsBadInput) {
+  const std::string sc = smallScenario([](json& j) { j["model"]["topk"] = 0; });
+  const Result r = run("export-vectors '" + sc + "' --out '" + (dir_ / "v").string() + "'");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("model.topk"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "v" / "manifest.json"));
+}
+
+}  // namespace
