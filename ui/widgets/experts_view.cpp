@@ -148,6 +148,10 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   auto* inner = new QVBoxLayout(content_);
   inner->setContentsMargins(0, 0, 0, 0);
   inner->addLayout(head);
+  rebalanceResult_ = new QLabel;
+  rebalanceResult_->setWordWrap(true);
+  rebalanceResult_->hide();
+  inner->addWidget(rebalanceResult_);
   inner->addWidget(split, 1);
   auto* lay = new QVBoxLayout(this);
   lay->addWidget(notApplicable_, 1);
@@ -164,7 +168,29 @@ QString ExpertsView::notApplicableText() const {
   return notApplicable_->isHidden() ? QString() : notApplicable_->text();
 }
 
+void ExpertsView::beginRebalance() {
+  beforeRebalance_ = load_;
+  rebalancing_ = true;
+}
+
+QString ExpertsView::rebalanceText() const {
+  return rebalanceResult_->isHidden() ? QString() : rebalanceResult_->text();
+}
+
 void ExpertsView::setLoad(const ExpertLoad& L) {
+  // A rebalance's own result is compared with the load it started from; any other new load
+  // (another scenario) ends the comparison.
+  compared_ = rebalancing_ && beforeRebalance_.perRankAfter.size() == L.perRankAfter.size();
+  rebalancing_ = false;
+  rebalanceResult_->setVisible(compared_);
+  if (compared_)
+    rebalanceResult_->setText(
+        tr("<b>Rebalanced.</b> Per-rank token load max/mean after UpdateExpert: %1 with the "
+           "previous table → %2 with the rebalanced one (%3 redundant experts). The rank chart "
+           "shows both.")
+            .arg(imbalance(beforeRebalance_.perRankAfter), 0, 'f', 2)
+            .arg(imbalance(L.perRankAfter), 0, 'f', 2)
+            .arg(L.redundantExperts));
   load_ = L;
   const int ranks = static_cast<int>(L.perRankAfter.size());
   redundant_->setSingleStep(std::max(1, ranks));
@@ -195,6 +221,17 @@ void ExpertsView::setLoad(const ExpertLoad& L) {
            .arg(imbalance(L.perExpert), 0, 'f', 2),
        {tr("routed")}, {L.perExpert}, one);
   instances_->setLoad(L, model_->colors());
+  if (compared_) {
+    const QList<QColor> three{QColor(0xb0, 0xb0, 0xb0), QColor(0xe0, 0x90, 0x40),
+                              QColor(0x3c, 0xa0, 0x6a)};
+    fill(ranks_,
+         tr("Tokens per rank — imbalance previous table %1, rebalanced %2")
+             .arg(imbalance(beforeRebalance_.perRankAfter), 0, 'f', 2)
+             .arg(imbalance(L.perRankAfter), 0, 'f', 2),
+         {tr("identity"), tr("previous table"), tr("rebalanced")},
+         {L.perRankBefore, beforeRebalance_.perRankAfter, L.perRankAfter}, three);
+    return;
+  }
   fill(ranks_,
        tr("Tokens per rank (%1 instances each) — imbalance before %2, after %3")
            .arg(L.placePerRank)
