@@ -6,6 +6,7 @@ packages=(
   nlohmann-json3-dev libspdlog-dev libcli11-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   qtbase5-dev libqt5charts5-dev
+  ffmpeg  # moe-workbench --record: frames to an animated GIF and an MP4 for slides
 )
 missing=()
 for p in "${packages[@]}"; do

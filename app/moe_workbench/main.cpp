@@ -6,10 +6,13 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <algorithm>
 #include <cstdio>
 
 #include "core/scenario/scenario_json.h"
+#include "record.h"
 #include "screenshot.h"
+#include "ui/models/lesson.h"
 #include "ui/style/presenter.h"
 #include "ui/widgets/main_window.h"
 
@@ -28,6 +31,18 @@ struct Options {
                             "With --screenshot: play lesson NAME (or all lessons) and write one "
                             "PNG per step into DIR.",
                             "NAME"};
+  QCommandLineOption record{"record",
+                            "Play the scenario headlessly (the Run button's playback on a "
+                            "simulated clock) and write numbered PNG frames, frames.csv and, "
+                            "with ffmpeg, record.gif and record.mp4 into DIR.",
+                            "DIR"};
+  QCommandLineOption speed{
+      "speed", "With --record: emulated microseconds per second (default 500).", "US", "500"};
+  QCommandLineOption fps{"fps", "With --record: frames per second (default 10).", "N", "10"};
+  QCommandLineOption view{"view",
+                          "With --record: the view to record (cluster, card, experts, timeline, "
+                          "metrics, scenario, compare; default card).",
+                          "NAME", "card"};
   QCommandLineOption failOnElided{
       "fail-on-elided",
       "With --screenshot: exit with code 3 if any label, button, tab or chart text is "
@@ -44,6 +59,10 @@ void describe(QCommandLineParser& cli, Options& o) {
   cli.addOption(o.scale);
   cli.addOption(o.failOnElided);
   cli.addOption(o.lesson);
+  cli.addOption(o.record);
+  cli.addOption(o.speed);
+  cli.addOption(o.fps);
+  cli.addOption(o.view);
   cli.addPositionalArgument("scenario",
                             "Scenario JSON file (default: the built-in default scenario).");
 }
@@ -76,8 +95,10 @@ bool hasFlag(int argc, char** argv, const QString& name) {
 // Headless modes work without a display server: fall back to the offscreen platform.
 void headlessIfNoDisplay(int argc, char** argv) {
   bool headless = false;
-  for (int i = 1; i < argc; ++i)
-    headless |= QString::fromLocal8Bit(argv[i]).startsWith("--screenshot");
+  for (int i = 1; i < argc; ++i) {
+    const QString a = QString::fromLocal8Bit(argv[i]);
+    headless |= a.startsWith("--screenshot") || a.startsWith("--record");
+  }
   if (headless && qEnvironmentVariableIsEmpty("DISPLAY") &&
       qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
       qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
@@ -136,6 +157,31 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", e.what());
       return 2;
     }
+  }
+  if (cli.isSet(o.record)) {
+    moe::ui::RecordOptions r;
+    r.dir = cli.value(o.record);
+    bool okSpeed = false, okFps = false;
+    const double us = cli.value(o.speed).toDouble(&okSpeed);
+    r.fps = cli.value(o.fps).toInt(&okFps);
+    r.view = cli.value(o.view);
+    if (!okSpeed || us < 1 || us > 10000) {
+      std::fprintf(stderr, "--speed: must be 1 to 10000 (emulated us per second)\n");
+      return 2;
+    }
+    if (!okFps || r.fps < 1 || r.fps > 60) {
+      std::fprintf(stderr, "--fps: must be an integer from 1 to 60\n");
+      return 2;
+    }
+    const auto& views = moe::ui::lessonViews();
+    if (std::find(views.begin(), views.end(), r.view) == views.end()) {
+      std::fprintf(
+          stderr,
+          "--view: must be cluster, card, experts, timeline, metrics, scenario or compare\n");
+      return 2;
+    }
+    r.psPerWallSecond = us * 1e6;
+    return moe::ui::recordPlayback(w, r);
   }
   if (cli.isSet(o.lesson) && !cli.isSet(shot)) {
     std::fprintf(stderr, "--lesson: needs --screenshot DIR (or pick the lesson in the app)\n");

@@ -88,7 +88,7 @@ Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId) {
   }
   // A core keeps the role of the last program launched on it; only cores at work in the
   // current stage show theirs. Any working core is in it (stages run one after another); an
-  // idle core is if it went idle after the stage began. A core whose program finished
+  // idle or done core is if it stopped after the stage began. A core whose program finished
   // exactly at the start reads as idle, which is what it is for this stage.
   const auto& marks = emu.observer().stages();
   const Time stageStart = marks.empty() ? Time{-1} : marks.back().start;
@@ -103,7 +103,8 @@ Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId) {
     cs.name = c.name();
     cs.activity = c.activity();
     cs.since = c.activitySince();
-    const bool inStage = cs.activity != Activity::Idle || cs.since > stageStart;
+    const bool finished = cs.activity == Activity::Idle || cs.activity == Activity::Done;
+    const bool inStage = !finished || cs.since > stageStart;
     cs.role = inStage ? c.role() : Role::Idle;
     cs.waitText = c.waitDescription();
     cs.timeIn = c.activityTime();

@@ -81,8 +81,9 @@ TEST(Snapshot, FollowsTheRunAndShowsOnlyTheCurrentStagesRoles) {
       working += isWorking(c.activity);
       waiting += isWaiting(c.activity);
       // A core at work or blocked runs a program of this stage, so it has a role.
-      if (isWorking(c.activity) || isWaiting(c.activity))
+      if (isWorking(c.activity) || isWaiting(c.activity)) {
         EXPECT_NE(c.role, Role::Idle) << c.name << " at " << s.now;
+      }
       const std::set<Role> allowed = rolesOf(s.stage);
       if (!allowed.empty() && c.role != Role::Idle) {
         EXPECT_TRUE(allowed.count(c.role))
@@ -111,7 +112,9 @@ TEST(Snapshot, FollowsTheRunAndShowsOnlyTheCurrentStagesRoles) {
   ASSERT_FALSE(end.stageMarks.empty());
   for (std::size_t i = 0; i < end.stageMarks.size(); ++i) {
     EXPECT_GE(end.stageMarks[i].end, end.stageMarks[i].start);
-    if (i > 0) EXPECT_EQ(end.stageMarks[i].start, end.stageMarks[i - 1].end);
+    if (i > 0) {
+      EXPECT_EQ(end.stageMarks[i].start, end.stageMarks[i - 1].end);
+    }
   }
   EXPECT_EQ(end.stageMarks.back().end, end.now);
 }

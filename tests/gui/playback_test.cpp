@@ -53,7 +53,7 @@ std::vector<Shown> play(MainWindow& w, double speed, std::int64_t frameNs, int m
   for (int i = 0; i < maxFrames && (shown.empty() || !shown.back().finished); ++i) {
     clock->advance(frameNs);
     QMetaObject::invokeMethod(c, &RunController::tick);
-    QTimer::singleShot(60000, &loop, &QEventLoop::quit);  // a hang fails below, not forever
+    QTimer::singleShot(300000, &loop, &QEventLoop::quit);  // a hang fails below, not forever
     const std::size_t before = shown.size();
     loop.exec();
     if (shown.size() == before) break;

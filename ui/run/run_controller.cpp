@@ -31,7 +31,8 @@ void registerMetaTypes() {
   qRegisterMetaType<moe::Scenario>();
 }
 
-RunController::RunController(QObject* parent) : QObject(parent), tickMs_(kTickMs) {}
+RunController::RunController(QObject* parent)
+    : QObject(parent), tickMs_(kTickMs), sliceBudgetMs_(kSliceBudgetMs) {}
 
 RunController::~RunController() = default;
 
@@ -154,8 +155,8 @@ void RunController::stepEvent() {
   run_->step();
   play_.follow(run_->emulation().sim());
   sampleMetrics(false);
-  verifyIfFinished();
   emitFrame();
+  verifyIfFinished();  // after the frame: the reference check may take a while
 }
 
 void RunController::stepStage() {
@@ -170,8 +171,8 @@ void RunController::stepEvents(int n) {
   for (int i = 0; i < n && run_->step(); ++i)
     if (run_->emulation().sim().now() >= nextSample_) sampleMetrics(false);
   play_.follow(run_->emulation().sim());
-  verifyIfFinished();
   emitFrame();
+  verifyIfFinished();  // after the frame: the reference check may take a while
 }
 
 void RunController::stepTime(Time dt) {
@@ -186,8 +187,8 @@ void RunController::stepTime(Time dt) {
     if (sim.now() >= nextSample_) sampleMetrics(false);
   }
   play_.settle(sim, target);
-  verifyIfFinished();
   emitFrame();
+  verifyIfFinished();  // after the frame: the reference check may take a while
 }
 
 template <typename More>
@@ -272,9 +273,9 @@ void RunController::runFromStartTo(const LessonTarget& t) {
     play_.jumpTo(run_->emulation().sim(), t.time);
   else
     play_.follow(run_->emulation().sim());
-  verifyIfFinished();
   emitFrame(true);
   emit targetReached();
+  verifyIfFinished();
 }
 
 void RunController::runToEnd() {
@@ -332,7 +333,7 @@ void RunController::advance(More more, qint64 budgetMs) {
     run_->step();
     if (sim.now() >= nextSample_) sampleMetrics(false);
     // Checking the clock costs more than an event; every 64 events keeps the slice tight.
-    if ((++n & 63) == 0 && t.elapsed() >= budgetMs) break;
+    if (budgetMs > 0 && (++n & 63) == 0 && t.elapsed() >= budgetMs) break;
   }
 }
 
@@ -347,7 +348,7 @@ void RunController::tick() {
       // Aim from the play clock, not from the last event's time: across a gap with no
       // events the clock still moves, so playback never stalls.
       const Time aimed = play_.aim(speed_, dtNs);
-      advance([aimed](const Simulator& s) { return s.nextEventTime() <= aimed; }, kSliceBudgetMs);
+      advance([aimed](const Simulator& s) { return s.nextEventTime() <= aimed; }, sliceBudgetMs_);
       play_.settle(sim, aimed);
       break;
     }
@@ -364,8 +365,8 @@ void RunController::tick() {
   }
   if (mode_ != Mode::Playing) play_.follow(sim);
   if (sim.pendingEvents() == 0 && mode_ != Mode::Paused) setMode(Mode::Paused);
-  verifyIfFinished();
   emitFrame();
+  verifyIfFinished();  // after the frame: the reference check may take a while
 }
 
 void RunController::sampleMetrics(bool force) {

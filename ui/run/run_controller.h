@@ -41,6 +41,10 @@ class RunController : public QObject {
   // Worker slices while playing run every `ms`; 0 means no timer: whoever installed a manual
   // clock calls tick() after advancing it (the recorder, tests).
   void setTickInterval(int ms);
+  // Wall-time budget of one playing slice (default 10 ms, keeps the worker responsive); 0
+  // means none: every slice runs all events up to the play clock, so frames land exactly on
+  // speed x frame time whatever the machine's speed (the recorder).
+  void setSliceBudget(qint64 ms) { sliceBudgetMs_ = ms; }
 
  public slots:
   // design: DispatchImpl::Phased or Streaming for the MoE layer, A2aDesign for the fused
@@ -119,6 +123,7 @@ class RunController : public QObject {
   double speed_ = 2e6;  // 2 us of emulated time per wall second
   QTimer* timer_ = nullptr;
   int tickMs_;
+  qint64 sliceBudgetMs_;
   std::shared_ptr<WallClock> wall_ = std::make_shared<SteadyWallClock>();
   std::int64_t lastTickNs_ = 0;
   PlayClock play_;  // the emulated time every frame shows

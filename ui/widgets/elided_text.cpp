@@ -21,8 +21,9 @@ QString who(const QWidget* w) {
                              w->objectName().isEmpty() ? "" : " '" + w->objectName() + "'");
 }
 
+// Qt Charts ends a shortened text with "..."; a range like "0 … 63" is not shortened.
 bool elided(const QString& s) {
-  return s.endsWith("...") || s.endsWith(QChar(0x2026)) || s.contains(QChar(0x2026));
+  return s.endsWith("...") || s.endsWith(QChar(0x2026));
 }
 }  // namespace
 

@@ -65,11 +65,12 @@ void fill(QChartView* view, const QString& title, const QStringList& names,
   for (std::size_t i = 0; i < n; ++i) cats << QString::number(i);
   x->append(cats);
   // Past 32 bars the numbers no longer fit; the axis names the range and tooltips the rest.
-  x->setLabelsVisible(n <= 32);
-  if (n > 32) x->setTitleText(QString("0 … %1").arg(n - 1));
+  x->setLabelsVisible(n <= 16);
+  if (n > 16) x->setTitleText(QString("0 … %1").arg(n - 1));
   auto* y = new QValueAxis;
   y->setRange(0, top * 1.1);
-  y->setTitleText("token slots");
+  // No y title: the charts are short, a vertical "token slots" did not fit; the chart
+  // titles say what is counted.
   y->setLabelFormat("%.0f");
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
@@ -216,16 +217,14 @@ void ExpertsView::setLoad(const ExpertLoad& L) {
   model_->setLoad(L);
   const QList<QColor> one{QColor(0x4e, 0x9a, 0xf1)};
   const QList<QColor> two{QColor(0xb0, 0xb0, 0xb0), QColor(0x3c, 0xa0, 0x6a)};
-  fill(experts_,
-       tr("Tokens per logical expert — imbalance (max/mean) %1")
-           .arg(imbalance(L.perExpert), 0, 'f', 2),
+  fill(experts_, tr("Tokens per expert: max/mean %1").arg(imbalance(L.perExpert), 0, 'f', 2),
        {tr("routed")}, {L.perExpert}, one);
   instances_->setLoad(L, model_->colors());
   if (compared_) {
     const QList<QColor> three{QColor(0xb0, 0xb0, 0xb0), QColor(0xe0, 0x90, 0x40),
                               QColor(0x3c, 0xa0, 0x6a)};
     fill(ranks_,
-         tr("Tokens per rank — imbalance previous table %1, rebalanced %2")
+         tr("Tokens per rank: max/mean %1 previous, %2 rebalanced")
              .arg(imbalance(beforeRebalance_.perRankAfter), 0, 'f', 2)
              .arg(imbalance(L.perRankAfter), 0, 'f', 2),
          {tr("identity"), tr("previous table"), tr("rebalanced")},
@@ -233,8 +232,7 @@ void ExpertsView::setLoad(const ExpertLoad& L) {
     return;
   }
   fill(ranks_,
-       tr("Tokens per rank (%1 instances each) — imbalance before %2, after %3")
-           .arg(L.placePerRank)
+       tr("Tokens per rank: max/mean %1 before, %2 after")
            .arg(imbalance(L.perRankBefore), 0, 'f', 2)
            .arg(imbalance(L.perRankAfter), 0, 'f', 2),
        {tr("before"), tr("after")}, {L.perRankBefore, L.perRankAfter}, two);

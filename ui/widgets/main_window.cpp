@@ -101,12 +101,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resizeDocks({dock}, {340}, Qt::Horizontal);
 
   lessons_ = new LessonPanel(builtinLessons());
-  auto* lessonDock = new QDockWidget(tr("Lesson"));
-  lessonDock->setObjectName("lesson");
-  lessonDock->setWidget(lessons_);
-  lessonDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
-                          QDockWidget::DockWidgetClosable);
-  addDockWidget(Qt::BottomDockWidgetArea, lessonDock);
+  lessonDock_ = new QDockWidget(tr("Lesson"));
+  lessonDock_->setObjectName("lesson");
+  lessonDock_->setWidget(lessons_);
+  lessonDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                           QDockWidget::DockWidgetClosable);
+  addDockWidget(Qt::BottomDockWidgetArea, lessonDock_);
+  lessonDock_->hide();  // the views get the room until a lesson is chosen (View or Help menu)
   connect(lessons_, &LessonPanel::stepRequested, this, &MainWindow::showLessonStep);
 
   buildControls();
@@ -342,6 +343,10 @@ void MainWindow::buildMenus() {
   presenterAction_ = view->addAction(tr("Presenter mode (high contrast)"), this,
                                      [this](bool on) { setPresenterMode(on); });
   presenterAction_->setCheckable(true);
+  QAction* lessonsAction = lessonDock_->toggleViewAction();
+  lessonsAction->setText(tr("Lesson panel"));
+  lessonsAction->setToolTip(tr("Guided lessons, step by step with Back and Next"));
+  view->addAction(lessonsAction);
   presenterAction_->setToolTip(
       tr("High-contrast palette for a projector. Start with --presenter (and --scale 1.25 to 2) "
          "to also make text, lines and cells larger"));
@@ -356,6 +361,7 @@ void MainWindow::buildMenus() {
   });
   what->setShortcut(QKeySequence::HelpContents);
   what->setToolTip(tr("Explains the view that is open now (F1)"));
+  help->addAction(tr("Guided lessons…"), this, [this] { lessonDock_->show(); });
   help->addAction(tr("Keyboard shortcuts"), this, [this] {
     QMessageBox::information(
         this, tr("Keyboard shortcuts"),
@@ -375,8 +381,19 @@ void MainWindow::setPresenterMode(bool on) {
     setHighContrast(*app, on);
 }
 
+void MainWindow::setPlaybackSpeed(double ps) {
+  int i = speed_->findData(ps);
+  if (i < 0) {
+    speed_->addItem(tr("%1 us / s").arg(ps / 1e6), ps);
+    i = speed_->count() - 1;
+  }
+  speed_->setCurrentIndex(i);  // its signal hands the speed to the controller
+  QMetaObject::invokeMethod(controller_, [c = controller_, ps] { c->setSpeed(ps); });
+}
+
 void MainWindow::showLessonStep(const Lesson& lesson, int index) {
   if (index < 0 || index >= static_cast<int>(lesson.steps.size())) return;
+  lessonDock_->show();
   const LessonStep& step = lesson.steps[static_cast<std::size_t>(index)];
   if (step.scenario.workload.kind != designsFor_) setDesignChoices(step.scenario.workload.kind);
   if (!step.design.empty()) {

@@ -62,6 +62,8 @@ class MainWindow : public QMainWindow {
   // Steps by the amount chosen in the step-size combo, forward or back.
   void step(bool forward);
   void startCompare();
+  // Sets the playback speed (emulated ps per wall second) and shows it in the speed box.
+  void setPlaybackSpeed(double psPerWallSecond);
   // Presenter mode: the high-contrast palette (the scale is set at start-up, --presenter).
   void setPresenterMode(bool on);
   bool presenterMode() const { return presenter_; }
@@ -121,6 +123,7 @@ class MainWindow : public QMainWindow {
   CompareView* compare_;
   QTextBrowser* inspector_;
   LessonPanel* lessons_;
+  class QDockWidget* lessonDock_;
   QAction* run_;
   QAction* pause_;
   QComboBox* impl_;
