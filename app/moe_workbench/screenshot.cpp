@@ -10,6 +10,7 @@
 #include "ui/run/run_controller.h"
 #include "ui/widgets/card_view.h"
 #include "ui/widgets/elided_text.h"
+#include "ui/widgets/lesson_panel.h"
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/timeline_widget.h"
 
@@ -112,7 +113,8 @@ int writeLessonScreenshots(MainWindow& w, const QString& dir, const QString& whi
         if (shown) loop.quit();
       });
       QTimer::singleShot(300000, &loop, &QEventLoop::quit);
-      w.showLessonStep(*e.lesson, i);
+      // Through the panel, so the picture shows the step's narration too.
+      w.lessonPanel()->showStep(static_cast<int>(&e - all.data()), i);
       loop.exec();
       QObject::disconnect(c1);
       QObject::disconnect(c2);
