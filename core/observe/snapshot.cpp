@@ -87,8 +87,8 @@ Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId) {
     s.cards.push_back(CardSnap{c.id, c.server, c.local, c.aiv, c.aic});
   }
   // A core keeps the role of the last program launched on it; only cores at work in the
-  // current stage show theirs. Any working core is in it (stages run one after another); an
-  // idle or done core is if it stopped after the stage began. A core whose program finished
+  // current stage show theirs. Any working core is in it (stages run one after another); a
+  // done core is if it finished after the stage began. A core whose program finished
   // exactly at the start reads as idle, which is what it is for this stage.
   const auto& marks = emu.observer().stages();
   const Time stageStart = marks.empty() ? Time{-1} : marks.back().start;
@@ -103,9 +103,10 @@ Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId) {
     cs.name = c.name();
     cs.activity = c.activity();
     cs.since = c.activitySince();
-    const bool finished = cs.activity == Activity::Idle || cs.activity == Activity::Done;
-    const bool inStage = !finished || cs.since > stageStart;
-    cs.role = inStage ? c.role() : Role::Idle;
+    // Only a finished program can be stale: a core that never ran one has no role, and a
+    // launched one that has not begun its first activity is idle in this stage's role.
+    const bool stale = cs.activity == Activity::Done && cs.since <= stageStart;
+    cs.role = stale ? Role::Idle : c.role();
     cs.waitText = c.waitDescription();
     cs.timeIn = c.activityTime();
     s.cores.push_back(std::move(cs));

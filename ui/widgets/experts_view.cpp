@@ -65,8 +65,9 @@ void fill(QChartView* view, const QString& title, const QStringList& names,
   for (std::size_t i = 0; i < n; ++i) cats << QString::number(i);
   x->append(cats);
   // Past 32 bars the numbers no longer fit; the axis names the range and tooltips the rest.
-  x->setLabelsVisible(n <= 16);
-  if (n > 16) x->setTitleText(QString("0 … %1").arg(n - 1));
+  // Two-digit numbers under 16 narrow bars were elided at 1400x900: ten is the most that fit.
+  x->setLabelsVisible(n <= 10);
+  if (n > 10) x->setTitleText(QString("0 … %1").arg(n - 1));
   auto* y = new QValueAxis;
   y->setRange(0, top * 1.1);
   // No y title: the charts are short, a vertical "token slots" did not fit; the chart
