@@ -103,14 +103,23 @@ Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId) {
     cs.name = c.name();
     cs.activity = c.activity();
     cs.since = c.activitySince();
-    // Only a finished program can be stale: a core that never ran one has no role, and a
-    // launched one that has not begun its first activity is idle in this stage's role.
-    const bool stale = cs.activity == Activity::Done && cs.since <= stageStart;
-    cs.role = stale ? Role::Idle : c.role();
+    cs.role = c.role();
     cs.waitText = c.waitDescription();
     cs.timeIn = c.activityTime();
     s.cores.push_back(std::move(cs));
   }
+  // A role is the current stage's when some core took it in this stage: one still running,
+  // or one whose program finished after the stage began. A core whose program finished
+  // before (the layout stage's mappers during combine) shows idle; a finished core of a role
+  // still at work (an a2a core done early in the fused kernel) keeps it.
+  std::array<bool, static_cast<int>(Role::Count)> current{};
+  auto stale = [stageStart](const CoreSnap& c) {
+    return c.activity == Activity::Done && c.since <= stageStart;
+  };
+  for (const CoreSnap& c : s.cores)
+    if (!stale(c)) current[static_cast<std::size_t>(c.role)] = true;
+  for (CoreSnap& c : s.cores)
+    if (stale(c) && !current[static_cast<std::size_t>(c.role)]) c.role = Role::Idle;
   for (const RingBuffer& r : emu.rings()) s.rings.push_back(ringSnap(r));
   for (const WorkspaceStages& w : emu.workspaceStages()) s.workspace.push_back(stagesSnap(w));
   for (const LinkInfo& l : m.links()) {
