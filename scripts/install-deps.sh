@@ -7,6 +7,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   qtbase5-dev libqt5charts5-dev
   python3-dev python3-numpy python3-pytest pybind11-dev
+  ffmpeg  # moe-workbench --record: frames to an animated GIF and an MP4 for slides
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -5,29 +5,136 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
+#include <algorithm>
 #include <cstdio>
 
 #include "core/scenario/scenario_json.h"
+#include "record.h"
 #include "screenshot.h"
+#include "ui/models/lesson.h"
+#include "ui/style/presenter.h"
 #include "ui/widgets/main_window.h"
 
-int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  QApplication::setApplicationName("moe-workbench");
-  QCommandLineParser cli;
+namespace {
+struct Options {
+  QCommandLineOption shot{
+      "screenshot",
+      "Run the scenario headlessly to a busy moment and write one PNG per view into DIR.", "DIR"};
+  QCommandLineOption workload{"workload",
+                              "moe-layer or alltoall-matmul-rs (default: the scenario's).", "KIND"};
+  QCommandLineOption presenter{"presenter",
+                               "Presenter mode for a projector: larger text, lines and cells "
+                               "(see --scale) and a high-contrast palette."};
+  QCommandLineOption scale{"scale", "Presenter scale factor, 1.25 to 2 (default 1.5).", "F", "1.5"};
+  QCommandLineOption lesson{"lesson",
+                            "With --screenshot: play lesson NAME (or all lessons) and write one "
+                            "PNG per step into DIR.",
+                            "NAME"};
+  QCommandLineOption record{"record",
+                            "Play the scenario headlessly (the Run button's playback on a "
+                            "simulated clock) and write numbered PNG frames, frames.csv and, "
+                            "with ffmpeg, record.gif and record.mp4 into DIR.",
+                            "DIR"};
+  QCommandLineOption speed{
+      "speed", "With --record: emulated microseconds per second (default 500).", "US", "500"};
+  QCommandLineOption fps{"fps", "With --record: frames per second (default 10).", "N", "10"};
+  QCommandLineOption view{"view",
+                          "With --record: the view to record (cluster, card, experts, timeline, "
+                          "metrics, scenario, compare; default card).",
+                          "NAME", "card"};
+  QCommandLineOption failOnElided{
+      "fail-on-elided",
+      "With --screenshot: exit with code 3 if any label, button, tab or chart text is "
+      "clipped or elided (listed on stderr)."};
+};
+
+void describe(QCommandLineParser& cli, Options& o) {
   cli.setApplicationDescription(
       "MoE Pipeline Workbench: live views of rings, cores, links and expert load");
   cli.addHelpOption();
-  QCommandLineOption shot(
-      "screenshot",
-      "Run the scenario headlessly to a busy moment and write one PNG per view into DIR.", "DIR");
-  cli.addOption(shot);
-  QCommandLineOption workload("workload",
-                              "moe-layer or alltoall-matmul-rs (default: the scenario's).", "KIND");
-  cli.addOption(workload);
+  cli.addOption(o.shot);
+  cli.addOption(o.workload);
+  cli.addOption(o.presenter);
+  cli.addOption(o.scale);
+  cli.addOption(o.failOnElided);
+  cli.addOption(o.lesson);
+  cli.addOption(o.record);
+  cli.addOption(o.speed);
+  cli.addOption(o.fps);
+  cli.addOption(o.view);
   cli.addPositionalArgument("scenario",
                             "Scenario JSON file (default: the built-in default scenario).");
+}
+
+// --help needs no window: answer it before a QApplication looks for a display.
+bool wantsHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const QString a = QString::fromLocal8Bit(argv[i]);
+    if (a == "--help" || a == "-h" || a == "-?" || a == "--help-all") return true;
+  }
+  return false;
+}
+
+// The value after `name` (as "--name V" or "--name=V"), or `fallback`.
+QString rawOption(int argc, char** argv, const QString& name, const QString& fallback) {
+  for (int i = 1; i < argc; ++i) {
+    const QString a = QString::fromLocal8Bit(argv[i]);
+    if (a == name && i + 1 < argc) return QString::fromLocal8Bit(argv[i + 1]);
+    if (a.startsWith(name + "=")) return a.mid(name.size() + 1);
+  }
+  return fallback;
+}
+
+bool hasFlag(int argc, char** argv, const QString& name) {
+  for (int i = 1; i < argc; ++i)
+    if (QString::fromLocal8Bit(argv[i]) == name) return true;
+  return false;
+}
+
+// Headless modes work without a display server: fall back to the offscreen platform.
+void headlessIfNoDisplay(int argc, char** argv) {
+  bool headless = false;
+  for (int i = 1; i < argc; ++i) {
+    const QString a = QString::fromLocal8Bit(argv[i]);
+    headless |= a.startsWith("--screenshot") || a.startsWith("--record");
+  }
+  if (headless && qEnvironmentVariableIsEmpty("DISPLAY") &&
+      qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+      qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (wantsHelp(argc, argv)) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName("moe-workbench");
+    QCommandLineParser cli;
+    Options o;
+    describe(cli, o);
+    cli.process(app);  // prints the help and exits
+    return 0;
+  }
+  headlessIfNoDisplay(argc, argv);
+  // The presenter scale must be in place before the QApplication exists.
+  const bool presenter = hasFlag(argc, argv, "--presenter");
+  bool scaleOk = false;
+  const double scale = rawOption(argc, argv, "--scale", "1.5").toDouble(&scaleOk);
+  if (!scaleOk || scale < moe::ui::kPresenterMinScale || scale > moe::ui::kPresenterMaxScale) {
+    std::fprintf(stderr, "--scale: must be a number from %.2f to %.2f\n",
+                 moe::ui::kPresenterMinScale, moe::ui::kPresenterMaxScale);
+    return 2;
+  }
+  if (presenter) moe::ui::requestPresenterScale(scale);
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("moe-workbench");
+  QCommandLineParser cli;
+  Options o;
+  describe(cli, o);
   cli.process(app);
+  const QCommandLineOption& shot = o.shot;
+  const QCommandLineOption& workload = o.workload;
 
   const QString kind = cli.value(workload);
   if (cli.isSet(workload) && kind != "moe-layer" && kind != "alltoall-matmul-rs") {
@@ -36,6 +143,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   moe::ui::MainWindow w;
+  if (presenter) w.setPresenterMode(true);
   if (!cli.positionalArguments().isEmpty() || cli.isSet(workload)) {
     try {
       moe::Scenario sc =
@@ -50,7 +158,44 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (cli.isSet(shot)) return moe::ui::writeScreenshots(w, cli.value(shot));
+  if (cli.isSet(o.record)) {
+    moe::ui::RecordOptions r;
+    r.dir = cli.value(o.record);
+    bool okSpeed = false, okFps = false;
+    const double us = cli.value(o.speed).toDouble(&okSpeed);
+    r.fps = cli.value(o.fps).toInt(&okFps);
+    r.view = cli.value(o.view);
+    if (!okSpeed || us < 1 || us > 10000) {
+      std::fprintf(stderr, "--speed: must be 1 to 10000 (emulated us per second)\n");
+      return 2;
+    }
+    if (!okFps || r.fps < 1 || r.fps > 60) {
+      std::fprintf(stderr, "--fps: must be an integer from 1 to 60\n");
+      return 2;
+    }
+    const auto& views = moe::ui::lessonViews();
+    if (std::find(views.begin(), views.end(), r.view) == views.end()) {
+      std::fprintf(
+          stderr,
+          "--view: must be cluster, card, experts, timeline, metrics, scenario or compare\n");
+      return 2;
+    }
+    r.psPerWallSecond = us * 1e6;
+    return moe::ui::recordPlayback(w, r);
+  }
+  if (cli.isSet(o.lesson) && !cli.isSet(shot)) {
+    std::fprintf(stderr, "--lesson: needs --screenshot DIR (or pick the lesson in the app)\n");
+    return 2;
+  }
+  if (cli.isSet(o.lesson))
+    return moe::ui::writeLessonScreenshots(w, cli.value(shot), cli.value(o.lesson));
+  if (cli.isSet(shot)) {
+    // Presenter screenshots are of a 1920x1080 projector; the window is in scaled pixels.
+    const double s = presenter ? scale : 1.0;
+    const QSize size = presenter ? QSize(static_cast<int>(1920 / s), static_cast<int>(1080 / s))
+                                 : QSize(1400, 900);
+    return moe::ui::writeScreenshots(w, cli.value(shot), size, cli.isSet(o.failOnElided));
+  }
   w.show();
   return QApplication::exec();
 }

@@ -6,8 +6,11 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "ui/models/lesson.h"
 #include "ui/run/run_controller.h"
 #include "ui/widgets/card_view.h"
+#include "ui/widgets/elided_text.h"
+#include "ui/widgets/lesson_panel.h"
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/timeline_widget.h"
 
@@ -30,12 +33,12 @@ bool waitFor(Obj* obj, Signal signal, int timeoutMs) {
 }
 }  // namespace
 
-int writeScreenshots(MainWindow& w, const QString& dir) {
+int writeScreenshots(MainWindow& w, const QString& dir, QSize size, bool failOnElided) {
   if (!QDir().mkpath(dir)) {
     std::fprintf(stderr, "cannot create %s\n", qPrintable(dir));
     return 1;
   }
-  w.resize(1400, 900);
+  w.resize(size);
   w.show();
   w.startCompare();
   // Run until rings and cores are busy (the MoE layer: dispatch under way; the fused
@@ -60,6 +63,7 @@ int writeScreenshots(MainWindow& w, const QString& dir) {
   w.timeline()->fitAll();
   w.timeline()->setScrubTime(s->now);
   const char* names[] = {"cluster", "card", "experts", "timeline", "metrics", "editor", "compare"};
+  bool elided = false;
   for (int i = 0; i < 7; ++i) {
     w.tabs()->setCurrentIndex(i);
     QEventLoop loop;
@@ -71,8 +75,74 @@ int writeScreenshots(MainWindow& w, const QString& dir) {
       return 1;
     }
     std::printf("wrote %s\n", qPrintable(file));
+    for (const QString& e : elidedTexts(&w)) {
+      std::fprintf(stderr, "%s: elided: %s\n", names[i], qPrintable(e));
+      elided = true;
+    }
   }
-  return 0;
+  return failOnElided && elided ? 3 : 0;
+}
+
+int writeLessonScreenshots(MainWindow& w, const QString& dir, const QString& which) {
+  if (!QDir().mkpath(dir)) {
+    std::fprintf(stderr, "cannot create %s\n", qPrintable(dir));
+    return 1;
+  }
+  const std::vector<LessonEntry> all = builtinLessons();
+  bool found = false, malformed = false;
+  w.resize(1400, 900);
+  w.show();
+  for (const LessonEntry& e : all) {
+    if (which != "all" && which != e.name) continue;
+    found = true;
+    if (!e.lesson) {
+      std::fprintf(stderr, "%s\n", qPrintable(e.error));
+      malformed = true;
+      continue;
+    }
+    for (int i = 0; i < static_cast<int>(e.lesson->steps.size()); ++i) {
+      const bool compare = e.lesson->steps[static_cast<std::size_t>(i)].view == "compare";
+      QEventLoop loop;
+      bool shown = false, compared = !compare;
+      auto c1 = QObject::connect(&w, &MainWindow::lessonStepShown, &loop, [&] {
+        shown = true;
+        if (compared) loop.quit();
+      });
+      auto c2 = QObject::connect(&w, &MainWindow::compareDone, &loop, [&] {
+        compared = true;
+        if (shown) loop.quit();
+      });
+      QTimer::singleShot(300000, &loop, &QEventLoop::quit);
+      // Through the panel, so the picture shows the step's narration too.
+      w.lessonPanel()->showStep(static_cast<int>(&e - all.data()), i);
+      loop.exec();
+      QObject::disconnect(c1);
+      QObject::disconnect(c2);
+      if (!shown || !compared) {
+        std::fprintf(stderr, "lesson %s, step %d: the run did not reach its moment\n",
+                     qPrintable(e.name), i + 1);
+        return 1;
+      }
+      w.timeline()->fitAll();
+      QEventLoop settle;
+      QTimer::singleShot(200, &settle, &QEventLoop::quit);  // layouts and charts settle
+      settle.exec();
+      const QString file =
+          QDir(dir).filePath(QString("%1-step%2.png").arg(e.name).arg(i + 1, 2, 10, QChar('0')));
+      if (!w.grab().save(file)) {
+        std::fprintf(stderr, "cannot write %s\n", qPrintable(file));
+        return 1;
+      }
+      std::printf("wrote %s\n", qPrintable(file));
+    }
+  }
+  if (!found) {
+    std::fprintf(stderr, "--lesson: no lesson named %s; the lessons are:", qPrintable(which));
+    for (const LessonEntry& e : all) std::fprintf(stderr, " %s", qPrintable(e.name));
+    std::fprintf(stderr, " (or all)\n");
+    return 2;
+  }
+  return malformed ? 2 : 0;
 }
 
 }  // namespace moe::ui

@@ -3,10 +3,18 @@
 // (the MoE layer: dispatch under way; AlltoAll-Matmul-ReduceScatter: mid-run), runs the
 // comparison, and writes one PNG per view into DIR.
 
+#include <QSize>
 #include <QString>
 
 namespace moe::ui {
 class MainWindow;
-// Returns the process exit code: 0 when all seven PNGs were written.
-int writeScreenshots(MainWindow& w, const QString& dir);
+// Returns the process exit code: 0 when all seven PNGs were written; with failOnElided, 3
+// when some view has clipped or elided text (each listed on stderr). `size` is the window
+// size in device-independent pixels.
+int writeScreenshots(MainWindow& w, const QString& dir, QSize size = QSize(1400, 900),
+                     bool failOnElided = false);
+// `moe-workbench --lesson NAME|all --screenshot DIR`: one PNG per lesson step,
+// DIR/NAME-stepNN.png. Exit code 2 when a named lesson does not exist or a lesson file is
+// malformed (its error, naming lesson, step and field, on stderr; the others are written).
+int writeLessonScreenshots(MainWindow& w, const QString& dir, const QString& which);
 }  // namespace moe::ui

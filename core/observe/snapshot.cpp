@@ -7,13 +7,6 @@ namespace moe {
 namespace {
 constexpr double kBytesPerPsToGBps = 1e12 / 1e9;
 
-bool isWaiting(Activity a) {
-  return a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync;
-}
-bool isBusy(Activity a) {
-  return a == Activity::Copy || a == Activity::Vector || a == Activity::Cube;
-}
-
 RingSnap ringSnap(const RingBuffer& r) {
   RingSnap s;
   s.id = r.id();
@@ -64,7 +57,7 @@ StagesSnap stagesSnap(const WorkspaceStages& w) {
 
 int Snapshot::busyCores() const {
   int n = 0;
-  for (const CoreSnap& c : cores) n += isBusy(c.activity) ? 1 : 0;
+  for (const CoreSnap& c : cores) n += isWorking(c.activity) ? 1 : 0;
   return n;
 }
 
@@ -93,6 +86,12 @@ Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId) {
     const Card& c = m.card(i);
     s.cards.push_back(CardSnap{c.id, c.server, c.local, c.aiv, c.aic});
   }
+  // A core keeps the role of the last program launched on it; only cores at work in the
+  // current stage show theirs. Any working core is in it (stages run one after another); a
+  // done core is if it finished after the stage began. A core whose program finished
+  // exactly at the start reads as idle, which is what it is for this stage.
+  const auto& marks = emu.observer().stages();
+  const Time stageStart = marks.empty() ? Time{-1} : marks.back().start;
   s.cores.reserve(m.coreCount());
   for (int i = 0; i < m.coreCount(); ++i) {
     const AiCore& c = m.core(i);
@@ -102,13 +101,25 @@ Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId) {
     cs.index = c.index();
     cs.cube = c.kind() == CoreKind::Aic;
     cs.name = c.name();
-    cs.role = c.role();
     cs.activity = c.activity();
     cs.since = c.activitySince();
+    cs.role = c.role();
     cs.waitText = c.waitDescription();
     cs.timeIn = c.activityTime();
     s.cores.push_back(std::move(cs));
   }
+  // A role is the current stage's when some core took it in this stage: one still running,
+  // or one whose program finished after the stage began. A core whose program finished
+  // before (the layout stage's mappers during combine) shows idle; a finished core of a role
+  // still at work (an a2a core done early in the fused kernel) keeps it.
+  std::array<bool, static_cast<int>(Role::Count)> current{};
+  auto stale = [stageStart](const CoreSnap& c) {
+    return c.activity == Activity::Done && c.since <= stageStart;
+  };
+  for (const CoreSnap& c : s.cores)
+    if (!stale(c)) current[static_cast<std::size_t>(c.role)] = true;
+  for (CoreSnap& c : s.cores)
+    if (stale(c) && !current[static_cast<std::size_t>(c.role)]) c.role = Role::Idle;
   for (const RingBuffer& r : emu.rings()) s.rings.push_back(ringSnap(r));
   for (const WorkspaceStages& w : emu.workspaceStages()) s.workspace.push_back(stagesSnap(w));
   for (const LinkInfo& l : m.links()) {

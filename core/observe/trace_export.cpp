@@ -72,6 +72,12 @@ void writeChromeTrace(std::ostream& out, const std::vector<TraceSource>& sources
                           {"args", {{"slots", total}}}});
       }
     }
+    // The stage track (tid -1 of the first card) gets a name like every core's track.
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", pidBase},
+                      {"tid", -1},
+                      {"args", {{"name", prefix + "pipeline stages"}}}});
     for (const StageMark& st : emu.observer().stages())
       events.push_back({{"ph", "X"},
                         {"name", st.name},

@@ -40,6 +40,15 @@ constexpr std::array<std::string_view, static_cast<int>(Role::Count)> kRoleNames
 constexpr std::array<std::string_view, static_cast<int>(Activity::Count)> kActivityNames = {
     "idle", "copy", "vector", "cube", "wait-space", "wait-data", "wait-sync", "done"};
 
+// A core at work: moving data or computing. Views count these as "busy".
+constexpr bool isWorking(Activity a) {
+  return a == Activity::Copy || a == Activity::Vector || a == Activity::Cube;
+}
+// A core blocked on another: ring space, ring data or a flag, or a barrier.
+constexpr bool isWaiting(Activity a) {
+  return a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync;
+}
+
 constexpr std::string_view roleName(Role r) {
   return kRoleNames[static_cast<int>(r)];
 }

@@ -85,11 +85,15 @@ TEST(MoeSimRun, TraceIsChromeTraceEventJsonWithActivitiesCountersAndNames) {
   std::ifstream in(trace);
   const nlohmann::json j = nlohmann::json::parse(in);
   int x = 0, c = 0, m = 0;
+  bool stageTrackNamed = false;
   for (const auto& e : j.at("traceEvents")) {
     const std::string ph = e.at("ph");
     x += ph == "X";
     c += ph == "C";
     m += ph == "M";
+    // The stage track (tid -1) is named like the core tracks.
+    if (ph == "M" && e.at("name") == "thread_name" && e.at("tid") == -1)
+      stageTrackNamed = e.at("args").at("name").get<std::string>().ends_with("pipeline stages");
     if (ph == "X") {
       EXPECT_GE(e.at("dur").get<double>(), 0.0);
     }
@@ -97,6 +101,7 @@ TEST(MoeSimRun, TraceIsChromeTraceEventJsonWithActivitiesCountersAndNames) {
   EXPECT_GT(x, 100);
   EXPECT_GT(c, 10);  // ring occupancy counters
   EXPECT_GT(m, 8);   // process and thread names
+  EXPECT_TRUE(stageTrackNamed);
 }
 
 TEST(MoeSimRun, CsvHasOneRowPerStagePerDesign) {

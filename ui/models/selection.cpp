@@ -170,13 +170,32 @@ QString ringTooltip(const RingSnap& r) {
   return ringHeadline(r) + "\n" + QString::fromStdString(r.description);
 }
 
-QString linkTooltip(const LinkSnap& l) {
+namespace {
+QString oneDirection(const LinkSnap& l) {
   return QString("%1: carrying %2 GB/s of %3 GB/s (%4% load); %5 carried so far.")
       .arg(linkName(l))
       .arg(l.rateGBps, 0, 'f', 1)
       .arg(l.capacityGBps, 0, 'f', 0)
       .arg(100.0 * l.load(), 0, 'f', 0)
       .arg(bytesText(l.bytesCarried));
+}
+}  // namespace
+
+const LinkSnap* oppositeLink(const Snapshot& s, const LinkSnap& l) {
+  for (const LinkSnap& o : s.links) {
+    const bool hccsPair = l.kind == LinkInfo::Kind::Hccs && o.kind == LinkInfo::Kind::Hccs &&
+                          o.srcCard == l.dstCard && o.dstCard == l.srcCard;
+    const bool nicPair = o.srcCard == l.srcCard &&
+                         ((l.kind == LinkInfo::Kind::NicTx && o.kind == LinkInfo::Kind::NicRx) ||
+                          (l.kind == LinkInfo::Kind::NicRx && o.kind == LinkInfo::Kind::NicTx));
+    if (hccsPair || nicPair) return &o;
+  }
+  return nullptr;
+}
+
+QString linkTooltip(const Snapshot& s, const LinkSnap& l) {
+  const LinkSnap* o = oppositeLink(s, l);
+  return o ? oneDirection(l) + "\n" + oneDirection(*o) : oneDirection(l);
 }
 
 QString describeSelection(const Snapshot& s, const Selection& sel) {
@@ -190,10 +209,8 @@ QString describeSelection(const Snapshot& s, const Selection& sel) {
       int busy = 0, waiting = 0, done = 0;
       for (const CoreSnap& c : s.cores) {
         if (c.card != card.id) continue;
-        busy += c.activity == Activity::Copy || c.activity == Activity::Vector ||
-                c.activity == Activity::Cube;
-        waiting += c.activity == Activity::WaitSpace || c.activity == Activity::WaitData ||
-                   c.activity == Activity::WaitSync;
+        busy += isWorking(c.activity);
+        waiting += isWaiting(c.activity);
         done += c.activity == Activity::Done;
       }
       int rings = 0, strips = 0, slotsInUse = 0;
@@ -271,7 +288,11 @@ QString describeSelection(const Snapshot& s, const Selection& sel) {
     }
     case Selection::Kind::Link: {
       if (sel.id < 0 || sel.id >= static_cast<int>(s.links.size())) break;
-      return "<p><b>" + linkTooltip(s.links[sel.id]) + "</b></p>";
+      const LinkSnap& l = s.links[sel.id];
+      const LinkSnap* o = oppositeLink(s, l);
+      return "<p><b>" + oneDirection(l) + "</b></p>" +
+             (o ? "<p><b>" + oneDirection(*o) + "</b></p>" : QString()) +
+             "<p>The view draws both directions as one line, coloured by the busier one.</p>";
     }
     case Selection::Kind::Stages: {
       const StagesSnap* w = nullptr;

@@ -20,7 +20,11 @@ QString describeSelection(const Snapshot& s, const Selection& sel);
 // Short one-paragraph text for tooltips.
 QString coreTooltip(const Snapshot& s, const CoreSnap& c);
 QString ringTooltip(const RingSnap& r);
-QString linkTooltip(const LinkSnap& l);
+// A link and its opposite direction (the other way of an HCCS pair, a NIC's rx beside its
+// tx): the views draw a pair as one chord coloured by the busier way, so both are named.
+QString linkTooltip(const Snapshot& s, const LinkSnap& l);
+// The other direction of `l` in the snapshot, or null if it has none.
+const LinkSnap* oppositeLink(const Snapshot& s, const LinkSnap& l);
 QString stagesTooltip(const StagesSnap& w);
 QString slotTooltip(const StagesSnap& w, int slot);
 // What a core in this role does, in one sentence, for the inspector.

@@ -1,5 +1,6 @@
 #include "ui/run/run_controller.h"
 
+#include <QElapsedTimer>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include "core/pipeline/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
+#include "ui/models/lesson.h"
 
 namespace moe::ui {
 
@@ -30,15 +32,26 @@ void registerMetaTypes() {
   qRegisterMetaType<moe::Scenario>();
 }
 
-RunController::RunController(QObject* parent) : QObject(parent) {
-  wall_.start();
-}
+RunController::RunController(QObject* parent)
+    : QObject(parent), tickMs_(kTickMs), sliceBudgetMs_(kSliceBudgetMs) {}
 
 RunController::~RunController() = default;
 
 void RunController::requestScrub(Time t) {
   scrubTarget_.store(t);
   QMetaObject::invokeMethod(this, &RunController::serveScrub, Qt::QueuedConnection);
+}
+
+void RunController::setWallClock(std::shared_ptr<WallClock> clock) {
+  wall_ = std::move(clock);
+  lastTickNs_ = wall_->nowNs();
+}
+
+void RunController::setTickInterval(int ms) {
+  tickMs_ = ms;
+  if (!timer_) return;
+  timer_->setInterval(ms);
+  if (ms <= 0) timer_->stop();
 }
 
 void RunController::load(const Scenario& sc, Design design) {
@@ -76,6 +89,13 @@ void RunController::reset() {
     emit failed(QString::fromStdString(e.what()));
     return;
   }
+  play_.reset();
+  restartBookkeeping();
+  sampleMetrics(true);
+  emitFrame(true);
+}
+
+void RunController::restartBookkeeping() {
   ++runId_;
   intervalsSent_ = 0;
   pendingSamples_.clear();
@@ -83,27 +103,25 @@ void RunController::reset() {
   nextSample_ = 0;
   samplesTaken_ = 0;
   verified_ = false;
-  sampleMetrics(true);
   emit verificationReady(
       Verification{runId_, false, false, tr("not verified yet (run to the end)"), {}});
-  emitFrame(true);
 }
 
 void RunController::setMode(Mode m) {
-  if (m != Mode::Paused && !timer_) {
+  if (m != Mode::Paused && !timer_ && tickMs_ > 0) {
     // Created on first use, so it lives in the worker thread the controller was moved to.
     timer_ = new QTimer(this);
-    timer_->setInterval(kTickMs);
+    timer_->setInterval(tickMs_);
     connect(timer_, &QTimer::timeout, this, &RunController::tick);
   }
+  // Wall time spent paused does not count: playing resumes from the shown time.
+  if (mode_ == Mode::Paused && m != Mode::Paused) lastTickNs_ = wall_->nowNs();
   mode_ = m;
   if (timer_) {
-    if (m == Mode::Paused) {
+    if (m == Mode::Paused || tickMs_ <= 0)
       timer_->stop();
-    } else if (!timer_->isActive()) {
-      lastTickMs_ = wall_.elapsed();
+    else if (!timer_->isActive())
       timer_->start();
-    }
   }
   emit modeChanged(static_cast<int>(m));
 }
@@ -120,15 +138,129 @@ void RunController::stepEvent() {
   if (!run_) return;
   setMode(Mode::Paused);
   run_->step();
+  play_.follow(run_->emulation().sim());
   sampleMetrics(false);
-  verifyIfFinished();
   emitFrame();
+  verifyIfFinished();  // after the frame: the reference check may take a while
 }
 
 void RunController::stepStage() {
   if (!run_ || run_->finished()) return;
   stageAtStart_ = run_->currentStage();
   setMode(Mode::ToStageEnd);
+}
+
+void RunController::stepEvents(int n) {
+  if (!run_) return;
+  setMode(Mode::Paused);
+  for (int i = 0; i < n && run_->step(); ++i)
+    if (run_->emulation().sim().now() >= nextSample_) sampleMetrics(false);
+  play_.follow(run_->emulation().sim());
+  emitFrame();
+  verifyIfFinished();  // after the frame: the reference check may take a while
+}
+
+void RunController::stepTime(Time dt) {
+  if (!run_) return;
+  setMode(Mode::Paused);
+  // At most 100 us of emulated time: a bounded amount of work, done in one go so the step
+  // lands exactly on shown + dt (the worker is busy meanwhile, the GUI is not).
+  const Time target = play_.time() + std::max<Time>(0, dt);
+  Simulator& sim = run_->emulation().sim();
+  while (sim.pendingEvents() > 0 && sim.nextEventTime() <= target) {
+    run_->step();
+    if (sim.now() >= nextSample_) sampleMetrics(false);
+  }
+  play_.settle(sim, target);
+  emitFrame();
+  verifyIfFinished();  // after the frame: the reference check may take a while
+}
+
+template <typename More>
+void RunController::rerun(More more) {
+  setMode(Mode::Paused);
+  try {
+    run_ = newRun();
+  } catch (const std::exception& e) {
+    run_.reset();
+    emit failed(QString::fromStdString(e.what()));
+    return;
+  }
+  restartBookkeeping();
+  sampleMetrics(true);
+  Simulator& sim = run_->emulation().sim();
+  while (sim.pendingEvents() > 0 && more(static_cast<const SteppableRun&>(*run_))) {
+    run_->step();
+    if (sim.now() >= nextSample_) sampleMetrics(false);
+  }
+}
+
+void RunController::stepBackEvents(int n) {
+  if (!run_) return;
+  const std::uint64_t done = run_->emulation().sim().eventsRun();
+  const std::uint64_t target = done > static_cast<std::uint64_t>(n) ? done - n : 0;
+  rerun([target](const SteppableRun& r) { return r.emulation().sim().eventsRun() < target; });
+  if (!run_) return;
+  play_.reset();
+  play_.follow(run_->emulation().sim());
+  emitFrame(true);
+}
+
+void RunController::stepBackTime(Time dt) {
+  if (!run_) return;
+  const Time target = std::max<Time>(0, play_.time() - std::max<Time>(0, dt));
+  rerun([target](const SteppableRun& r) { return r.emulation().sim().nextEventTime() <= target; });
+  if (!run_) return;
+  play_.reset();
+  play_.jumpTo(run_->emulation().sim(), target);
+  emitFrame(true);
+}
+
+void RunController::stepBackStage() {
+  if (!run_) return;
+  // The stage to return to: the one shown, or the one before when the clock is at its start.
+  const auto marks = run_->emulation().observer().stages();
+  int back = -1;
+  for (int i = 0; i < static_cast<int>(marks.size()); ++i)
+    if (marks[static_cast<std::size_t>(i)].start < play_.time()) back = i;
+  if (back < 0) return reset();
+  const Time start = marks[static_cast<std::size_t>(back)].start;
+  // Run until that stage has begun: its first event set the stage name.
+  rerun([back](const SteppableRun& r) {
+    return r.emulation().observer().stages().size() < static_cast<std::size_t>(back) + 1;
+  });
+  if (!run_) return;
+  play_.reset();
+  play_.jumpTo(run_->emulation().sim(), start);
+  emitFrame(true);
+}
+
+void RunController::runFromStartTo(const LessonTarget& t) {
+  if (!loaded_) return;
+  using K = LessonTarget::Kind;
+  switch (t.kind) {
+    case K::Stage:
+      rerun([&t](const SteppableRun& r) { return r.currentStage() != t.stage; });
+      break;
+    case K::Time:
+      rerun([&t](const SteppableRun& r) { return r.emulation().sim().nextEventTime() <= t.time; });
+      break;
+    case K::Busy:
+      rerun([this](const SteppableRun&) { return !busy(); });
+      break;
+    case K::End:
+      rerun([](const SteppableRun&) { return true; });
+      break;
+  }
+  if (!run_) return;
+  play_.reset();
+  if (t.kind == K::Time)
+    play_.jumpTo(run_->emulation().sim(), t.time);
+  else
+    play_.follow(run_->emulation().sim());
+  emitFrame(true);
+  emit targetReached();
+  verifyIfFinished();
 }
 
 void RunController::runToEnd() {
@@ -167,6 +299,7 @@ void RunController::runUntilBusy() {
     run_->step();
     if (sim.now() >= nextSample_) sampleMetrics(false);
   }
+  play_.follow(sim);
   emitFrame();
   emit busyReached();
 }
@@ -185,20 +318,23 @@ void RunController::advance(More more, qint64 budgetMs) {
     run_->step();
     if (sim.now() >= nextSample_) sampleMetrics(false);
     // Checking the clock costs more than an event; every 64 events keeps the slice tight.
-    if ((++n & 63) == 0 && t.elapsed() >= budgetMs) break;
+    if (budgetMs > 0 && (++n & 63) == 0 && t.elapsed() >= budgetMs) break;
   }
 }
 
 void RunController::tick() {
   if (!run_) return setMode(Mode::Paused);
-  const qint64 nowMs = wall_.elapsed();
-  const qint64 dtMs = nowMs - lastTickMs_;
-  lastTickMs_ = nowMs;
+  const std::int64_t nowNs = wall_->nowNs();
+  const std::int64_t dtNs = std::max<std::int64_t>(0, nowNs - lastTickNs_);
+  lastTickNs_ = nowNs;
+  const Simulator& sim = run_->emulation().sim();
   switch (mode_) {
     case Mode::Playing: {
-      const Time target = run_->emulation().sim().now() +
-                          static_cast<Time>(speed_ * static_cast<double>(dtMs) / 1000.0);
-      advance([target](const Simulator& s) { return s.nextEventTime() <= target; }, kSliceBudgetMs);
+      // Aim from the play clock, not from the last event's time: across a gap with no
+      // events the clock still moves, so playback never stalls.
+      const Time aimed = play_.aim(speed_, dtNs);
+      advance([aimed](const Simulator& s) { return s.nextEventTime() <= aimed; }, sliceBudgetMs_);
+      play_.settle(sim, aimed);
       break;
     }
     case Mode::ToStageEnd:
@@ -212,9 +348,10 @@ void RunController::tick() {
     case Mode::Paused:
       break;
   }
-  if (run_->emulation().sim().pendingEvents() == 0 && mode_ != Mode::Paused) setMode(Mode::Paused);
-  verifyIfFinished();
+  if (mode_ != Mode::Playing) play_.follow(sim);
+  if (sim.pendingEvents() == 0 && mode_ != Mode::Paused) setMode(Mode::Paused);
   emitFrame();
+  verifyIfFinished();  // after the frame: the reference check may take a while
 }
 
 void RunController::sampleMetrics(bool force) {
@@ -244,9 +381,8 @@ void RunController::sampleMetrics(bool force) {
   s.stageFill = stageCapacity > 0 ? stageBytes / stageCapacity : 0;
   for (int i = 0; i < m.coreCount(); ++i) {
     const Activity a = m.core(i).activity();
-    if (a == Activity::Copy || a == Activity::Vector || a == Activity::Cube) ++s.busyCores;
-    if (a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync)
-      ++s.waitingCores;
+    s.busyCores += isWorking(a);
+    s.waitingCores += isWaiting(a);
   }
   pendingSamples_.push_back(s);
   nextSample_ = s.t + sampleEvery_;
@@ -262,6 +398,9 @@ void RunController::emitFrame(bool restart) {
   Frame f;
   f.restart = restart;
   f.snapshot = takeSnapshot(*run_, runId_);
+  // No event lies between the emulation's time and the play clock, so the state is the
+  // state at the play clock: show that time (open activities extend to it).
+  f.snapshot.now = play_.time();
   const auto& log = run_->emulation().observer().activities();
   const std::uint64_t total = log.dropped() + log.items().size();
   std::uint64_t from = std::max<std::uint64_t>(intervalsSent_, log.dropped());
@@ -306,7 +445,11 @@ void RunController::serveScrub() {
     if (!scrub_ || scrub_->emulation().sim().now() > t) scrub_ = newRun();
     Simulator& sim = scrub_->emulation().sim();
     while (sim.pendingEvents() > 0 && sim.nextEventTime() <= t) scrub_->step();
-    emit scrubReady(takeSnapshot(*scrub_, runId_));
+    Snapshot s = takeSnapshot(*scrub_, runId_);
+    // The state after the events up to t is the state at t (the next event is later), so
+    // the views show t itself; past the end they show the end.
+    if (sim.pendingEvents() > 0) s.now = t;
+    emit scrubReady(s);
   } catch (const std::exception& e) {
     emit failed(QString::fromStdString(e.what()));
   }

@@ -5,7 +5,6 @@
 // talks to it only through queued slot calls and receives value Frames through queued signals, so
 // the GUI thread never blocks on the emulation (SPEC §5 responsiveness).
 
-#include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
 #include <atomic>
@@ -17,8 +16,12 @@
 #include "core/pipeline/resolved_scenario.h"
 #include "core/runtime/steppable_run.h"
 #include "ui/run/frame.h"
+#include "ui/run/play_clock.h"
+#include "ui/run/wall_clock.h"
 
 namespace moe::ui {
+
+struct LessonTarget;
 
 class RunController : public QObject {
   Q_OBJECT
@@ -30,6 +33,16 @@ class RunController : public QObject {
 
   // Thread-safe: the newest scrub time the GUI asked for. Older queued requests are skipped.
   void requestScrub(Time t);
+  // Call before the first play (or from the worker thread): where playback reads wall time.
+  // Tests and the recorder install a ManualWallClock.
+  void setWallClock(std::shared_ptr<WallClock> clock);
+  // Worker slices while playing run every `ms`; 0 means no timer: whoever installed a manual
+  // clock calls tick() after advancing it (the recorder, tests).
+  void setTickInterval(int ms);
+  // Wall-time budget of one playing slice (default 10 ms, keeps the worker responsive); 0
+  // means none: every slice runs all events up to the play clock, so frames land exactly on
+  // speed x frame time whatever the machine's speed (the recorder).
+  void setSliceBudget(qint64 ms) { sliceBudgetMs_ = ms; }
 
  public slots:
   // Resolves the scenario once (core's ResolvedScenario) and builds runs of `design` with
@@ -40,6 +53,18 @@ class RunController : public QObject {
   void pause();
   void stepEvent();
   void stepStage();
+  // Teaching steps. Forward: n events, or dt of emulated time (the clock shows exactly
+  // shown + dt, even inside a gap). Back: the same amounts, or to the start of the stage
+  // (the previous one when already at a start), by the deterministic re-run the scrubber
+  // uses: a fresh run of the same scenario reproduces every earlier state exactly.
+  void stepEvents(int n);
+  void stepTime(moe::Time dt);
+  void stepBackEvents(int n);
+  void stepBackTime(moe::Time dt);
+  void stepBackStage();
+  // A lesson step: a fresh run from time 0 to the target (a stage's start, a time, the
+  // first busy moment or the end), then paused; targetReached follows its frame.
+  void runFromStartTo(const moe::ui::LessonTarget& target);
   void runToEnd();
   // Runs to a busy moment, for --screenshot and tests: the MoE layer until dispatch is
   // under way with data in some rings; the fused operator until 40% of the partial tiles
@@ -50,6 +75,9 @@ class RunController : public QObject {
   void serveScrub();
   void exportTrace(const QString& path);
   void exportCsv(const QString& path);
+  // One slice of work in the current mode; playing advances the play clock by the wall time
+  // since the previous slice.
+  void tick();
 
  signals:
   void frameReady(const moe::ui::Frame& f);
@@ -61,9 +89,9 @@ class RunController : public QObject {
   void exported(const QString& message);
   // runUntilBusy reached its busy moment (after the frame showing it).
   void busyReached();
+  void targetReached();
 
  private:
-  void tick();
   void setMode(Mode m);
   // Runs events while `more` says so, within a wall budget; samples metrics on the way.
   template <typename More>
@@ -73,6 +101,12 @@ class RunController : public QObject {
   void verifyIfFinished();
   // A fresh run of the loaded scenario and design, at time 0.
   std::unique_ptr<SteppableRun> newRun() const;
+  // Replaces the live run with a fresh one run while `more` says so (a step back); the
+  // views get a restart frame with the whole history up to there.
+  template <typename More>
+  void rerun(More more);
+  // The run starts over (load, reset, step back): history and samples restart.
+  void restartBookkeeping();
   bool busy() const;
 
   Scenario sc_;
@@ -85,8 +119,11 @@ class RunController : public QObject {
   Mode mode_ = Mode::Paused;
   double speed_ = 2e6;  // 2 us of emulated time per wall second
   QTimer* timer_ = nullptr;
-  QElapsedTimer wall_;
-  qint64 lastTickMs_ = 0;
+  int tickMs_;
+  qint64 sliceBudgetMs_;
+  std::shared_ptr<WallClock> wall_ = std::make_shared<SteadyWallClock>();
+  std::int64_t lastTickNs_ = 0;
+  PlayClock play_;  // the emulated time every frame shows
   std::string stageAtStart_;
   std::uint64_t intervalsSent_ = 0;  // activity log records already handed out
   std::vector<MetricsSample> pendingSamples_;

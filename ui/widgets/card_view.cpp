@@ -96,10 +96,8 @@ void CardView::showCard(int card) {
   int busy = 0, waiting = 0;
   for (const CoreSnap& c : snap_->cores) {
     if (c.card != card) continue;
-    busy += c.activity == Activity::Copy || c.activity == Activity::Vector ||
-            c.activity == Activity::Cube;
-    waiting += c.activity == Activity::WaitSpace || c.activity == Activity::WaitData ||
-               c.activity == Activity::WaitSync;
+    busy += isWorking(c.activity);
+    waiting += isWaiting(c.activity);
   }
   QString buffers = tr("%1 rings").arg(rings_->rowCount());
   if (hasStages) {

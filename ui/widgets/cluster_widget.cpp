@@ -140,8 +140,8 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
     for (int id : c.aiv) {
       const Activity a = snap_->cores[id].activity;
       ++total;
-      busy += a == Activity::Copy || a == Activity::Vector || a == Activity::Cube;
-      waiting += a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync;
+      busy += isWorking(a);
+      waiting += isWaiting(a);
     }
     const QPointF ctr = cardCentre(c.id);
     const QRectF tile(ctr.x() - kCardR, ctr.y() - kCardR, 2 * kCardR, 2 * kCardR);
@@ -185,7 +185,7 @@ bool ClusterWidget::event(QEvent* e) {
       QToolTip::showText(he->globalPos(),
                          describeSelection(*snap_, Selection{Selection::Kind::Card, card}), this);
     else if (link >= 0)
-      QToolTip::showText(he->globalPos(), linkTooltip(snap_->links[link]), this);
+      QToolTip::showText(he->globalPos(), linkTooltip(*snap_, snap_->links[link]), this);
     else
       QToolTip::showText(he->globalPos(),
                          tr("Servers, cards and links; the bar under a card number is its AIV "

@@ -39,8 +39,15 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* body = new QHBoxLayout;
   body->addWidget(table_, 1);
   body->addWidget(chart_, 1);
+  staleLabel_ = new QLabel(
+      tr("Stale: these figures are for the previous scenario. Press the button to compare the "
+         "current one."));
+  staleLabel_->setStyleSheet("color:#b05000;font-weight:bold");
+  staleLabel_->setWordWrap(true);
+  staleLabel_->hide();
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(top);
+  lay->addWidget(staleLabel_);
   lay->addLayout(body, 1);
   connect(run_, &QPushButton::clicked, this, &CompareView::runRequested);
 }
@@ -56,6 +63,8 @@ void CompareView::setWorkload(WorkloadKind kind) {
   }
   chart_->chart()->setTitle({});
   verdict_->setText(tr("Not run yet."));
+  hasResult_ = false;
+  setStale(false);
   run_->setEnabled(true);
   run_->setText(a2a ? tr("Run pipelined and sequential") : tr("Run phased and streaming"));
   run_->setToolTip(
@@ -72,8 +81,22 @@ void CompareView::setBusy(const QString& message) {
   run_->setEnabled(false);
 }
 
+void CompareView::setStale(bool stale) {
+  stale_ = stale && hasResult_;  // nothing shown, nothing stale
+  staleLabel_->setVisible(stale_);
+  table_->setEnabled(!stale_);
+  chart_->setEnabled(!stale_);
+  chart_->chart()->setOpacity(stale_ ? 0.35 : 1.0);
+}
+
+QString CompareView::verdictText() const {
+  return verdict_->text();
+}
+
 void CompareView::setResult(const CompareResult& r) {
   run_->setEnabled(true);
+  hasResult_ = true;
+  setStale(false);
   verdict_->setText(r.verdict);
   model_->setResult(r);
   QChart* chart = chart_->chart();

@@ -29,6 +29,11 @@ class CompareView : public QWidget {
   // The button and tooltips name the designs this workload compares.
   void setWorkload(WorkloadKind kind);
   CompareTableModel* model() const { return model_; }
+  // The scenario changed since these figures were computed: say so, grey them out and
+  // offer the run button. A new result clears it.
+  void setStale(bool stale);
+  bool isStale() const { return stale_; }
+  QString verdictText() const;
 
  signals:
   void runRequested();
@@ -39,6 +44,9 @@ class CompareView : public QWidget {
   QChartView* chart_;
   QLabel* verdict_;
   QPushButton* run_;
+  QLabel* staleLabel_;
+  bool stale_ = false;
+  bool hasResult_ = false;
 };
 
 }  // namespace moe::ui

@@ -103,8 +103,7 @@ void CoreGridWidget::paintEvent(QPaintEvent*) {
     // Activity as a thick border: fill answers "what job", border answers "doing what now".
     p.setPen(QPen(activityColor(c.activity), std::max(2, cell.rect.width() / 10)));
     p.drawRect(cell.rect.adjusted(1, 1, -2, -2));
-    if (c.activity == Activity::WaitSpace || c.activity == Activity::WaitData ||
-        c.activity == Activity::WaitSync) {
+    if (isWaiting(c.activity)) {
       // Waiting cores also get a hatch, so they stand out even for colour-blind readers.
       p.fillRect(cell.rect.adjusted(3, 3, -3, -3),
                  QBrush(activityColor(c.activity), Qt::BDiagPattern));

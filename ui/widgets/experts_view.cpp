@@ -65,11 +65,13 @@ void fill(QChartView* view, const QString& title, const QStringList& names,
   for (std::size_t i = 0; i < n; ++i) cats << QString::number(i);
   x->append(cats);
   // Past 32 bars the numbers no longer fit; the axis names the range and tooltips the rest.
-  x->setLabelsVisible(n <= 32);
-  if (n > 32) x->setTitleText(QString("0 … %1").arg(n - 1));
+  // Two-digit numbers under 16 narrow bars were elided at 1400x900: ten is the most that fit.
+  x->setLabelsVisible(n <= 10);
+  if (n > 10) x->setTitleText(QString("0 … %1").arg(n - 1));
   auto* y = new QValueAxis;
   y->setRange(0, top * 1.1);
-  y->setTitleText("token slots");
+  // No y title: the charts are short, a vertical "token slots" did not fit; the chart
+  // titles say what is counted.
   y->setLabelFormat("%.0f");
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
@@ -148,6 +150,10 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   auto* inner = new QVBoxLayout(content_);
   inner->setContentsMargins(0, 0, 0, 0);
   inner->addLayout(head);
+  rebalanceResult_ = new QLabel;
+  rebalanceResult_->setWordWrap(true);
+  rebalanceResult_->hide();
+  inner->addWidget(rebalanceResult_);
   inner->addWidget(split, 1);
   auto* lay = new QVBoxLayout(this);
   lay->addWidget(notApplicable_, 1);
@@ -164,7 +170,29 @@ QString ExpertsView::notApplicableText() const {
   return notApplicable_->isHidden() ? QString() : notApplicable_->text();
 }
 
+void ExpertsView::beginRebalance() {
+  beforeRebalance_ = load_;
+  rebalancing_ = true;
+}
+
+QString ExpertsView::rebalanceText() const {
+  return rebalanceResult_->isHidden() ? QString() : rebalanceResult_->text();
+}
+
 void ExpertsView::setLoad(const ExpertLoad& L) {
+  // A rebalance's own result is compared with the load it started from; any other new load
+  // (another scenario) ends the comparison.
+  compared_ = rebalancing_ && beforeRebalance_.perRankAfter.size() == L.perRankAfter.size();
+  rebalancing_ = false;
+  rebalanceResult_->setVisible(compared_);
+  if (compared_)
+    rebalanceResult_->setText(
+        tr("<b>Rebalanced.</b> Per-rank token load max/mean after UpdateExpert: %1 with the "
+           "previous table → %2 with the rebalanced one (%3 redundant experts). The rank chart "
+           "shows both.")
+            .arg(imbalance(beforeRebalance_.perRankAfter), 0, 'f', 2)
+            .arg(imbalance(L.perRankAfter), 0, 'f', 2)
+            .arg(L.redundantExperts));
   load_ = L;
   const int ranks = static_cast<int>(L.perRankAfter.size());
   redundant_->setSingleStep(std::max(1, ranks));
@@ -190,14 +218,22 @@ void ExpertsView::setLoad(const ExpertLoad& L) {
   model_->setLoad(L);
   const QList<QColor> one{QColor(0x4e, 0x9a, 0xf1)};
   const QList<QColor> two{QColor(0xb0, 0xb0, 0xb0), QColor(0x3c, 0xa0, 0x6a)};
-  fill(experts_,
-       tr("Tokens per logical expert — imbalance (max/mean) %1")
-           .arg(imbalance(L.perExpert), 0, 'f', 2),
+  fill(experts_, tr("Tokens per expert: max/mean %1").arg(imbalance(L.perExpert), 0, 'f', 2),
        {tr("routed")}, {L.perExpert}, one);
   instances_->setLoad(L, model_->colors());
+  if (compared_) {
+    const QList<QColor> three{QColor(0xb0, 0xb0, 0xb0), QColor(0xe0, 0x90, 0x40),
+                              QColor(0x3c, 0xa0, 0x6a)};
+    fill(ranks_,
+         tr("Tokens per rank: max/mean %1 previous, %2 rebalanced")
+             .arg(imbalance(beforeRebalance_.perRankAfter), 0, 'f', 2)
+             .arg(imbalance(L.perRankAfter), 0, 'f', 2),
+         {tr("identity"), tr("previous table"), tr("rebalanced")},
+         {L.perRankBefore, beforeRebalance_.perRankAfter, L.perRankAfter}, three);
+    return;
+  }
   fill(ranks_,
-       tr("Tokens per rank (%1 instances each) — imbalance before %2, after %3")
-           .arg(L.placePerRank)
+       tr("Tokens per rank: max/mean %1 before, %2 after")
            .arg(imbalance(L.perRankBefore), 0, 'f', 2)
            .arg(imbalance(L.perRankAfter), 0, 'f', 2),
        {tr("before"), tr("after")}, {L.perRankBefore, L.perRankAfter}, two);

@@ -41,6 +41,10 @@ class ExpertsView : public QWidget {
   EplbTableModel* tableModel() const { return model_; }
   QPushButton* rebalanceButton() const { return rebalance_; }
   QSpinBox* redundantSpin() const { return redundant_; }
+  // The next load is the rebalanced run's: keep the current one to show beside it.
+  void beginRebalance();
+  // "previous table → rebalanced" figures after a rebalance; empty otherwise.
+  QString rebalanceText() const;
 
  signals:
   // The user asked for a table generated from `perExpertLoad` with that many spare slots.
@@ -48,6 +52,10 @@ class ExpertsView : public QWidget {
 
  private:
   ExpertLoad load_;
+  ExpertLoad beforeRebalance_;  // the load before "Rebalance", while comparing with it
+  bool rebalancing_ = false;    // the next setLoad is the rebalanced run's
+  bool compared_ = false;       // the view shows a before/after rebalance comparison
+  QLabel* rebalanceResult_;
   QLabel* notApplicable_;
   QWidget* content_;
   QLabel* summary_;

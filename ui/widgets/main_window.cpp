@@ -1,14 +1,19 @@
 #include "ui/widgets/main_window.h"
 
+#include <optional>
+
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QTimer>
@@ -19,15 +24,18 @@
 #include "core/scenario/scenario_json.h"
 #include "ui/run/run_controller.h"
 #include "ui/style/palette.h"
+#include "ui/style/presenter.h"
 #include "ui/widgets/card_view.h"
 #include "ui/widgets/cluster_widget.h"
 #include "ui/widgets/compare_view.h"
 #include "ui/widgets/core_grid_widget.h"
 #include "ui/widgets/experts_view.h"
+#include "ui/widgets/lesson_panel.h"
 #include "ui/widgets/metrics_view.h"
 #include "ui/widgets/ring_strip_widget.h"
 #include "ui/widgets/scenario_editor.h"
 #include "ui/widgets/timeline_widget.h"
+#include "ui/widgets/view_help.h"
 #include "ui/widgets/workspace_stages_widget.h"
 
 namespace moe::ui {
@@ -94,6 +102,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::RightDockWidgetArea, dock);
   resizeDocks({dock}, {340}, Qt::Horizontal);
 
+  lessons_ = new LessonPanel(builtinLessons());
+  lessonDock_ = new QDockWidget(tr("Lesson"));
+  lessonDock_->setObjectName("lesson");
+  lessonDock_->setWidget(lessons_);
+  lessonDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                           QDockWidget::DockWidgetClosable);
+  addDockWidget(Qt::BottomDockWidgetArea, lessonDock_);
+  lessonDock_->hide();  // the views get the room until a lesson is chosen (View or Help menu)
+  connect(lessons_, &LessonPanel::stepRequested, this, &MainWindow::showLessonStep);
+
   buildControls();
   buildMenus();
 
@@ -120,6 +138,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     run_->setEnabled(!playing && scenarioValid_);
     pause_->setEnabled(playing);
   });
+  connect(controller_, &RunController::targetReached, this, [this] {
+    dirty_ = true;
+    redraw();
+    emit lessonStepShown();
+  });
   connect(controller_, &RunController::failed, this,
           [this](const QString& m) { statusBar()->showMessage(m); });
   connect(controller_, &RunController::exported, this,
@@ -134,6 +157,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(compareRunner_, &CompareRunner::finished, this, [this](const CompareResult& r) {
     compare_->setResult(r);
+    // The scenario may have changed while the comparison ran.
+    compare_->setStale(!(compared_ == scenario_));
     emit compareDone();
   });
   connect(compareRunner_, &CompareRunner::failed, this,
@@ -171,17 +196,27 @@ MainWindow::~MainWindow() {
 void MainWindow::buildControls() {
   auto* bar = addToolBar(tr("Run"));
   bar->setObjectName("run-controls");
-  run_ = bar->addAction(tr("▶ Run"), this,
+  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);  // icons for the eye, words to learn
+  // Standard icons: the font may have no glyph for ⏸, which drew as an empty box.
+  run_ = bar->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("Run"), this,
                         [this] { QMetaObject::invokeMethod(controller_, &RunController::play); });
-  pause_ = bar->addAction(tr("⏸ Pause"), this, [this] {
+  pause_ = bar->addAction(style()->standardIcon(QStyle::SP_MediaPause), tr("Pause"), this, [this] {
     QMetaObject::invokeMethod(controller_, &RunController::pause);
   });
-  auto* stepE = bar->addAction(tr("Step event"), this, [this] {
-    QMetaObject::invokeMethod(controller_, &RunController::stepEvent);
-  });
-  auto* stepS = bar->addAction(tr("Step stage"), this, [this] {
-    QMetaObject::invokeMethod(controller_, &RunController::stepStage);
-  });
+  auto* back = bar->addAction(style()->standardIcon(QStyle::SP_MediaSeekBackward), tr("Back"), this,
+                              [this] { step(false); });
+  stepSize_ = new QComboBox;
+  for (const StepSize& sz : stepSizes()) stepSize_->addItem(sz.label);
+  stepSize_->setCurrentIndex(3);  // 1 us: a visible change, the size a lesson moves by
+  stepSize_->setToolTip(
+      tr("How far Back and Step move: a number of emulation events, an "
+         "amount of emulated time, or a whole stage"));
+  bar->addWidget(stepSize_);
+  auto* fwd = bar->addAction(style()->standardIcon(QStyle::SP_MediaSeekForward), tr("Step"), this,
+                             [this] { step(true); });
+  auto* stepS =
+      bar->addAction(style()->standardIcon(QStyle::SP_MediaSkipForward), tr("Next stage"), this,
+                     [this] { QMetaObject::invokeMethod(controller_, &RunController::stepStage); });
   auto* end = bar->addAction(tr("Run to end"), this, [this] {
     QMetaObject::invokeMethod(controller_, &RunController::runToEnd);
   });
@@ -190,19 +225,43 @@ void MainWindow::buildControls() {
     metrics_->clear();
     QMetaObject::invokeMethod(controller_, &RunController::reset);
   });
-  run_->setToolTip(tr("Run at the chosen speed"));
-  pause_->setToolTip(tr("Pause the emulation"));
+  // Keys work wherever focus is, except inside a text field (which keeps space and arrows).
+  auto* playPause = new QAction(tr("Play/Pause"), this);
+  playPause->setShortcut(Qt::Key_Space);
+  connect(playPause, &QAction::triggered, this, [this] {
+    if (pause_->isEnabled())
+      pause_->trigger();
+    else if (run_->isEnabled())
+      run_->trigger();
+  });
+  addAction(playPause);
+  back->setShortcut(Qt::Key_Left);
+  fwd->setShortcut(Qt::Key_Right);
+  stepS->setShortcut(QKeySequence("Shift+Right"));
+  auto* stageBack = new QAction(tr("Back to stage start"), this);
+  stageBack->setShortcut(QKeySequence("Shift+Left"));
+  connect(stageBack, &QAction::triggered, this,
+          [this] { QMetaObject::invokeMethod(controller_, &RunController::stepBackStage); });
+  addAction(stageBack);
+  end->setShortcut(Qt::Key_End);
+  reset->setShortcut(Qt::Key_Home);
+  run_->setToolTip(tr("Play: emulated time moves at the chosen speed (Space)"));
+  pause_->setToolTip(tr("Pause playback (Space)"));
   pause_->setEnabled(false);
-  stepE->setToolTip(tr("Run exactly one emulation event"));
-  stepS->setToolTip(tr("Run until the current stage ends"));
+  back->setToolTip(
+      tr("Step back by the chosen amount (Left). Re-runs the same scenario to the "
+         "earlier time, so the state is exactly what it was"));
+  fwd->setToolTip(tr("Step forward by the chosen amount (Right)"));
+  stepS->setToolTip(
+      tr("Run until the current stage ends (Shift+Right); Shift+Left goes back to its start"));
   end->setToolTip(
-      tr("Run as fast as possible to the end, then verify against the golden reference"));
-  reset->setToolTip(tr("Back to time 0 with the same scenario"));
+      tr("Run as fast as possible to the end, then verify against the golden reference (End)"));
+  reset->setToolTip(tr("Back to time 0 with the same scenario (Home)"));
   bar->addSeparator();
   speed_ = new QComboBox;
-  const std::pair<const char*, double> speeds[] = {{"100 ns / s", 1e5}, {"1 us / s", 1e6},
-                                                   {"2 us / s", 2e6},   {"10 us / s", 1e7},
-                                                   {"100 us / s", 1e8}, {"1 ms / s", 1e9}};
+  const std::pair<const char*, double> speeds[] = {
+      {"100 ns / s", 1e5}, {"1 us / s", 1e6}, {"2 us / s", 2e6},  {"10 us / s", 1e7},
+      {"100 us / s", 1e8}, {"1 ms / s", 1e9}, {"10 ms / s", 1e10}};
   for (const auto& [name, ps] : speeds) speed_->addItem(tr(name), ps);
   speed_->setCurrentIndex(2);
   speed_->setToolTip(tr("Emulated time per wall-clock second while running"));
@@ -241,6 +300,29 @@ void MainWindow::buildControls() {
   statusBar()->addPermanentWidget(liveButton_);
 }
 
+const std::vector<MainWindow::StepSize>& MainWindow::stepSizes() {
+  static const std::vector<StepSize> sizes = {
+      {QObject::tr("1 event"), 1, 0, false},      {QObject::tr("10 events"), 10, 0, false},
+      {QObject::tr("100 events"), 100, 0, false}, {QObject::tr("1 µs"), 0, kUs, false},
+      {QObject::tr("10 µs"), 0, 10 * kUs, false}, {QObject::tr("100 µs"), 0, 100 * kUs, false},
+      {QObject::tr("stage"), 0, 0, true}};
+  return sizes;
+}
+
+void MainWindow::step(bool forward) {
+  const StepSize sz = stepSizes()[static_cast<std::size_t>(std::max(0, stepSize_->currentIndex()))];
+  RunController* c = controller_;
+  if (sz.stage)
+    QMetaObject::invokeMethod(c,
+                              forward ? &RunController::stepStage : &RunController::stepBackStage);
+  else if (sz.events > 0)
+    QMetaObject::invokeMethod(
+        c, [c, forward, n = sz.events] { forward ? c->stepEvents(n) : c->stepBackEvents(n); });
+  else
+    QMetaObject::invokeMethod(
+        c, [c, forward, dt = sz.time] { forward ? c->stepTime(dt) : c->stepBackTime(dt); });
+}
+
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("Export view as PNG…"), this, &MainWindow::exportPng);
@@ -258,6 +340,79 @@ void MainWindow::buildMenus() {
   });
   file->addSeparator();
   file->addAction(tr("Quit"), this, &QWidget::close);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  presenterAction_ = view->addAction(tr("Presenter mode (high contrast)"), this,
+                                     [this](bool on) { setPresenterMode(on); });
+  presenterAction_->setCheckable(true);
+  QAction* lessonsAction = lessonDock_->toggleViewAction();
+  lessonsAction->setText(tr("Lesson panel"));
+  lessonsAction->setToolTip(tr("Guided lessons, step by step with Back and Next"));
+  view->addAction(lessonsAction);
+  presenterAction_->setToolTip(
+      tr("High-contrast palette for a projector. Start with --presenter (and --scale 1.25 to 2) "
+         "to also make text, lines and cells larger"));
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  auto* what = help->addAction(tr("What am I looking at?"), this, [this] {
+    QMessageBox box(this);
+    box.setWindowTitle(tr("What am I looking at?"));
+    box.setTextFormat(Qt::RichText);
+    box.setText(viewHelp(tabs_->tabText(tabs_->currentIndex()).remove('&')));
+    box.exec();
+  });
+  what->setShortcut(QKeySequence::HelpContents);
+  what->setToolTip(tr("Explains the view that is open now (F1)"));
+  help->addAction(tr("Guided lessons…"), this, [this] { lessonDock_->show(); });
+  help->addAction(tr("Keyboard shortcuts"), this, [this] {
+    QMessageBox::information(
+        this, tr("Keyboard shortcuts"),
+        tr("Space: play / pause\nRight / Left: step forward / back by the chosen amount\n"
+           "Shift+Right: next stage; Shift+Left: back to the stage start\nHome: reset; End: run "
+           "to the end\nF1: what am I looking at?"));
+  });
+}
+
+void MainWindow::setPresenterMode(bool on) {
+  presenter_ = on;
+  if (presenterAction_) {
+    QSignalBlocker block(presenterAction_);
+    presenterAction_->setChecked(on);
+  }
+  if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()))
+    setHighContrast(*app, on);
+}
+
+void MainWindow::setPlaybackSpeed(double ps) {
+  int i = speed_->findData(ps);
+  if (i < 0) {
+    speed_->addItem(tr("%1 us / s").arg(ps / 1e6), ps);
+    i = speed_->count() - 1;
+  }
+  speed_->setCurrentIndex(i);  // its signal hands the speed to the controller
+  QMetaObject::invokeMethod(controller_, [c = controller_, ps] { c->setSpeed(ps); });
+}
+
+void MainWindow::showLessonStep(const Lesson& lesson, int index) {
+  if (index < 0 || index >= static_cast<int>(lesson.steps.size())) return;
+  lessonDock_->show();
+  const LessonStep& step = lesson.steps[static_cast<std::size_t>(index)];
+  if (step.scenario.workload.kind != designsFor_) setDesignChoices(step.scenario.workload.kind);
+  if (const std::optional<Design> design = designFromName(step.design)) {
+    QSignalBlocker block(impl_);
+    impl_->setCurrentIndex(std::max(0, impl_->findData(static_cast<int>(*design))));
+  }
+  scrub_.reset();
+  liveButton_->hide();
+  loadScenario(step.scenario);
+  QMetaObject::invokeMethod(controller_,
+                            [c = controller_, t = step.target] { c->runFromStartTo(t); });
+  const auto& views = lessonViews();
+  for (std::size_t i = 0; i < views.size(); ++i)
+    if (views[i] == step.view) tabs_->setCurrentIndex(static_cast<int>(i));
+  if (step.view == "compare") startCompare();
+  if (step.card >= 0) card_->showCard(step.card);
+  select(step.selection);
 }
 
 void MainWindow::exportPng() {
@@ -301,6 +456,7 @@ void MainWindow::loadScenario(const Scenario& sc) {
             : QString());
   }
   scenario_ = sc;
+  compare_->setStale(!(sc == compared_));
   scrub_.reset();
   liveButton_->hide();
   timeline_->clear();
@@ -313,6 +469,7 @@ void MainWindow::loadScenario(const Scenario& sc) {
 void MainWindow::rebalance(const std::vector<double>& perExpertLoad, int redundantExperts) {
   try {
     const Scenario next = rebalancedScenario(scenario_, perExpertLoad, redundantExperts);
+    experts_->beginRebalance();
     loadScenario(next);
     statusBar()->showMessage(
         tr("Rebalanced: EPLB table from this run's load with %1 redundant experts; re-running")
@@ -325,7 +482,8 @@ void MainWindow::rebalance(const std::vector<double>& perExpertLoad, int redunda
 }
 
 void MainWindow::startCompare() {
-  compare_->setBusy(tr("Running phased and streaming to the end…"));
+  compare_->setBusy(tr("Running both designs to the end…"));
+  compared_ = scenario_;
   QMetaObject::invokeMethod(compareRunner_, [r = compareRunner_, sc = scenario_] { r->run(sc); });
 }
 
@@ -343,14 +501,17 @@ void MainWindow::onFrame(const Frame& f) {
 void MainWindow::redraw() {
   if (!dirty_ || !live_) return;
   dirty_ = false;
+  // One displayed time, live or scrubbed, drives the toolbar, every view, the timeline
+  // cursor and the inspector.
   const auto shown = shownSnapshot();
-  timeLabel_->setText(tr("t = %1").arg(timeText(live_->now)));
+  timeLabel_->setText(tr("t = %1%2").arg(timeText(shown->now), scrub_ ? tr(" (scrubbed)") : ""));
   stageLabel_->setText(
       tr("stage: %1%2")
-          .arg(QString::fromStdString(live_->stage), live_->deadlocked ? tr(" (DEADLOCK)") : ""));
+          .arg(QString::fromStdString(shown->stage), shown->deadlocked ? tr(" (DEADLOCK)") : ""));
   cluster_->setSnapshot(shown);
   card_->setSnapshot(shown);
   timeline_->setSnapshot(live_);
+  timeline_->setScrubTime(shown->now);
   metrics_->refresh();
   inspector_->setHtml(describeSelection(*shown, selection_));
   emit frameShown();

@@ -30,6 +30,8 @@ class TimelineWidget;
 class MetricsView;
 class ScenarioEditor;
 class CompareView;
+class LessonPanel;
+struct Lesson;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -54,8 +56,21 @@ class MainWindow : public QMainWindow {
   QAction* runAction() const { return run_; }
   QComboBox* designCombo() const { return impl_; }
   QComboBox* laneCombo() const { return lanes_; }
+  QLabel* timeLabel() const { return timeLabel_; }
   const Scenario& scenario() const { return scenario_; }
+  QComboBox* stepSizeCombo() const { return stepSize_; }
+  // Steps by the amount chosen in the step-size combo, forward or back.
+  void step(bool forward);
   void startCompare();
+  // Sets the playback speed (emulated ps per wall second) and shows it in the speed box.
+  void setPlaybackSpeed(double psPerWallSecond);
+  // Presenter mode: the high-contrast palette (the scale is set at start-up, --presenter).
+  void setPresenterMode(bool on);
+  bool presenterMode() const { return presenter_; }
+  // Does what a lesson step asks: its scenario and design, a run from time 0 to its moment,
+  // its view and selection. lessonStepShown follows once the views show that moment.
+  void showLessonStep(const Lesson& lesson, int step);
+  LessonPanel* lessonPanel() const { return lessons_; }
   // Regenerates the eplb table with EPLB from a per-expert load and re-runs the layer.
   void rebalance(const std::vector<double>& perExpertLoad, int redundantExperts);
 
@@ -63,8 +78,16 @@ class MainWindow : public QMainWindow {
   void frameShown();  // after the views took a new live frame
   void scrubShown();  // after the views took a scrubbed snapshot
   void compareDone();
+  void lessonStepShown();
 
  private:
+  struct StepSize {
+    QString label;
+    int events;  // > 0: a number of events
+    Time time;   // > 0: emulated time
+    bool stage;  // a whole stage
+  };
+  static const std::vector<StepSize>& stepSizes();
   void buildControls();
   void buildMenus();
   void onFrame(const Frame& f);
@@ -80,11 +103,14 @@ class MainWindow : public QMainWindow {
   RunController* controller_;
   CompareRunner* compareRunner_;
   Scenario scenario_;
+  Scenario compared_;  // the scenario Compare's figures are for
   std::shared_ptr<const Snapshot> live_;
   std::shared_ptr<const Snapshot> scrub_;
   Verification verification_;
   Selection selection_;
   bool dirty_ = false;
+  bool presenter_ = false;
+  QAction* presenterAction_ = nullptr;
   bool scenarioValid_ = true;
   QTimer* frameTimer_;
   QTabWidget* tabs_;
@@ -96,12 +122,15 @@ class MainWindow : public QMainWindow {
   ScenarioEditor* editor_;
   CompareView* compare_;
   QTextBrowser* inspector_;
+  LessonPanel* lessons_;
+  class QDockWidget* lessonDock_;
   QAction* run_;
   QAction* pause_;
   QComboBox* impl_;
   QComboBox* lanes_;
   WorkloadKind designsFor_ = WorkloadKind::MoeLayer;
   QComboBox* speed_;
+  QComboBox* stepSize_;
   QLabel* timeLabel_;
   QLabel* stageLabel_;
   QLabel* verifyLabel_;

@@ -17,6 +17,7 @@
 #include "core/pipeline/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
+#include "ui/models/field_docs.h"
 
 namespace moe::ui {
 
@@ -142,8 +143,10 @@ void ScenarioEditor::addField(QFormLayout* form, const std::string& path, const 
   Field f;
   f.original = value;
   const QStringList choices = choicesFor(path);
-  const QString tip =
-      tr("%1 (JSON key %2)").arg(QString::fromStdString(key), QString::fromStdString(path));
+  // The text is docs/SCENARIO.md's own row for this field: one source for docs and help.
+  const QString doc = fieldDoc(QString::fromStdString(path));
+  const QString tip = (doc.isEmpty() ? QString() : doc + "\n\n") +
+                      tr("JSON key %1 (see docs/SCENARIO.md)").arg(QString::fromStdString(path));
   if (!choices.isEmpty()) {
     auto* combo = new QComboBox;
     combo->addItems(choices);
@@ -183,7 +186,9 @@ void ScenarioEditor::addField(QFormLayout* form, const std::string& path, const 
   v->setContentsMargins(0, 0, 0, 0);
   v->addWidget(f.editor);
   v->addWidget(f.error);
-  form->addRow(QString::fromStdString(key), cell);
+  auto* label = new QLabel(QString::fromStdString(key));
+  label->setToolTip(tip);
+  form->addRow(label, cell);
   fields_[path] = f;
 }
 

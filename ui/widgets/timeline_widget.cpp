@@ -21,19 +21,8 @@ constexpr int kSummaryH = 14;       // one summary lane
 constexpr int kSummaryHeader = 34;  // the stage names, then the overlap figure
 constexpr int kCardGap = 14;
 constexpr int kAxisH = 22;
-constexpr std::size_t kMaxBarsPerCore = 200000;  // bounds memory on very long runs
 const QColor kHidden(0x3c, 0xa0, 0x6a);
 const QColor kExposed(0xd0, 0x40, 0x40);
-
-bool working(Activity a) {
-  return a == Activity::Copy || a == Activity::Vector || a == Activity::Cube;
-}
-bool waiting(Activity a) {
-  return a == Activity::WaitSpace || a == Activity::WaitData || a == Activity::WaitSync;
-}
-bool communication(Role r) {
-  return r == Role::A2A || r == Role::ReduceScatter;
-}
 
 // `c` washed towards white: a waiting share reads as the same role, but quieter.
 QColor pale(const QColor& c) {
@@ -66,14 +55,9 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
 }
 
 void TimelineWidget::clear() {
-  bars_.clear();
-  coreRoles_.clear();
+  model_.clear();
   lanes_.clear();
   lanesDirty_ = true;
-  comm_.clear();
-  compute_.clear();
-  hasComm_ = false;
-  count_ = 0;
   fitted_ = false;
   yOffset_ = 0;
   scrub_ = 0;
@@ -81,30 +65,8 @@ void TimelineWidget::clear() {
 }
 
 void TimelineWidget::append(const std::vector<ActivityInterval>& iv) {
-  for (const ActivityInterval& a : iv) {
-    // Idle and done spans are the absence of work: leaving them out keeps the chart readable.
-    if (a.activity == Activity::Idle || a.activity == Activity::Done || a.end <= a.start) continue;
-    if (a.core >= static_cast<int>(bars_.size())) {
-      bars_.resize(a.core + 1);
-      coreRoles_.resize(a.core + 1, 0);
-    }
-    auto& v = bars_[a.core];
-    const std::uint32_t bit = 1u << static_cast<int>(a.role);
-    if (!(coreRoles_[a.core] & bit)) {
-      coreRoles_[a.core] |= bit;
-      lanesDirty_ = true;
-    }
-    if (v.size() < kMaxBarsPerCore) v.push_back(Bar{a.start, a.end, a.activity, a.role});
-    if (working(a.activity)) {
-      if (communication(a.role)) {
-        comm_.add(a.start, a.end);
-        if (!hasComm_) lanesDirty_ = true;
-        hasComm_ = true;
-      }
-      if (a.role == Role::Gemm) compute_.add(a.start, a.end);
-    }
-    ++count_;
-  }
+  model_.append(iv);
+  if (model_.lanesChanged()) lanesDirty_ = true;
   update();
 }
 
@@ -125,66 +87,32 @@ void TimelineWidget::rebuildLanes() {
   if (!lanesDirty_ || !snap_) return;
   lanesDirty_ = false;
   lanes_.clear();
+  const bool hasComm = model_.hasCommunication();
   // The plot starts after the label column (t0 stays the time at its left edge).
-  axis_.left = grouping_ == Grouping::PerCore && !hasComm_ ? kCoreLabelW : kLaneLabelW;
-  int y = kAxisH;
-  if (hasComm_) {
-    y += kSummaryHeader;
-    for (Summary s : {Summary::Compute, Summary::Communication, Summary::Overlap}) {
-      Lane l;
-      l.kind = Lane::Kind::Summary;
-      l.summary = s;
-      l.top = y;
-      l.height = kSummaryH;
-      lanes_.push_back(l);
-      y += kSummaryH;
+  axis_.left = grouping_ == Grouping::PerCore && !hasComm ? kCoreLabelW : kLaneLabelW;
+  int y = kAxisH + (hasComm ? kSummaryHeader : 0);
+  int card = -1;
+  const auto grouping =
+      grouping_ == Grouping::PerCore ? TimelineGrouping::PerCore : TimelineGrouping::ByRole;
+  for (TimelineLane& m : model_.lanes(grouping, *snap_)) {
+    Lane l;
+    static_cast<TimelineLane&>(l) = std::move(m);
+    if (l.kind != Lane::Kind::Summary && l.card != card) {
+      card = l.card;
+      y += kCardGap;
     }
-  }
-  auto cardOf = [this](int core) {
-    return core < static_cast<int>(snap_->cores.size()) ? snap_->cores[core].card : 0;
-  };
-  // Cores with any activity, grouped by card in id order (ids are card-major).
-  std::vector<std::vector<int>> perCard;
-  for (std::size_t c = 0; c < bars_.size(); ++c) {
-    if (bars_[c].empty()) continue;
-    const int card = cardOf(static_cast<int>(c));
-    if (card >= static_cast<int>(perCard.size())) perCard.resize(card + 1);
-    perCard[card].push_back(static_cast<int>(c));
-  }
-  for (int card = 0; card < static_cast<int>(perCard.size()); ++card) {
-    if (perCard[card].empty()) continue;
-    y += kCardGap;
-    if (grouping_ == Grouping::PerCore) {
-      for (int core : perCard[card]) {
-        Lane l;
-        l.kind = Lane::Kind::Core;
-        l.card = card;
-        l.core = core;
-        l.top = y;
-        l.height = kRowH;
-        lanes_.push_back(l);
-        y += kRowH;
-      }
-    } else {
-      for (int r = 0; r < static_cast<int>(Role::Count); ++r) {
-        Lane l;
-        l.kind = Lane::Kind::Role;
-        l.card = card;
-        l.role = static_cast<Role>(r);
-        for (int core : perCard[card])
-          if (coreRoles_[core] & (1u << r)) l.cores.push_back(core);
-        if (l.cores.empty()) continue;
-        l.top = y;
-        l.height = kRoleH;
-        lanes_.push_back(std::move(l));
-        y += kRoleH;
-      }
-    }
+    l.top = y;
+    l.height = l.kind == Lane::Kind::Core ? kRowH : l.kind == Lane::Kind::Role ? kRoleH : kSummaryH;
+    y += l.height;
+    lanes_.push_back(std::move(l));
   }
 }
 
 void TimelineWidget::setSnapshot(std::shared_ptr<const Snapshot> s) {
   if (!snap_ || !s || snap_->cores.size() != s->cores.size()) lanesDirty_ = true;
+  // Cores in a role whose first span has not closed yet are in its lane too.
+  if (s) model_.noteRoles(*s);
+  if (model_.lanesChanged()) lanesDirty_ = true;
   snap_ = std::move(s);
   if (!fitted_ && snap_ && snap_->now > 0) fitAll();
   update();
@@ -219,7 +147,7 @@ int TimelineWidget::laneAt(int y) const {
 void TimelineWidget::paintCoreLane(QPainter& p, const Lane& lane, int y, Time tLeft,
                                    Time tRight) const {
   const int right = width();
-  const auto& v = bars_[lane.core];
+  const auto& v = model_.bars(lane.core);
   // Intervals of a core are closed in time order: binary search the first visible one.
   auto it =
       std::lower_bound(v.begin(), v.end(), tLeft, [](const Bar& b, Time t) { return b.end < t; });
@@ -248,18 +176,18 @@ void TimelineWidget::paintRoleLane(QPainter& p, const Lane& lane, int y, Time tL
   std::vector<double> work(w, 0), wait(w, 0), dWork(w + 1, 0), dWait(w + 1, 0);
   auto px = [this](Time t) { return axis_.x(static_cast<double>(t)) - axis_.left; };
   for (int core : lane.cores) {
-    const auto& v = bars_[core];
+    const auto& v = model_.bars(core);
     auto it =
         std::lower_bound(v.begin(), v.end(), tLeft, [](const Bar& b, Time t) { return b.end < t; });
     for (; it != v.end() && it->start <= tRight; ++it) {
       if (it->role != lane.role) continue;
-      if (working(it->activity)) cover(px(it->start), px(it->end), work, dWork);
-      if (waiting(it->activity)) cover(px(it->start), px(it->end), wait, dWait);
+      if (isWorking(it->activity)) cover(px(it->start), px(it->end), work, dWork);
+      if (isWaiting(it->activity)) cover(px(it->start), px(it->end), wait, dWait);
     }
     const CoreSnap& cs = snap_->cores[core];
-    if (cs.role == lane.role && working(cs.activity))
+    if (cs.role == lane.role && isWorking(cs.activity))
       cover(px(cs.since), px(snap_->now), work, dWork);
-    if (cs.role == lane.role && waiting(cs.activity))
+    if (cs.role == lane.role && isWaiting(cs.activity))
       cover(px(cs.since), px(snap_->now), wait, dWait);
   }
   const double n = static_cast<double>(lane.cores.size());
@@ -309,12 +237,7 @@ void TimelineWidget::paintSummaryLane(QPainter& p, const Lane& lane, int y, Time
     return it;
   };
   // Open activities count as running until the snapshot time.
-  IntervalUnion comm = comm_, compute = compute_;
-  for (const CoreSnap& c : snap_->cores) {
-    if (!working(c.activity)) continue;
-    if (communication(c.role)) comm.add(c.since, snap_->now);
-    if (c.role == Role::Gemm) compute.add(c.since, snap_->now);
-  }
+  const IntervalUnion comm = model_.communicationAt(*snap_), compute = model_.computeAt(*snap_);
   if (lane.summary == Summary::Compute || lane.summary == Summary::Communication) {
     const IntervalUnion& u = lane.summary == Summary::Compute ? compute : comm;
     const QColor c =
@@ -397,16 +320,12 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     }
   }
   p.setFont(font());
-  if (hasComm_) {
+  if (model_.hasCommunication()) {
     // The headline figure above the summary lanes, from the same unions the lanes draw.
     const int y = kAxisH + kSummaryHeader - 5 - yOffset_;
     if (y > kAxisH) {
-      IntervalUnion comm = comm_, compute = compute_;
-      for (const CoreSnap& c : snap_->cores) {
-        if (!working(c.activity)) continue;
-        if (communication(c.role)) comm.add(c.since, snap_->now);
-        if (c.role == Role::Gemm) compute.add(c.since, snap_->now);
-      }
+      const IntervalUnion comm = model_.communicationAt(*snap_);
+      const IntervalUnion compute = model_.computeAt(*snap_);
       const Time total = comm.measure(), hidden = comm.overlap(compute);
       p.setPen(palette().text().color());
       p.drawText(
@@ -497,7 +416,7 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* e) {
 
 QString TimelineWidget::laneTooltip(const Lane& lane, Time t) const {
   auto barAt = [this](int core, Time at) -> const Bar* {
-    const auto& v = bars_[core];
+    const auto& v = model_.bars(core);
     auto it =
         std::lower_bound(v.begin(), v.end(), at, [](const Bar& b, Time x) { return b.end <= x; });
     return it != v.end() && it->start <= at ? &*it : nullptr;
@@ -516,8 +435,8 @@ QString TimelineWidget::laneTooltip(const Lane& lane, Time t) const {
       for (int core : lane.cores) {
         const Bar* b = barAt(core, t);
         if (!b || b->role != lane.role) continue;
-        work += working(b->activity);
-        wait += waiting(b->activity);
+        work += isWorking(b->activity);
+        wait += isWaiting(b->activity);
       }
       return tr("Card %1, %2 cores (%3): at %4, %5 working, %6 waiting. Height = share working "
                 "(dark) and "

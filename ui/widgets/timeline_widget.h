@@ -1,5 +1,7 @@
 #pragma once
-// The timeline: a Gantt of the observer's activity log, grouped by card. Lanes are either
+// The timeline: a Gantt of the observer's activity log, grouped by card. What it shows (bars,
+// roles, lanes, overlap figures) is core's TimelineModel; this widget only lays it out and
+// draws it. Lanes are either
 // one per core (colour = activity) or one per role on each card (height = share of that
 // role's cores working, pale = waiting). When the run has communication roles (a2a,
 // reduce-scatter) next to compute (gemm), summary lanes on top show when any core of each
@@ -10,9 +12,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/observe/interval_union.h"
 #include "core/observe/snapshot.h"
-#include "core/record/observer.h"
+#include "core/observe/timeline_model.h"
 
 namespace moe::ui {
 
@@ -40,14 +41,15 @@ class TimelineWidget : public QWidget {
   Grouping grouping() const { return grouping_; }
   void fitAll();
   const TimeAxis& axis() const { return axis_; }
-  std::size_t intervalCount() const { return count_; }
+  std::size_t intervalCount() const { return model_.intervalCount(); }
+  const TimelineModel& model() const { return model_; }
   int laneCount() const;
 
   // Closed activity so far: time any communication core (a2a, reduce-scatter) was working,
   // and how much of it some compute core (gemm) was working too.
-  bool hasOverlapSummary() const { return hasComm_ && compute_.size() > 0; }
-  Time communicationTime() const { return comm_.measure(); }
-  Time hiddenCommunicationTime() const { return comm_.overlap(compute_); }
+  bool hasOverlapSummary() const { return model_.hasOverlapSummary(); }
+  Time communicationTime() const { return model_.communicationTime(); }
+  Time hiddenCommunicationTime() const { return model_.hiddenCommunicationTime(); }
 
  signals:
   void scrubbed(Time t);
@@ -61,20 +63,11 @@ class TimelineWidget : public QWidget {
   bool event(QEvent* e) override;
 
  private:
-  struct Bar {
-    Time start, end;
-    Activity activity;
-    Role role;
-  };
-  enum class Summary { Compute, Communication, Overlap };
-  struct Lane {
-    enum class Kind { Core, Role, Summary } kind = Kind::Core;
-    int card = -1;  // Core and Role lanes
-    int core = -1;  // Core lanes
-    Role role = Role::Idle;
-    Summary summary = Summary::Compute;
-    std::vector<int> cores;  // Role lanes: the cores that ever had this role on this card
-    int top = 0;             // y without the scroll offset
+  using Bar = TimelineBar;
+  using Summary = TimelineSummary;
+  // A model lane placed on the widget.
+  struct Lane : TimelineLane {
+    int top = 0;  // y without the scroll offset
     int height = 0;
   };
   void applyFit();
@@ -87,14 +80,10 @@ class TimelineWidget : public QWidget {
   QString laneTooltip(const Lane& lane, Time t) const;
 
   std::shared_ptr<const Snapshot> snap_;
-  std::vector<std::vector<Bar>> bars_;    // per core id
-  std::vector<std::uint32_t> coreRoles_;  // per core id: bit mask of the roles it had
+  TimelineModel model_;
   std::vector<Lane> lanes_;
   bool lanesDirty_ = true;
   Grouping grouping_ = Grouping::PerCore;
-  IntervalUnion comm_, compute_;
-  bool hasComm_ = false;
-  std::size_t count_ = 0;
   TimeAxis axis_;
   bool fitted_ = false;
   bool fitPending_ = false;

@@ -1,0 +1,21 @@
+#pragma once
+// `moe-workbench --record DIR`: plays the loaded scenario headlessly through the same
+// playback path as the Run button, on a simulated wall clock (`--speed`, `--fps`), and writes
+// numbered PNG frames plus frames.csv (frame, emulated time in ps, stage, view). With ffmpeg
+// (Debian package `ffmpeg`) on the PATH it also writes record.gif and record.mp4 for slides.
+
+#include <QString>
+
+namespace moe::ui {
+class MainWindow;
+
+struct RecordOptions {
+  QString dir;
+  double psPerWallSecond = 5e8;  // 500 us of emulated time per second of video
+  int fps = 10;
+  QString view = "card";  // a tab: cluster, card, experts, timeline, metrics, scenario, compare
+};
+
+// Returns the process exit code: 0 when the run reached its end and every frame was written.
+int recordPlayback(MainWindow& w, const RecordOptions& o);
+}  // namespace moe::ui

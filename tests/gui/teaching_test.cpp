@@ -1,0 +1,325 @@
+// What a teacher relies on: stepping forward and back by time and events, views that agree
+// on one displayed time, Compare marked stale, Rebalance leaving a valid scenario, tooltips
+// from the schema docs, the lessons, and `--help` without a display.
+
+#include <QAction>
+#include <QComboBox>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QPushButton>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolBar>
+
+#include "gui_test_registry.h"
+#include "ui/models/field_docs.h"
+#include "ui/models/lesson.h"
+#include "ui/run/run_controller.h"
+#include "ui/style/palette.h"
+#include "ui/widgets/compare_view.h"
+#include "ui/widgets/elided_text.h"
+#include "ui/widgets/experts_view.h"
+#include "ui/widgets/lesson_panel.h"
+#include "ui/widgets/main_window.h"
+#include "ui/widgets/scenario_editor.h"
+#include "ui/widgets/timeline_widget.h"
+
+namespace moe::ui::test {
+
+namespace {
+bool waitFirstFrame(MainWindow& w) {
+  if (w.liveSnapshot()) return true;
+  QSignalSpy spy(&w, &MainWindow::frameShown);
+  return spy.wait(60000);
+}
+
+// Runs `call` in the worker and waits for the frame it produces to be shown.
+template <typename Call>
+bool inWorker(MainWindow& w, Call call) {
+  QSignalSpy spy(w.controller(), &RunController::frameReady);
+  QMetaObject::invokeMethod(w.controller(), [c = w.controller(), call] { call(c); });
+  if (!spy.wait(120000)) return false;
+  QSignalSpy shown(&w, &MainWindow::frameShown);
+  return shown.wait(5000) || true;  // a redraw may already have happened
+}
+}  // namespace
+
+class TeachingTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void stepsForwardAndBackByTimeAndEvents() {
+    MainWindow w;
+    QVERIFY(waitFirstFrame(w));
+    QVERIFY(inWorker(w, [](RunController* c) { c->stepTime(kUs); }));
+    QTRY_VERIFY2_WITH_TIMEOUT(w.liveSnapshot()->now == Time{kUs},
+                              qPrintable(QString("%1 != %2").arg(w.liveSnapshot()->now).arg(kUs)),
+                              10000);
+    QVERIFY(inWorker(w, [](RunController* c) { c->stepTime(10 * kUs); }));
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        w.liveSnapshot()->now == Time{11 * kUs},
+        qPrintable(QString("%1 != %2").arg(w.liveSnapshot()->now).arg(11 * kUs)), 10000);
+    QVERIFY(inWorker(w, [](RunController* c) { c->stepBackTime(10 * kUs); }));
+    QTRY_VERIFY2_WITH_TIMEOUT(w.liveSnapshot()->now == Time{kUs},
+                              qPrintable(QString("%1 != %2").arg(w.liveSnapshot()->now).arg(kUs)),
+                              10000);
+    const std::uint64_t events = w.liveSnapshot()->events;
+    QVERIFY(events > 0);
+    QVERIFY(inWorker(w, [](RunController* c) { c->stepEvents(10); }));
+    QTRY_COMPARE_WITH_TIMEOUT(w.liveSnapshot()->events, events + 10, 10000);
+    // Back by the same events: the deterministic re-run lands on the same state.
+    QVERIFY(inWorker(w, [](RunController* c) { c->stepBackEvents(10); }));
+    QTRY_COMPARE_WITH_TIMEOUT(w.liveSnapshot()->events, events, 10000);
+    // Next stage, then back to its start.
+    QVERIFY(inWorker(w, [](RunController* c) { c->stepStage(); }));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        w.liveSnapshot()->stage != "update-expert" && w.liveSnapshot()->stage != "not started",
+        30000);
+    const std::string stage = w.liveSnapshot()->stage;
+    QVERIFY(inWorker(w, [](RunController* c) { c->stepTime(kUs); }));
+    QVERIFY(inWorker(w, [](RunController* c) { c->stepBackStage(); }));
+    QTRY_COMPARE_WITH_TIMEOUT(w.liveSnapshot()->stage, stage, 10000);
+    QVERIFY(!w.liveSnapshot()->stageMarks.empty());
+    QCOMPARE(w.liveSnapshot()->now, w.liveSnapshot()->stageMarks.back().start);
+  }
+
+  void keyboardShortcutsExist() {
+    MainWindow w;
+    QStringList keys;
+    for (QAction* a : w.findChildren<QAction*>())
+      if (!a->shortcut().isEmpty()) keys << a->shortcut().toString();
+    for (const char* k : {"Space", "Right", "Left", "Shift+Right", "Shift+Left", "Home", "End"})
+      QVERIFY2(keys.contains(k), k);
+  }
+
+  void oneDisplayedTimeDrivesToolbarAndTimelineCursor() {
+    MainWindow w;
+    QVERIFY(waitFirstFrame(w));
+    QVERIFY(inWorker(w, [](RunController* c) { c->stepTime(25 * kUs); }));
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        w.liveSnapshot()->now == Time{25 * kUs},
+        qPrintable(QString("%1 != %2").arg(w.liveSnapshot()->now).arg(25 * kUs)), 10000);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        w.timeline()->scrubTime() == Time{25 * kUs},
+        qPrintable(QString("%1 != %2").arg(w.timeline()->scrubTime()).arg(25 * kUs)), 5000);
+    QVERIFY(w.timeLabel()->text().contains(timeText(25 * kUs)));
+    // Scrubbed: the toolbar and cursor show the scrubbed time, and say so.
+    QSignalSpy scrubbed(&w, &MainWindow::scrubShown);
+    w.controller()->requestScrub(10 * kUs);
+    QVERIFY(scrubbed.wait(60000));
+    QCOMPARE(w.shownSnapshot()->now, 10 * kUs);
+    QCOMPARE(w.timeline()->scrubTime(), 10 * kUs);
+    QVERIFY(w.timeLabel()->text().contains(timeText(10 * kUs)));
+    QVERIFY(w.timeLabel()->text().contains("scrubbed"));
+  }
+
+  void compareIsStaleAfterTheScenarioChanges() {
+    MainWindow w;
+    QVERIFY(waitFirstFrame(w));
+    Scenario small = w.scenario();
+    small.model.tokensPerRank = 16;
+    w.loadScenario(small);
+    QSignalSpy done(&w, &MainWindow::compareDone);
+    w.startCompare();
+    QVERIFY(done.wait(300000));
+    QVERIFY(!w.compare()->isStale());
+    Scenario other = small;
+    other.model.tokensPerRank = 24;
+    w.loadScenario(other);
+    QVERIFY(w.compare()->isStale());
+    w.loadScenario(small);  // back to the compared scenario: the figures are right again
+    QVERIFY(!w.compare()->isStale());
+  }
+
+  void rebalanceLeavesAValidScenarioAndShowsBeforeAndAfter() {
+    MainWindow w;
+    QVERIFY(waitFirstFrame(w));
+    Scenario hot = w.scenario();
+    hot.model.tokensPerRank = 32;
+    hot.routing.kind = RoutingKind::Hotspot;
+    QSignalSpy load(w.controller(), &RunController::expertLoadReady);
+    w.loadScenario(hot);
+    QVERIFY(load.wait(60000));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.expertsView()->load().perExpert.empty(), 10000);
+    QSignalSpy again(w.controller(), &RunController::expertLoadReady);
+    w.rebalance(w.expertsView()->load().perExpert, 16);
+    QVERIFY(again.wait(60000));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.expertsView()->rebalanceText().isEmpty(), 10000);
+    QVERIFY2(w.editor()->isValid(), "the editor must hold a valid scenario after Rebalance");
+    QVERIFY(w.runAction()->isEnabled());
+    QCOMPARE(w.scenario().eplb.redundantExperts, 16);
+    QVERIFY(!w.scenario().eplb.table.empty());
+  }
+
+  void everyToolbarControlAndScenarioFieldHasHelp() {
+    MainWindow w;
+    for (QToolBar* bar : w.findChildren<QToolBar*>()) {
+      for (QAction* a : bar->actions()) {
+        if (a->isSeparator()) continue;
+        QWidget* widget = bar->widgetForAction(a);
+        const bool isLabel = qobject_cast<QLabel*>(widget) != nullptr;
+        if (isLabel) continue;  // captions next to their control
+        const QString tip =
+            widget && !widget->toolTip().isEmpty() ? widget->toolTip() : a->toolTip();
+        QVERIFY2(!tip.isEmpty() && tip != a->text(), qPrintable("no tooltip: " + a->text()));
+      }
+    }
+    // Field tooltips are docs/SCENARIO.md's rows.
+    QVERIFY(fieldDoc("model.hidden").contains("16384"));
+    QVERIFY(fieldDoc("eplb.table_from").contains("expected-load"));
+    QVERIFY(fieldDoc("hardware.overrides.hbm_gbps").contains("number"));
+    auto* hidden = w.editor()->fieldEditor("model.hidden");
+    QVERIFY(hidden);
+    QVERIFY(hidden->toolTip().contains(fieldDoc("model.hidden")));
+    int fields = 0, documented = 0;
+    for (QLineEdit* e : w.editor()->findChildren<QLineEdit*>()) {
+      ++fields;
+      documented += !fieldDoc(e->objectName()).isEmpty();
+    }
+    for (QComboBox* e : w.editor()->findChildren<QComboBox*>()) {
+      ++fields;
+      documented += !fieldDoc(e->objectName()).isEmpty();
+    }
+    QVERIFY(fields > 20);
+    QCOMPARE(documented, fields);
+  }
+
+  void noElidedTextAt1400x900() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(waitFirstFrame(w));
+    QVERIFY(inWorker(w, [](RunController* c) { c->runUntilBusy(); }));
+    for (int i = 0; i < w.tabs()->count(); ++i) {
+      w.tabs()->setCurrentIndex(i);
+      QTest::qWait(150);
+      const QStringList bad = elidedTexts(&w);
+      QVERIFY2(bad.isEmpty(), qPrintable(w.tabs()->tabText(i) + ": " + bad.join("; ")));
+    }
+  }
+
+  void shippedLessonsAreValid() {
+    const auto lessons = builtinLessons();
+    QVERIFY(lessons.size() >= 5);
+    for (const LessonEntry& e : lessons) QVERIFY2(e.lesson, qPrintable(e.name + ": " + e.error));
+  }
+
+  void malformedLessonNamesLessonStepAndField() {
+    const QByteArray bad =
+        R"({"title": "t", "steps": [{"narration": "a", "run_to": {"end": true}, "view": "card"},
+            {"narration": "b", "run_to": {"time_us": -1}, "view": "card"}]})";
+    try {
+      (void)parseLesson("broken", bad);
+      QFAIL("a negative time was accepted");
+    } catch (const std::exception& e) {
+      QCOMPARE(QString(e.what()),
+               QString("lesson broken, step 2, run_to.time_us: must be a number >= 0"));
+    }
+    try {
+      (void)parseLesson(
+          "broken",
+          R"({"title": "t", "steps": [{"narration": "a", "run_to": {"end": true}, "view": "nowhere"}]})");
+      QFAIL("an unknown view was accepted");
+    } catch (const std::exception& e) {
+      QVERIFY(QString(e.what()).startsWith("lesson broken, step 1, view: "));
+    }
+    try {
+      (void)parseLesson("broken",
+                        R"({"title": "t", "scenario": {"model": {"hidden": -3}}, "steps": []})");
+      QFAIL("a bad scenario was accepted");
+    } catch (const std::exception& e) {
+      QVERIFY2(QString(e.what()).startsWith(
+                   "lesson broken, scenario: not a valid scenario: model.hidden"),
+               e.what());
+    }
+    try {
+      (void)parseLesson("broken", "{not json");
+      QFAIL("broken JSON was accepted");
+    } catch (const std::exception& e) {
+      QVERIFY(QString(e.what()).startsWith("lesson broken, (file): not valid JSON"));
+    }
+  }
+
+  void lessonPanelNextDrivesTheRunAndTheView() {
+    MainWindow w;
+    QVERIFY(waitFirstFrame(w));
+    LessonPanel* panel = w.lessonPanel();
+    int ring = -1;
+    for (int i = 0; i < static_cast<int>(panel->lessons().size()); ++i)
+      if (panel->lessons()[static_cast<std::size_t>(i)].name == "1-ring-flow-control") ring = i;
+    QVERIFY(ring >= 0);
+    QSignalSpy shown(&w, &MainWindow::lessonStepShown);
+    panel->showStep(ring, 0);
+    QVERIFY(shown.wait(120000));
+    QCOMPARE(w.tabs()->currentIndex(), 1);  // card
+    QCOMPARE(w.liveSnapshot()->stage, std::string("dispatch-streaming"));
+    QCOMPARE(w.scenario().rings.queueChunks, 2);
+    QVERIFY(!panel->narration().isEmpty());
+    QVERIFY(panel->nextButton()->isEnabled());
+    QVERIFY(!panel->backButton()->isEnabled());
+    panel->nextButton()->click();
+    QVERIFY(shown.wait(120000));
+    QCOMPARE(panel->currentStep(), 1);
+    QVERIFY(w.liveSnapshot()->now > 0);
+  }
+
+  void recordWritesIncreasingFramesToTheEnd() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QProcess p;
+    // 2 ms of emulated time per second at 2 frames a second: about six frames.
+    p.start(MOE_WORKBENCH_PATH, {"--record", dir.path(), "--speed", "2000", "--fps", "2"});
+    QVERIFY(p.waitForFinished(600000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    QFile csv(QDir(dir.path()).filePath("frames.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList rows = QString(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(rows.value(0), QString("frame,time_ps,stage,view"));
+    QVERIFY(rows.size() >= 4);
+    qint64 last = -1;
+    QSet<QByteArray> images;
+    for (int i = 1; i < rows.size(); ++i) {
+      const QStringList f = rows[i].split(',');
+      QCOMPARE(f.size(), 4);
+      QCOMPARE(f[0].toInt(), i);
+      const qint64 t = f[1].toLongLong();
+      QVERIFY2(t > last, qPrintable(rows[i]));
+      last = t;
+      QFile png(QDir(dir.path()).filePath(QString("frame_%1.png").arg(i, 5, 10, QChar('0'))));
+      QVERIFY(png.open(QIODevice::ReadOnly));
+      images.insert(QCryptographicHash::hash(png.readAll(), QCryptographicHash::Sha256));
+    }
+    QCOMPARE(rows.last().split(',').value(2), QString("done"));
+    QCOMPARE(images.size(), rows.size() - 1);  // every frame differs from every other
+  }
+
+  void helpWorksWithoutADisplay() {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    env.remove("QT_QPA_PLATFORM");
+    p.setProcessEnvironment(env);
+    p.start(MOE_WORKBENCH_PATH, {"--help"});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 0);
+    const QString out = p.readAllStandardOutput();
+    QVERIFY(out.contains("--screenshot"));
+    QVERIFY(out.contains("--presenter"));
+    QVERIFY(out.contains("--lesson"));
+  }
+};
+
+static Register<TeachingTest> reg;
+
+}  // namespace moe::ui::test
+
+#include "teaching_test.moc"

@@ -1,0 +1,77 @@
+#include "ui/widgets/elided_text.h"
+
+#include <QAbstractButton>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
+#include <QLabel>
+#include <QStyle>
+#include <QTabBar>
+#include <QTextDocument>
+#include <QToolButton>
+#include <QtCharts/QChartView>
+
+QT_CHARTS_USE_NAMESPACE
+
+namespace moe::ui {
+
+namespace {
+QString who(const QWidget* w) {
+  return QString("%1%2").arg(w->metaObject()->className(),
+                             w->objectName().isEmpty() ? "" : " '" + w->objectName() + "'");
+}
+
+// Qt Charts ends a shortened text with "..."; a range like "0 … 63" is not shortened.
+bool elided(const QString& s) {
+  return s.endsWith("...") || s.endsWith(QChar(0x2026));
+}
+}  // namespace
+
+QStringList elidedTexts(QWidget* root) {
+  QStringList out;
+  for (QWidget* w : root->findChildren<QWidget*>()) {
+    if (!w->isVisible()) continue;
+    if (auto* l = qobject_cast<QLabel*>(w)) {
+      // Rich text and wrapped labels lay out over several lines; a plain one-line label
+      // must fit its width.
+      if (l->text().isEmpty() || l->wordWrap() || Qt::mightBeRichText(l->text())) continue;
+      const int need = l->fontMetrics().horizontalAdvance(l->text());
+      const int room = l->contentsRect().width() - 2 * l->margin() - 2 * l->indent();
+      if (need > room)
+        out << QString("%1: \"%2\" needs %3 px, has %4").arg(who(l), l->text()).arg(need).arg(room);
+    } else if (auto* b = qobject_cast<QAbstractButton*>(w)) {
+      if (b->text().isEmpty()) continue;
+      // A tool button drawn as an icon only shows no text to clip.
+      if (auto* tb = qobject_cast<QToolButton*>(b);
+          tb && !tb->icon().isNull() && tb->toolButtonStyle() == Qt::ToolButtonIconOnly)
+        continue;
+      const int need = b->fontMetrics().horizontalAdvance(QString(b->text()).remove('&'));
+      if (need > b->width())
+        out << QString("%1: \"%2\" needs %3 px, has %4")
+                   .arg(who(b), b->text())
+                   .arg(need)
+                   .arg(b->width());
+    } else if (auto* t = qobject_cast<QTabBar*>(w)) {
+      for (int i = 0; i < t->count(); ++i) {
+        const int need = t->fontMetrics().horizontalAdvance(QString(t->tabText(i)).remove('&'));
+        if (need > t->tabRect(i).width())
+          out << QString("tab \"%1\" needs %2 px, has %3")
+                     .arg(t->tabText(i))
+                     .arg(need)
+                     .arg(t->tabRect(i).width());
+      }
+    } else if (auto* v = qobject_cast<QChartView*>(w)) {
+      // Qt Charts shortens titles and axis labels that do not fit with "...".
+      for (QGraphicsItem* item : v->scene()->items()) {
+        if (!item->isVisible()) continue;
+        QString text;
+        if (auto* s = dynamic_cast<QGraphicsSimpleTextItem*>(item)) text = s->text();
+        if (auto* x = dynamic_cast<QGraphicsTextItem*>(item)) text = x->toPlainText();
+        if (elided(text)) out << QString("chart text \"%1\" in %2").arg(text, who(v));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace moe::ui

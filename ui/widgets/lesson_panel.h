@@ -1,0 +1,46 @@
+#pragma once
+// The lesson panel: pick a lesson, read the step's narration, go Back or Next. The window
+// does what a step asks (scenario, run, view, selection); the panel only says which step.
+// A lesson file that failed validation stays in the list with its error; the others work.
+
+#include <QWidget>
+#include <vector>
+
+#include "ui/models/lesson.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+
+namespace moe::ui {
+
+class LessonPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit LessonPanel(std::vector<LessonEntry> lessons, QWidget* parent = nullptr);
+  const std::vector<LessonEntry>& lessons() const { return lessons_; }
+  // Shows lesson `index` (into lessons()) at `step`, and asks the window to run it.
+  void showStep(int index, int step);
+  int currentLesson() const { return lesson_; }
+  int currentStep() const { return step_; }
+  QString narration() const;
+  QPushButton* nextButton() const { return next_; }
+  QPushButton* backButton() const { return back_; }
+
+ signals:
+  void stepRequested(const moe::ui::Lesson& lesson, int step);
+
+ private:
+  void refresh();
+
+  std::vector<LessonEntry> lessons_;
+  int lesson_ = -1;
+  int step_ = 0;
+  QComboBox* picker_;
+  QLabel* position_;
+  QLabel* narration_;
+  QPushButton* back_;
+  QPushButton* next_;
+};
+
+}  // namespace moe::ui
