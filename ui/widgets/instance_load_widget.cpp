@@ -75,7 +75,7 @@ void InstanceLoadWidget::paintEvent(QPaintEvent*) {
   title.setBold(true);
   p.setFont(title);
   p.drawText(QRectF(0, 2, width(), 20), Qt::AlignHCenter | Qt::AlignVCenter,
-             tr("Tokens per physical instance — replicas of one expert share a colour"));
+             tr("Tokens per instance (replicas share a colour)"));
   p.setFont(font());
   if (n == 0) {
     p.drawText(r, Qt::AlignCenter, tr("no run loaded"));
