@@ -44,18 +44,22 @@ class RunControlTest : public QObject {
     QCOMPARE(w.liveSnapshot()->events, std::uint64_t{0});
     QVERIFY(doAndWaitFrame(w, &RunController::stepEvent));
     QCOMPARE(w.liveSnapshot()->events, std::uint64_t{1});
-    // The first events all happen at time 0 (every core's program starts); a whole stage
-    // moves the clock.
-    // One stage step at a time, each awaited: a retry loop that re-invokes the slot could
-    // leave extra steps queued behind the condition and make the counts below race.
-    for (int i = 0; i < 10 && w.liveSnapshot()->now == 0; ++i)
-      QVERIFY(doAndWaitFrame(w, &RunController::stepStage, 30000));
+    // The first events all happen at time 0 (every core's program starts); many events move
+    // the clock. stepEvents runs them in one slot call and sends one frame, so no timer-driven
+    // slice can land between the frame awaited here and the counts read below.
+    {
+      QSignalSpy spy(&w, &MainWindow::frameShown);
+      RunController* c = w.controller();
+      QMetaObject::invokeMethod(c, [c] { c->stepEvents(20000); });
+      QVERIFY(spy.wait(60000));
+    }
+    QCOMPARE(w.liveSnapshot()->events, std::uint64_t{20001});
     QVERIFY(w.liveSnapshot()->now > 0);
-    const Time afterStage = w.liveSnapshot()->now;
+    const Time afterMany = w.liveSnapshot()->now;
     const std::uint64_t events = w.liveSnapshot()->events;
     QVERIFY(doAndWaitFrame(w, &RunController::stepEvent));
     QCOMPARE(w.liveSnapshot()->events, events + 1);
-    QVERIFY(w.liveSnapshot()->now >= afterStage);
+    QVERIFY(w.liveSnapshot()->now >= afterMany);
     QVERIFY(doAndWaitFrame(w, &RunController::reset));
     QCOMPARE(w.liveSnapshot()->now, Time{0});
     QCOMPARE(w.liveSnapshot()->events, std::uint64_t{0});
