@@ -11,7 +11,9 @@
 #include <QToolButton>
 #include <QtCharts/QChartView>
 
-QT_CHARTS_USE_NAMESPACE
+#include "ui/widgets/qt_charts.h"
+
+MOE_CHARTS_USE_NAMESPACE
 
 namespace moe::ui {
 
