@@ -15,17 +15,14 @@
 #include <string>
 
 #include "core/util/npy.h"
+#include "tests/cli/sim_process.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-struct Result {
-  int exitCode;
-  std::string out;
-  std::string err;
-};
+using Result = moe::clitest::SimResult;
 
 class ExportVectorsCli : public ::testing::Test {
  protected:
@@ -38,20 +35,7 @@ class ExportVectorsCli : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Result run(const std::string& args) {
-    const fs::path err = dir_ / "stderr.txt";
-    const std::string cmd = std::string(MOE_SIM_PATH) + " " + args + " 2>'" + err.string() + "'";
-    Result r{-1, "", ""};
-    FILE* p = popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf{};
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-    const int status = pclose(p);
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream e(err);
-    r.err.assign(std::istreambuf_iterator<char>(e), {});
-    return r;
-  }
+  Result run(const std::string& args) { return moe::clitest::runMoeSim(args, dir_); }
 
   // Two servers of two cards (the hierarchical path), pruning, a shared expert.
   std::string smallScenario(const std::function<void(json&)>& edit = {}) {

@@ -12,31 +12,16 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli/sim_process.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int exitCode;
-  std::string out;
-  std::string err;
-};
+using Result = moe::clitest::SimResult;
 
 Result runSim(const std::string& args) {
-  const fs::path dir = fs::temp_directory_path() / "moe_run_cli_test";
-  fs::create_directories(dir);
-  const fs::path err = dir / "stderr.txt";
-  const std::string cmd = std::string(MOE_SIM_PATH) + " " + args + " 2>" + err.string();
-  Result r{-1, "", ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err);
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  return r;
+  return moe::clitest::runMoeSim(args, fs::temp_directory_path() / "moe_run_cli_test");
 }
 
 std::string digestLine(const std::string& out) {
