@@ -12,8 +12,9 @@ QScrollArea* chartColumn(const QList<QWidget*>& charts, int lines) {
   auto* lay = new QVBoxLayout(inner);
   lay->setContentsMargins(0, 0, 0, 0);
   for (QWidget* c : charts) {
-    c->setMinimumHeight(lines * c->fontMetrics().height());
-    lay->addWidget(c, 1);
+    if (lines > 0) c->setMinimumHeight(lines * c->fontMetrics().height());
+    // A widget with a fixed height (a table sized to its rows) takes no share of the rest.
+    lay->addWidget(c, c->sizePolicy().verticalPolicy() == QSizePolicy::Fixed ? 0 : 1);
   }
   auto* scroll = new QScrollArea;
   scroll->setWidget(inner);

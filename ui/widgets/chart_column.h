@@ -11,7 +11,8 @@ class QWidget;
 
 namespace moe::ui {
 
-// `lines`: a chart's minimum height in lines of its font (title, plot, labels, axis title).
+// `lines`: a chart's minimum height in lines of its font (title, plot, labels, axis title);
+// 0 leaves each widget's own minimum.
 QScrollArea* chartColumn(const QList<QWidget*>& charts, int lines);
 
 }  // namespace moe::ui
