@@ -58,6 +58,14 @@ enum class Fault : std::uint8_t {
 std::string_view faultName(Fault f);
 std::optional<Fault> faultFromName(std::string_view name);
 
+// Kernels that walk a rank's routing (ids, keep-mask, weights: 9 B per slot) stage it in UB
+// a window of at most this many tokens at a time, so DeepEP-scale batches (up to 8192
+// tokens) fit UB. A batch of at most 512 tokens is one window, loaded once.
+inline constexpr int kRoutingWindowTokens = 512;
+inline int routingWindowTokens(int tokensPerRank) {
+  return tokensPerRank < kRoutingWindowTokens ? tokensPerRank : kRoutingWindowTokens;
+}
+
 struct LayerContext {
   LayerContext(Emulation& e, int placePerRank, int tableCols);
 
