@@ -86,8 +86,9 @@ QVariant EplbTableModel::headerData(int section, Qt::Orientation o, int role) co
       case Routed:
         return tr("Token slots the router sent to this expert");
       case Instances:
-        return tr("Each instance of the expert: #instance id, the rank holding it, and the token "
-                  "slots it received");
+        return tr(
+            "Each instance of the expert: #instance id, the rank holding it, and the token "
+            "slots it received");
     }
     return {};
   }
