@@ -183,9 +183,23 @@ std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const Referenc
       const auto* y = ctx.cards[r].normY->as<bf16>();
       const auto* rstd = ctx.cards[r].rstd->as<float>();
       for (int t = 0; t < ctx.BS && mm.empty(); ++t) {
-        if (std::fabs(rstd[t] - want.rstd[t]) > 0x1p-10f * want.rstd[t])
+        // rstd = 1/sqrt(mean(x^2) + eps): an error d_h on x_out moves mean(x^2) by at most
+        // mean(2|x_h| d_h + d_h^2), so rstd by half that, relative. Only bf16 partials make
+        // d_h large enough to matter; fp32 runs keep the plain 2^-10.
+        double rel = 0x1p-10;
+        if (shape.partialRounding > 0) {
+          double moved = 0, sq = 0;
+          for (int h = 0; h < ctx.H; ++h) {
+            const std::size_t i = static_cast<std::size_t>(t) * ctx.H + h;
+            const double x = std::fabs(bf16ToFloat(want.xOut[i])), d = bound.bound[i];
+            moved += 2 * x * d + d * d;
+            sq += x * x;
+          }
+          rel += 0.5 * moved / (sq + ctx.H * sc.combine.rmsEps);
+        }
+        if (std::fabs(rstd[t] - want.rstd[t]) > rel * want.rstd[t])
           mm = "rank " + std::to_string(r) + " rstd[" + std::to_string(t) +
-               "] differs beyond 2^-10 relative";
+               "] differs beyond the derived relative bound " + std::to_string(rel);
         for (int h = 0; h < ctx.H && mm.empty(); ++h) {
           const std::size_t i = static_cast<std::size_t>(t) * ctx.H + h;
           const double xb = bound.bound[i] + 0x1p-7 * std::fabs(bf16ToFloat(want.xOut[i]));

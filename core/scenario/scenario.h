@@ -81,7 +81,7 @@ struct CombineConfig {
   // Streaming combine, forwarder side (seed 000):
   // BatchWrite: completed partials for one destination ring are gathered into one RDMA post
   // of up to this many bytes; 0 = one post per partial.
-  std::int64_t rdmaBatchBytes = 65536;
+  std::int64_t rdmaBatchBytes = 262144;
   // Partials on the wire: fp32, or bf16 rounded once at the forwarder (half the bytes).
   PartialDtype partialDtype = PartialDtype::Fp32;
   // fp32 accumulator rows the forwarder keeps in UB before spilling to its GM workspace;
