@@ -292,6 +292,31 @@ TuneResult tuneStreaming(const Scenario& givenIn, const TuneOptions& opt) {
     idle = budget == before ? idle + 1 : 0;  // every draw already tried or refused
   }
 
+  // Neighbour checks: every knob's next value up and down from the best is run (or refused
+  // by its rule), so each knob's binding constraint below is measured, not guessed; a better
+  // neighbour becomes the best and its neighbours are checked in turn (a few rounds at most).
+  auto neighbours = [&](const TuneKnobs& at) {
+    std::vector<TuneKnobs> n;
+    for (const Knob& kn : knobs()) {
+      const auto i = std::find(kn.values.begin(), kn.values.end(), kn.get(at)) - kn.values.begin();
+      for (const auto j : {i + 1, i - 1}) {
+        if (i == static_cast<long>(kn.values.size()) || j < 0 ||
+            j >= static_cast<long>(kn.values.size()))
+          continue;
+        TuneKnobs k = at;
+        kn.set(k, kn.values[static_cast<std::size_t>(j)]);
+        n.push_back(k);
+      }
+    }
+    return n;
+  };
+  for (int round = 0; round < 4 && !cancelled(); ++round) {
+    budget = 1 << 20;  // neighbour checks are not part of the search budget
+    const std::size_t before = out.evaluated.size();
+    const bool improved = runRound(neighbours(out.best.knobs));
+    out.neighbourChecks += static_cast<int>(out.evaluated.size() - before);
+    if (!improved) break;
+  }
   out.tuned = withKnobs(givenIn, out.best.knobs);
   // Why each knob stops where it does: its neighbours, refused (the rule) or measured.
   for (const Knob& kn : knobs()) {

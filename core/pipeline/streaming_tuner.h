@@ -19,7 +19,7 @@
 namespace moe {
 
 struct TuneOptions {
-  int budget = 24;         // engine runs of candidates (the baseline and phased runs are extra)
+  int budget = 48;  // engine runs of search candidates (baseline, phased, neighbour checks extra)
   std::uint64_t seed = 0;  // random moves; 0 = the scenario's seed
   unsigned threads = 0;    // 0 = the machine's cores
   std::function<void(int done, int total)> onProgress;
@@ -62,7 +62,8 @@ struct TuneResult {
   TuneEval baseline, best, phased;
   std::vector<TuneEval> evaluated;  // every candidate run, in run order
   std::vector<TuneBinding> bindings;
-  int rejected = 0;  // candidates refused by a hard constraint before running
+  int rejected = 0;         // candidates refused by a hard constraint before running
+  int neighbourChecks = 0;  // runs after the search: the best's neighbours (in `evaluated`)
 };
 
 // Hard constraints of a candidate: "" when it can run, else the rule it breaks.

@@ -13,7 +13,7 @@ void TuneRunner::run(const moe::Scenario& sc, int budget) {
     const TuneResult r = tuneStreaming(sc, o);
     if (cancel_) return;
     const QString summary =
-        tr("Tuned over %1 runs: streaming %2 us -> %3 us (phased %4 us); combine %5 us vs "
+        tr("Tuned (%1 engine runs): streaming %2 us -> %3 us (phased %4 us); combine %5 us vs "
            "phased %6 us")
             .arg(static_cast<int>(r.evaluated.size()))
             .arg(r.baseline.totalUs, 0, 'f', 1)

@@ -65,7 +65,7 @@ class MainWindow : public QMainWindow {
   void startCompare();
   // Tunes the streaming design's tiling of the current scenario in the tune thread (the
   // same search as `moe-sim tune`), then loads the result.
-  void startTune(int budget = 24);
+  void startTune(int budget = 48);
   QAction* tuneAction() const { return tune_; }
   // Sets the playback speed (emulated ps per wall second) and shows it in the speed box.
   void setPlaybackSpeed(double psPerWallSecond);
