@@ -3,6 +3,8 @@
 // each card's GM buffers (the tensors the kernels read and write).
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "core/runtime/emulation.h"
@@ -51,6 +53,10 @@ enum class Fault : std::uint8_t {
   DropTail,   // one tail publish of a streaming-combine IPC ring is lost (its last one)
   StallCore,  // one streaming-combine forwarder core hangs before it starts
 };
+
+// "none", "drop-tail", "stall-core": the names moe-sim --fault and lesson files use.
+std::string_view faultName(Fault f);
+std::optional<Fault> faultFromName(std::string_view name);
 
 struct LayerContext {
   LayerContext(Emulation& e, int placePerRank, int tableCols);

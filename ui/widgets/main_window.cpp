@@ -92,6 +92,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   timelineLay->setContentsMargins(0, 4, 0, 0);
   timelineLay->addLayout(timelineHead);
   timelineLay->addWidget(timeline_, 1);
+  auto* legend = new TimelineLegend;
+  legend->setObjectName("timelineLegend");
+  timelineLay->addWidget(legend);
+  // Lanes are laid out while painting: update the key afterwards, not inside the paint.
+  connect(
+      timeline_, &TimelineWidget::lanesRebuilt, legend,
+      [this, legend] { legend->setContent(timeline_->legendContent()); }, Qt::QueuedConnection);
   tabs_->addTab(timelineTab, tr("Timeline"));
   tabs_->addTab(metrics_, tr("Metrics"));
   tabs_->addTab(editor_, tr("Scenario"));
@@ -198,7 +205,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     run_->setToolTip(ok ? tr("Run at the chosen speed")
                         : tr("Disabled: the edited scenario is invalid (%1)").arg(msg));
   });
-  connect(editor_, &ScenarioEditor::applyRequested, this, &MainWindow::loadScenario);
+  connect(editor_, &ScenarioEditor::applyRequested, this,
+          [this](const Scenario& sc) { loadScenario(sc); });
 
   resize(1400, 900);
   loadScenario(defaultScenario());
@@ -431,7 +439,7 @@ void MainWindow::showLessonStep(const Lesson& lesson, int index) {
   }
   scrub_.reset();
   liveButton_->hide();
-  loadScenario(step.scenario);
+  loadScenario(step.scenario, step.fault);
   QMetaObject::invokeMethod(controller_,
                             [c = controller_, t = step.target] { c->runFromStartTo(t); });
   const auto& views = lessonViews();
@@ -468,7 +476,7 @@ void MainWindow::setDesignChoices(WorkloadKind kind) {
   }
 }
 
-void MainWindow::loadScenario(const Scenario& sc) {
+void MainWindow::loadScenario(const Scenario& sc, Fault fault) {
   const bool workloadChanged = sc.workload.kind != designsFor_ || !live_;
   if (sc.workload.kind != designsFor_) setDesignChoices(sc.workload.kind);
   if (workloadChanged) {
@@ -490,7 +498,8 @@ void MainWindow::loadScenario(const Scenario& sc) {
   metrics_->clear();
   if (!(editor_->scenario() == sc)) editor_->setScenario(sc);
   const auto design = static_cast<Design>(impl_->currentData().toInt());
-  QMetaObject::invokeMethod(controller_, [c = controller_, sc, design] { c->load(sc, design); });
+  QMetaObject::invokeMethod(controller_,
+                            [c = controller_, sc, design, fault] { c->load(sc, design, fault); });
 }
 
 void MainWindow::rebalance(const std::vector<double>& perExpertLoad, int redundantExperts) {
