@@ -1,5 +1,6 @@
 // `moe-sim tiling [SCENARIO.json]`: the ring tiling the tiling helper proposes for a
-// scenario (chunk size, queue depth, cores per role), as the scenario's "rings" JSON.
+// scenario (chunk size, queue depth, cores per role), as the scenario's "rings" JSON on
+// stdout, and on stderr why each value is what it is and each constraint with its margin.
 
 #include <iostream>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "app/moe_sim/command_registry.h"
 #include "core/pipeline/resolved_scenario.h"
 #include "core/plan/dispatch_tiling.h"
+#include "core/plan/tiling_explain.h"
 #include "core/scenario/scenario_json.h"
 
 namespace {
@@ -19,8 +21,11 @@ const moesim::RegisterCommand kTiling([](CLI::App& app, int& exitCode) {
   sub->add_option("scenario", *file, "Scenario JSON file (default: the built-in default)");
   sub->callback([file, &exitCode] {
     moe::Scenario sc = file->empty() ? moe::defaultScenario() : moe::loadScenarioFile(*file);
-    sc.rings = moe::proposeTiling(sc, moe::placePerRankOf(sc));
+    const int P = moe::placePerRankOf(sc);
+    sc.rings = moe::proposeTiling(sc, P);
     std::cout << moe::scenarioToJson(sc)["rings"].dump(2) << "\n";
+    for (const moe::TilingLine& l : moe::explainTiling(sc, P))
+      std::cerr << l.field << ": " << l.text << "\n";
     exitCode = 0;
   });
 });

@@ -144,6 +144,18 @@ void printReport(std::ostream& out, const RunReport& r) {
     out << "; " << run->emulation().sim().eventsRun() << " events, "
         << run->emulation().machine().rdmaPosts << " RDMA posts\n";
   }
+  // RDMA posts per communication stage: each post pays the NIC's issue cost, so batching
+  // (combine.rdma_batch_bytes) shows here as fewer, larger posts.
+  for (const auto& run : r.runs)
+    for (const StageReport& st : run->stages()) {
+      if (st.rdmaPosts == 0) continue;
+      std::snprintf(line, sizeof line,
+                    "%s %s: %lld RDMA posts (%lld data posts, mean %.0f B; %.2f MiB on RDMA)\n",
+                    run->design().c_str(), stageLabel(st.name).c_str(),
+                    static_cast<long long>(st.rdmaPosts), static_cast<long long>(st.rdmaDataPosts),
+                    st.meanRdmaPostBytes(), static_cast<double>(st.rdmaDataBytes) / (1 << 20));
+      out << line;
+    }
   out << "memory: layer tensors " << fmt("%.2f", static_cast<double>(r.tensorBytes) / (1 << 20))
       << " MiB (x, expanded rows, expert outputs, combine output; "
       << (sc.payload == PayloadMode::Full ? "held" : "not held: payload none") << "), peak RSS "

@@ -2,13 +2,16 @@
 //
 //   Sender (expert card d), per target (same-server card f, lane L):
 //     walk the local experts in order; for each owner r of that target, the
-//     Offset/Length tables give one contiguous block of expert outputs; gather its rows
-//     into UB staging (over-read + crop), flush a chunk: waitSpace (lazy head cache) ->
-//     write (split at the wrap) -> fence -> publish tail.
-//   Forwarder (card f, lane L): polls its IPC rings; adds w * y into the token's fp32
-//     partial (a GM accumulator workspace: contributions arrive expert-major, far apart);
-//     when a token has all of this server's contributions, sends the fp32 partial to the
-//     owner's partial ring: RDMA to another server, a local copy to its own card.
+//     Offset/Length tables give one contiguous block of expert outputs; gather the rows of
+//     lane L's tokens into UB staging (over-read + crop), flush a chunk: waitSpace (lazy
+//     head cache) -> write (split at the wrap) -> fence -> publish tail.
+//   Forwarder (card f, lane L = a set of (destination server, token channel) pairs, so
+//     every forwarder core works): polls its IPC rings; adds w * y into the token's fp32
+//     partial, held in a UB window of accumulator rows (combine.ub_window_rows), the least
+//     recently used row spilling to a GM workspace when the window is full; when a token has
+//     all of this server's contributions, its partial (fp32, or bf16 rounded here once) goes
+//     to the owner's partial ring: a local copy to its own card, or for another server into
+//     that ring's GM batch, one RDMA post (HCCL BatchWrite) per combine.rdma_batch_bytes.
 //   Receiver (owner card r, channel c): polls the partial rings of its token range, adds
 //     the servers' partials (and the shared expert), rounds to bf16 once and writes XOut
 //     (or, with AddRmsNorm, x_out, rstd and y).
@@ -20,6 +23,7 @@
 #include "core/kernels/kernels.h"
 #include "core/kernels/ring_polling.h"
 #include "core/plan/combine_plan.h"
+#include "core/plan/dispatch_tiling.h"
 #include "core/reference/combine_reference.h"
 #include "core/reference/dispatch_reference.h"
 
@@ -68,7 +72,7 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core,
     for (int le = 0; le < ctx.P; ++le)
       for (int S = 0; S < ctx.S; ++S) {
         const int r = S * ctx.cps + ctx.localOf(tg.f);  // an owner this target forwards for
-        if (plan.lane(ctx, r) != tg.lane) continue;
+        if (!plan.laneServes(S, tg.lane)) continue;
         const std::int64_t begin = off[le * ctx.R + r], rows = len[le * ctx.R + r];
         for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows) {
           const std::int64_t n = std::min(kIdxRows, rows - b0);
@@ -81,6 +85,7 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core,
             RecordMeta meta;
             meta.srcRank = idx->as<std::int32_t>()[i * 3];
             meta.token = idx->as<std::int32_t>()[i * 3 + 1];
+            if (plan.lane(ctx, r, meta.token) != tg.lane) continue;  // another lane's token
             meta.k = 1;
             meta.weights[0] = scales->as<float>()[i];
             core.copy(Region{staging, static_cast<std::int64_t>(metas.size()) * rb + ctx.metaBytes,
@@ -95,34 +100,121 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core,
   co_await core.fence(Pipe::Scalar);  // every tail write has landed
 }
 
-// Adds `w * y` (bf16 row in UB) into the fp32 partial of a token, whose running sum lives
-// in a GM workspace row. Returns true when the partial is complete (then it is in `sum`).
-struct Accumulator {
-  Buffer* workspace;  // GM [rows * H] f32
-  std::vector<std::int32_t> seen;
+// Per (owner server, token) partial being summed by one forwarder lane.
+struct PartialSlot {
+  std::int32_t seen = 0;        // contributions added so far
+  int window = -1;              // UB window row holding the running sum, or -1
+  std::int64_t workspace = -1;  // row in the GM workspace (spill target)
+};
+
+// One destination partial ring on another server: completed partials gather in a GM
+// staging area (two halves: one fills while the other's RDMA post is in flight) and leave
+// in one post of up to combine.rdma_batch_bytes (HCCL BatchWrite).
+struct RdmaBatch {
+  RingBuffer* ring = nullptr;
+  Buffer* stage = nullptr;
+  std::vector<RecordMeta> metas;
+  int half = 0;
+  OpRef posted[2];
+  std::int64_t remaining = 0;  // partials this lane still sends to the ring
+};
+
+// The lane's held batches, flushed by pollRings before it sleeps and at the end.
+struct HeldBatches {
+  AiCore& core;
+  std::int64_t pb;
+  std::int64_t perPost;
+  std::vector<RdmaBatch> batches;
+
+  Task post(RdmaBatch& b) {
+    if (b.metas.empty()) co_return;
+    const std::int64_t n = static_cast<std::int64_t>(b.metas.size()) * pb;
+    co_await b.ring->waitSpace(core, n);
+    OpRef op = b.ring->writeByRdma(core, Region{b.stage, b.half * perPost * pb, n}, b.metas, pb);
+    b.ring->publishTail(core, op);  // ordered behind the data on the queue pair
+    b.posted[b.half] = op;
+    b.half ^= 1;
+    b.metas.clear();
+  }
+  bool pending() const {
+    for (const RdmaBatch& b : batches)
+      if (!b.metas.empty()) return true;
+    return false;
+  }
+  Task flush() {
+    for (RdmaBatch& b : batches) co_await post(b);
+  }
+  // Appends one complete partial (UB `src`, header `meta`) to its ring's batch; posts when
+  // the batch is full or the ring expects nothing more from this lane.
+  Task add(RdmaBatch& b, Region src, const RecordMeta& meta) {
+    if (b.metas.empty() && !b.posted[b.half].done()) co_await b.posted[b.half];
+    const std::int64_t at = (b.half * perPost + static_cast<std::int64_t>(b.metas.size())) * pb;
+    co_await core.copy(Region{b.stage, at, pb}, src);  // landed before the post reads it
+    b.metas.push_back(meta);
+    --b.remaining;
+    if (static_cast<std::int64_t>(b.metas.size()) == perPost || b.remaining == 0) co_await post(b);
+  }
 };
 
 Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
                    std::shared_ptr<const CombineRings> rings, int lane) {
   Machine& m = ctx.m;
   const CombinePlan& plan = rings->plan;
+  const CombineConfig& cc = ctx.sc.combine;
+  const bool bf16Wire = cc.partialDtype == PartialDtype::Bf16;
   const std::int64_t rb = ctx.recordBytes, pb = partialRecordBytes(ctx.sc);
+  const std::int64_t accBytes = partialAccumBytes(ctx.sc), rowF32 = ctx.H * 4LL;
   const int batch = static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb));
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
-  // The running fp32 sum lives inside the outgoing partial record, after its header.
-  Buffer* out = m.allocUb(core, pb, "partial_out", true);
-  const Region sum{out, ctx.metaBytes, ctx.H * 4LL};
-  // One accumulator row per token of the owners this lane forwards for.
-  std::vector<int> ownerSlot(ctx.S, -1);
-  int owners = 0;
-  for (int S = 0; S < ctx.S; ++S)
-    if (plan.lane(ctx, S * ctx.cps + ctx.localOf(f)) == lane) ownerSlot[S] = owners++;
-  Buffer* acc = m.allocGm(f, static_cast<std::int64_t>(owners) * ctx.BS * ctx.H * 4,
-                          core.name() + ".combine-acc", true);
-  Buffer* rdmaStage = m.allocGm(f, pb, core.name() + ".combine-rdma-stage", true);
-  OpRef rdmaInFlight;
-  std::vector<std::int32_t> seen(static_cast<std::size_t>(ctx.S) * ctx.BS, 0);
+  // The partials this lane sums: (owner server S, token t) whose channel maps to the lane.
   const auto& expected = plan.fwdCount[f];
+  std::vector<PartialSlot> slots(static_cast<std::size_t>(ctx.S) * ctx.BS);
+  std::int64_t slotCount = 0;
+  for (int S = 0; S < ctx.S; ++S)
+    for (int t = 0; t < ctx.BS; ++t) {
+      const std::size_t key = static_cast<std::size_t>(S) * ctx.BS + t;
+      if (expected[key] > 0 && plan.laneOf(S, plan.channel(ctx, t)) == lane)
+        slots[key].workspace = slotCount++;
+    }
+  // UB window: accumulator rows laid out as fp32 partial records (header space + row).
+  const int window = static_cast<int>(std::clamp<std::int64_t>(
+      combineUbWindowRows(ctx.sc), 1, std::max<std::int64_t>(1, slotCount)));
+  Buffer* win = m.allocUb(core, window * accBytes, "accum_window", true);
+  Buffer* wire = bf16Wire ? m.allocUb(core, pb, "partial_bf16", true) : nullptr;
+  // The GM workspace exists only when the window cannot hold every partial of the lane.
+  Buffer* acc = slotCount > window
+                    ? m.allocGm(f, slotCount * rowF32, core.name() + ".combine-acc", true)
+                    : nullptr;
+  std::vector<std::int64_t> windowKey(window, -1), windowUse(window, 0);
+  std::int64_t clock = 0;
+  auto winRow = [&](int w) { return Region{win, w * accBytes + ctx.metaBytes, rowF32}; };
+  auto accRow = [&](const PartialSlot& s) { return Region{acc, s.workspace * rowF32, rowF32}; };
+
+  // Batches toward the partial rings on other servers.
+  // Whole partials per post: as many as rdma_batch_bytes holds, at least one, at most what
+  // one write into a partial ring can carry (its capacity).
+  const std::int64_t capacity = ctx.sc.rings.chunkBytes * ctx.sc.rings.queueChunks;
+  const std::int64_t perPost =
+      std::max<std::int64_t>(1, std::min(cc.rdmaBatchBytes, capacity) / pb);
+  HeldBatches held{core, pb, perPost, {}};
+  held.batches.resize(static_cast<std::size_t>(ctx.S) * plan.channels);
+  for (int S = 0; S < ctx.S; ++S)
+    for (int t = 0; t < ctx.BS; ++t) {
+      const PartialSlot& s = slots[static_cast<std::size_t>(S) * ctx.BS + t];
+      const int owner = S * ctx.cps + ctx.localOf(f);
+      if (s.workspace < 0 || owner == f) continue;
+      const int c = plan.channel(ctx, t);
+      RdmaBatch& b = held.batches[static_cast<std::size_t>(S) * plan.channels + c];
+      if (b.ring == nullptr) {
+        b.ring =
+            rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
+        b.stage = m.allocGm(
+            f, 2 * perPost * pb,
+            core.name() + ".combine-batch-s" + std::to_string(S) + "c" + std::to_string(c), true);
+      }
+      ++b.remaining;
+    }
+
   std::vector<PolledRing> inputs;
   for (int dl = 0; dl < ctx.cps; ++dl) {
     RingBuffer* r = rings->ipc[f][dl * plan.lanes + lane];
@@ -131,48 +223,72 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
   auto reduce = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
     for (std::size_t i = 0; i < metas.size(); ++i) {
       const RecordMeta& meta = metas[i];
-      const std::size_t slot =
-          static_cast<std::size_t>(ctx.serverOf(meta.srcRank)) * ctx.BS + meta.token;
-      const std::int64_t accIndex =
-          static_cast<std::int64_t>(ownerSlot[ctx.serverOf(meta.srcRank)]) * ctx.BS + meta.token;
-      const Region accRow{acc, accIndex * ctx.H * 4, ctx.H * 4LL};
-      const bool first = seen[slot] == 0;
-      const bool last = ++seen[slot] == expected[slot];
-      if (!first) co_await core.copy(sum, accRow);  // running sum from the workspace
-      co_await core.vector(ctx.H, 4);               // sum += w * y, in fp32
-      if (!out->bytes.empty()) {
+      const int S = ctx.serverOf(meta.srcRank);
+      const std::size_t key = static_cast<std::size_t>(S) * ctx.BS + meta.token;
+      PartialSlot& s = slots[key];
+      const bool first = s.seen == 0;
+      const bool last = ++s.seen == expected[key];
+      if (s.window < 0) {  // bring the partial into the window: a free row, or evict the LRU
+        int w = -1;
+        for (int j = 0; j < window && w < 0; ++j)
+          if (windowKey[j] < 0) w = j;
+        if (w < 0) {
+          w = 0;
+          for (int j = 1; j < window; ++j)
+            if (windowUse[j] < windowUse[w]) w = j;
+        }
+        if (windowKey[w] >= 0) {  // spill: landed before the row is reused
+          PartialSlot& old = slots[static_cast<std::size_t>(windowKey[w])];
+          co_await core.copy(accRow(old), winRow(w));
+          old.window = -1;
+        }
+        s.window = w;
+        windowKey[w] = static_cast<std::int64_t>(key);
+        if (!first) co_await core.copy(winRow(w), accRow(s));  // spilled earlier: read back
+      }
+      windowUse[s.window] = ++clock;
+      co_await core.vector(ctx.H, 4);  // sum += w * y, in fp32
+      const Region sum = winRow(s.window);
+      if (!win->bytes.empty()) {
         const auto* y = rx->as<bf16>() + (static_cast<std::int64_t>(i) * rb + ctx.metaBytes) / 2;
-        auto* s = reinterpret_cast<float*>(sum.ptr());
+        auto* p = reinterpret_cast<float*>(sum.ptr());
         const float w = meta.weights[0];
-        for (int h = 0; h < ctx.H; ++h) s[h] = (first ? 0.0f : s[h]) + w * bf16ToFloat(y[h]);
+        for (int h = 0; h < ctx.H; ++h) p[h] = (first ? 0.0f : p[h]) + w * bf16ToFloat(y[h]);
       }
-      if (!last) {
-        co_await core.copy(accRow, sum);  // back to the workspace, landed before reuse
-        continue;
-      }
+      if (!last) continue;
       // Complete: this server's partial of (owner, token) goes to the owner's receiver.
+      Region out{win, s.window * accBytes, accBytes};
+      if (bf16Wire) {  // rounded once, here
+        co_await core.vector(ctx.H, 4);
+        if (!wire->bytes.empty()) {
+          const auto* p = reinterpret_cast<const float*>(sum.ptr());
+          auto* o = reinterpret_cast<bf16*>(wire->data() + ctx.metaBytes);
+          for (int h = 0; h < ctx.H; ++h) o[h] = floatToBf16(p[h]);
+        }
+        out = whole(wire);
+      }
       const int owner = meta.srcRank;
-      RingBuffer& dst =
-          *rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels +
-                                 plan.channel(ctx, meta.token)];
+      const int c = plan.channel(ctx, meta.token);
       RecordMeta p;
       p.srcRank = owner;
       p.token = meta.token;
-      p.contributions = expected[slot];
-      co_await dst.waitSpace(core, pb);
+      p.contributions = expected[key];
       if (owner == f) {  // the owner is this card: a local copy, no NIC
-        dst.writeFromUb(core, whole(out), {p}, pb);
-        co_await core.fence(Pipe::Mte3);
+        RingBuffer& dst =
+            *rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
+        co_await dst.waitSpace(core, pb);
+        dst.writeFromUb(core, out, {p}, pb);
+        co_await core.fence(Pipe::Mte3);  // landed: the tail may say so, the row is free
         dst.publishTail(core);
-      } else {  // another server: stage in GM, one RDMA post, tail ordered behind it
-        if (!rdmaInFlight.done()) co_await rdmaInFlight;
-        co_await core.copy(whole(rdmaStage), whole(out));
-        rdmaInFlight = dst.writeByRdma(core, whole(rdmaStage), {p}, pb);
-        dst.publishTail(core, rdmaInFlight);
+      } else {
+        co_await held.add(held.batches[static_cast<std::size_t>(S) * plan.channels + c], out, p);
       }
+      windowKey[s.window] = -1;
+      s.window = -1;
     }
   };
-  co_await pollRings(core, std::move(inputs), rx, batch, rb, reduce);
+  co_await pollRings(core, std::move(inputs), rx, batch, rb, reduce, &held);
+  co_await held.flush();
   co_await core.fence(Pipe::Scalar);
 }
 
@@ -181,6 +297,7 @@ Task receiverCore(LayerContext& ctx, int r, AiCore& core, std::shared_ptr<const 
   Machine& m = ctx.m;
   const CombinePlan& plan = rings->plan;
   const std::int64_t pb = partialRecordBytes(ctx.sc);
+  const bool bf16Wire = ctx.sc.combine.partialDtype == PartialDtype::Bf16;
   Buffer* rx = m.allocUb(core, pb, "rx", true);
   CombineFinisher finisher(ctx, core, r);
   Buffer* sum = finisher.sum();
@@ -217,9 +334,14 @@ Task receiverCore(LayerContext& ctx, int r, AiCore& core, std::shared_ptr<const 
     if (!first) co_await core.copy(whole(sum), accRow);
     co_await core.vector(ctx.H, 4);
     if (!sum->bytes.empty()) {
-      const auto* p = reinterpret_cast<const float*>(rx->data() + ctx.metaBytes);
       auto* s = sum->as<float>();
-      for (int h = 0; h < ctx.H; ++h) s[h] = (first ? 0.0f : s[h]) + p[h];
+      if (bf16Wire) {
+        const auto* p = reinterpret_cast<const bf16*>(rx->data() + ctx.metaBytes);
+        for (int h = 0; h < ctx.H; ++h) s[h] = (first ? 0.0f : s[h]) + bf16ToFloat(p[h]);
+      } else {
+        const auto* p = reinterpret_cast<const float*>(rx->data() + ctx.metaBytes);
+        for (int h = 0; h < ctx.H; ++h) s[h] = (first ? 0.0f : s[h]) + p[h];
+      }
     }
     if (last)
       co_await finish(t);
@@ -285,8 +407,11 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
     std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
     int next = 0;
     for (int fl = 0; fl < ctx.cps; ++fl)
-      for (int L = 0; L < plan.lanes; ++L)
-        perSender[next++ % t.senderCores].push_back({ctx.serverOf(c) * ctx.cps + fl, L});
+      for (int L = 0; L < plan.lanes; ++L) {
+        const int f = ctx.serverOf(c) * ctx.cps + fl;
+        if (plan.fwdRows[f][ctx.localOf(c) * plan.lanes + L] == 0) continue;  // nothing to send
+        perSender[next++ % t.senderCores].push_back({f, L});
+      }
     for (int i = 0; i < t.senderCores; ++i) {
       if (perSender[i].empty()) continue;
       AiCore& core = ctx.m.aiv(c, i);
@@ -295,7 +420,7 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
       done.add(1);
       emu.launch(core, Role::Sender, combineSender(ctx, c, core, rings, perSender[i]), &done);
     }
-    // Forwarders: one core per lane.
+    // Forwarders: one core per lane (a set of (destination server, channel) pairs).
     for (int L = 0; L < plan.lanes; ++L) {
       AiCore& core = ctx.m.aiv(c, t.senderCores + L);
       if (ctx.fault == Fault::StallCore && c == 0 && L == 0) {  // injected: this core hangs
@@ -307,10 +432,10 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
         rings->ipc[c][dl * plan.lanes + L]->consumerCore = core.id();
       for (int S = 0; S < ctx.S; ++S) {
         const int owner = S * ctx.cps + ctx.localOf(c);
-        if (plan.lane(ctx, owner) != L) continue;
         for (int ch = 0; ch < plan.channels; ++ch)
-          rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(c)) * plan.channels + ch]
-              ->producerCore = core.id();
+          if (plan.laneOf(S, ch) == L)
+            rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(c)) * plan.channels + ch]
+                ->producerCore = core.id();
       }
       done.add(1);
       emu.launch(core, Role::Forwarder, forwarderCore(ctx, c, core, rings, L), &done);

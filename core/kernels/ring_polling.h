@@ -19,11 +19,19 @@ struct PolledRing {
   std::int64_t remaining = 0;  // records still expected (from the layout counts)
 };
 
+// What a consumer holds back (a forwarder's unposted batches) and must let go before it
+// sleeps: pending() says whether there is any, flush() posts it. Flushing before every
+// sleep is what makes batching deadlock-free: nothing is held while nothing can arrive.
+struct NothingHeld {
+  bool pending() const { return false; }
+  Task flush() { co_return; }
+};
+
 // consume(ring, metas) -> Task, called with the batch's records already read into `rx`
 // at record offsets 0, recordBytes, ...
-template <typename Consume>
+template <typename Consume, typename Held = NothingHeld>
 Task pollRings(AiCore& core, std::vector<PolledRing> rings, Buffer* rx, std::int64_t batch,
-               std::int64_t recordBytes, Consume consume) {
+               std::int64_t recordBytes, Consume consume, Held* held = nullptr) {
   auto left = [&] {
     std::int64_t n = 0;
     for (auto& p : rings) n += p.remaining;
@@ -49,6 +57,12 @@ Task pollRings(AiCore& core, std::vector<PolledRing> rings, Buffer* rx, std::int
       progressed = true;
     }
     if (progressed) continue;
+    if (held != nullptr && held->pending()) {
+      // Nothing to read right now: post what is held, then look again (the tails may have
+      // moved meanwhile, so they are read afresh before any sleep).
+      co_await held->flush();
+      continue;
+    }
     std::vector<Word*> tails;
     std::vector<std::int64_t> seen;
     std::string what;

@@ -306,6 +306,8 @@ OpRef AiCore::rdmaWrite(Region dst, Region src) {
   op->wireBytes = dst.length;
   m_.routeRdma(dst, src, op->path, op->latency);
   ++m_.rdmaPosts;
+  ++m_.rdmaDataPosts;
+  m_.rdmaDataBytes += dst.length;
   chainOnQueuePair(op, dst.buf->card);
   return issue(std::move(op));
 }

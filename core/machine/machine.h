@@ -96,7 +96,9 @@ class Machine {
 
   // Totals for the summary.
   std::int64_t overreadBytes = 0;  // extra bytes moved by DMA alignment (over-read + crop)
-  std::int64_t rdmaPosts = 0;
+  std::int64_t rdmaPosts = 0;      // every RDMA post: data writes and remote word writes
+  std::int64_t rdmaDataPosts = 0;  // the data writes among them
+  std::int64_t rdmaDataBytes = 0;  // bytes those data writes carried
 
  private:
   Simulator& sim_;

@@ -21,6 +21,12 @@ struct StageReport {
   double linkBytes = 0;  // bytes carried over HCCS and NIC links during the stage
   double hccsBytes = 0;
   double nicBytes = 0;
+  std::int64_t rdmaPosts = 0;      // all RDMA posts issued during the stage (data + tail words)
+  std::int64_t rdmaDataPosts = 0;  // data posts among them
+  std::int64_t rdmaDataBytes = 0;  // bytes the data posts carried
+  double meanRdmaPostBytes() const {
+    return rdmaDataPosts > 0 ? static_cast<double>(rdmaDataBytes) / rdmaDataPosts : 0.0;
+  }
   Time duration() const { return end - start; }
 };
 

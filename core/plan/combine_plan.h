@@ -4,11 +4,14 @@
 // With these counts no consumer needs an end-of-stream barrier.
 //
 // Streaming combine topology, for expert card d, forwarder card f and token owner r:
-//   IPC ring   on f, from d, lane L   rows of owners r with local(r) == local(f), lane(r) == L
-//   partial ring on r, from server S, channel c   fp32 partial sums of r's tokens in channel c
-// lane(r) = server(r) mod lanes spreads destinations over forwarder cores; channel(t)
-// splits a rank's tokens into contiguous ranges, one receiver core each. Each ring has
-// one producer core and one consumer core.
+//   IPC ring     on f, from d, lane L              rows of owners r with local(r) == local(f)
+//                                                  whose (server(r), channel(t)) maps to L
+//   partial ring on r, from server S, channel c    partial sums of r's tokens in channel c
+// channel(t) splits a rank's tokens into contiguous ranges, as DeepEP's channels do. A
+// forwarder lane is a set of (destination server, channel) pairs, dealt round-robin over
+// the forwarder cores, so every forwarder core has work even with fewer servers than
+// cores. Each partial ring is fed by exactly one lane and drained by one receiver core
+// (channel mod receiver cores), so every ring keeps one producer and one consumer.
 
 #include <cstdint>
 #include <vector>
@@ -18,8 +21,8 @@
 namespace moe {
 
 struct CombinePlan {
-  int lanes = 1;
-  int channels = 1;
+  int lanes = 1;     // forwarder cores at work on each card
+  int channels = 1;  // token ranges per rank
   // [card f][dLocal * lanes + lane]: rows card d sends to f's IPC ring of that lane.
   std::vector<std::vector<std::int64_t>> fwdRows;
   // [card f][server(r) * BS + t]: contributions server(f) holds for token t of the owner
@@ -30,14 +33,27 @@ struct CombinePlan {
   // [card r][t]: servers contributing to token t.
   std::vector<std::vector<std::int32_t>> recvServers;
 
-  int lane(const LayerContext& ctx, int ownerRank) const { return ctx.serverOf(ownerRank) % lanes; }
   int channel(const LayerContext& ctx, int token) const {
     return static_cast<int>(static_cast<std::int64_t>(token) * channels / ctx.BS);
   }
+  // The forwarder lane of the (destination server, channel) pair.
+  int laneOf(int ownerServer, int ch) const { return (ownerServer * channels + ch) % lanes; }
+  int lane(const LayerContext& ctx, int ownerRank, int token) const {
+    return laneOf(ctx.serverOf(ownerRank), channel(ctx, token));
+  }
+  // Whether lane L forwards any channel of the owners on server S.
+  bool laneServes(int ownerServer, int L) const {
+    for (int c = 0; c < channels; ++c)
+      if (laneOf(ownerServer, c) == L) return true;
+    return false;
+  }
 };
 
-// Reads the routing (balanced ids, keep mask) and the dispatch Offset/Length tables from
-// the cards' GM.
+// Lanes and channels for a scenario: channels = max(receiver cores, ceil(forwarder cores /
+// servers)) capped at BS; lanes = min(forwarder cores, servers x channels).
+void combineLanesAndChannels(const Scenario& sc, int& lanes, int& channels);
+
+// Reads the routing (balanced ids, keep mask) from the cards' GM.
 CombinePlan buildCombinePlan(const LayerContext& ctx);
 
 }  // namespace moe

@@ -2,10 +2,27 @@
 
 #include <algorithm>
 
+#include "core/plan/combine_plan.h"
 #include "core/runtime/record_layout.h"
+#include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 
 namespace moe {
+
+std::int64_t combineForwarderFixedUb(const Scenario& sc) {
+  const RecordLayout rec = recordLayout(sc);
+  const std::int64_t batch = std::max<std::int64_t>(1, sc.rings.chunkBytes / rec.recordBytes);
+  const std::int64_t wire =
+      sc.combine.partialDtype == PartialDtype::Bf16 ? partialRecordBytes(sc) : 0;
+  return batch * rec.recordBytes + wire;
+}
+
+int combineUbWindowRows(const Scenario& sc) {
+  if (sc.combine.ubWindowRows > 0) return sc.combine.ubWindowRows;
+  const std::int64_t left = sc.hardware.ubBytes - combineForwarderFixedUb(sc);
+  const std::int64_t rows = left / partialAccumBytes(sc);
+  return static_cast<int>(std::clamp<std::int64_t>(rows, 1, kMaxAutoWindowRows));
+}
 
 RoleUbNeeds streamingUbNeeds(const Scenario& sc, int P) {
   const RecordLayout rec = recordLayout(sc);
@@ -16,9 +33,11 @@ RoleUbNeeds streamingUbNeeds(const Scenario& sc, int P) {
   const std::int64_t counts = alignUp(R * (2 + P) * 4, 32);
   const std::int64_t batch = std::max<std::int64_t>(1, chunk / rec.recordBytes);
   const std::int64_t tables = alignUp(P * R * 4, 32) * 2 + alignUp(P * 4LL, 32);
+  const std::int64_t combineForwarder =
+      combineForwarderFixedUb(sc) + combineUbWindowRows(sc) * partialAccumBytes(sc);
   return RoleUbNeeds{
       routing + 2 * chunk,  // ids, mask, weights + double-buffered staging
-      counts + batch * rec.recordBytes,
+      std::max(counts + batch * rec.recordBytes, combineForwarder),
       counts + tables + batch * rec.recordBytes + batch * placeSideBytes(static_cast<int>(K)),
   };
 }
@@ -35,7 +54,8 @@ void validateDispatchTiling(const Scenario& sc, int P) {
   require(t.chunkBytes >= partialRecordBytes(sc), "rings.chunk_bytes",
           "a chunk of " + std::to_string(t.chunkBytes) +
               " B is smaller than one combine partial record (" +
-              std::to_string(partialRecordBytes(sc)) + " B: header + fp32 row)");
+              std::to_string(partialRecordBytes(sc)) + " B: header + " +
+              toString(sc.combine.partialDtype) + " row)");
   require(t.queueChunks >= 2, "rings.queue_chunks",
           "a ring needs at least 2 chunks so the producer can fill one while the consumer drains "
           "the other (got " +
@@ -53,6 +73,12 @@ void validateDispatchTiling(const Scenario& sc, int P) {
                 std::to_string(ub) + " B; use smaller chunks or a larger UB");
   };
   fits(need.sender, "sender");
+  if (sc.combine.ubWindowRows > 0)
+    require(need.forwarder <= ub, "combine.ub_window_rows",
+            "UB overflow: " + std::to_string(sc.combine.ubWindowRows) + " window rows of " +
+                std::to_string(partialAccumBytes(sc)) +
+                " B beside the forwarder's read batch need " + std::to_string(need.forwarder) +
+                " B but UB holds " + std::to_string(ub) + " B; use fewer rows or 0 (auto)");
   fits(need.forwarder, "forwarder");
   fits(need.receiver, "receiver");
 }
@@ -61,6 +87,17 @@ void validateDispatchTiling(const Scenario& sc, int P) {
 
 namespace moe {
 
+std::int64_t streamingRingBytesPerCard(const Scenario& sc) {
+  const std::int64_t S = sc.cluster.servers, cps = sc.cluster.cardsPerServer;
+  int lanes = 1, channels = 1;
+  combineLanesAndChannels(sc, lanes, channels);
+  // Dispatch: IPC rings from the card's peers and RDMA rings from the other servers; combine:
+  // IPC rings per (peer, forwarder lane) and partial rings per (server, channel).
+  const std::int64_t rings =
+      cps + (S - 1) + cps * (S - 1) + cps * lanes + S * static_cast<std::int64_t>(channels);
+  return rings * sc.rings.queueChunks * sc.rings.chunkBytes;
+}
+
 RingTiling proposeTiling(const Scenario& scIn, int P) {
   Scenario sc = scIn;
   const HardwareProfile& hw = sc.hardware;
@@ -68,7 +105,7 @@ RingTiling proposeTiling(const Scenario& scIn, int P) {
   const int fifth = std::max(1, hw.aivCores / 5);
   t.senderCores = fifth;
   t.receiverCores = fifth;
-  t.forwarderCores = std::max(1, std::min(fifth, sc.cluster.servers));
+  t.forwarderCores = fifth;  // channels give every forwarder core work (combine_plan.h)
   const std::int64_t minChunk = std::max(recordLayout(sc).recordBytes, partialRecordBytes(sc));
   t.chunkBytes = alignUp(minChunk, 32);  // the fallback: one record per chunk
   for (std::int64_t kib : {512, 256, 128, 64}) {
@@ -79,14 +116,9 @@ RingTiling proposeTiling(const Scenario& scIn, int P) {
     if (std::max({need.sender, need.forwarder, need.receiver}) <= hw.ubBytes) break;
     t.chunkBytes = alignUp(minChunk, 32);
   }
-  // Rings per card, streaming dispatch and combine together (see dispatch_streaming.cpp and
-  // combine_plan.h): keep them within 1/16 of HBM.
-  const std::int64_t S = sc.cluster.servers, cps = sc.cluster.cardsPerServer;
-  const std::int64_t lanes = std::min<std::int64_t>(t.forwarderCores, S);
-  const std::int64_t rings = cps + (S - 1) + cps * (S - 1) + cps * lanes + S * t.receiverCores;
+  // Rings per card within the HBM budget.
   t.queueChunks = 8;
-  while (t.queueChunks > 2 && rings * t.queueChunks * t.chunkBytes > hw.hbmBytes / 16)
-    t.queueChunks /= 2;
+  while (t.queueChunks > 2 && streamingRingBytesPerCard(sc) > ringHbmBudget(sc)) t.queueChunks /= 2;
   validateDispatchTiling(sc, P);
   return t;
 }

@@ -13,7 +13,25 @@ struct RoleUbNeeds {
   std::int64_t forwarder;
   std::int64_t receiver;
 };
+// The forwarder role serves both streaming stages; its need is the larger of the two. The
+// combine forwarder holds a read batch, a bf16 wire record (bf16 partials only) and its
+// accumulation window of fp32 partial rows (combineUbWindowRows).
 RoleUbNeeds streamingUbNeeds(const Scenario& sc, int placePerRank);
+
+// The combine forwarder's UB bytes besides its window, and per window row.
+std::int64_t combineForwarderFixedUb(const Scenario& sc);
+// Window rows: combine.ub_window_rows, or when 0 as many as fit UB beside the fixed part
+// (at least 1, at most kMaxAutoWindowRows).
+constexpr int kMaxAutoWindowRows = 256;
+int combineUbWindowRows(const Scenario& sc);
+
+// Ring bytes one card holds for the streaming dispatch and combine together (see
+// dispatch_streaming.cpp and combine_plan.h), and the budget the proposal and the tuner keep
+// them in: 1/16 of the card's HBM, so the layer's tensors and other work keep the rest.
+std::int64_t streamingRingBytesPerCard(const Scenario& sc);
+inline std::int64_t ringHbmBudget(const Scenario& sc) {
+  return sc.hardware.hbmBytes / 16;
+}
 
 // Throws InputError naming rings.* on a tiling that cannot work.
 void validateDispatchTiling(const Scenario& sc, int placePerRank);
@@ -24,8 +42,8 @@ void validateDispatchTiling(const Scenario& sc, int placePerRank);
 //   not fit);
 // - queue: 8 chunks, or fewer (down to 2) when all rings of a card would take more than
 //   1/16 of its HBM;
-// - cores: 1/5 of the AIV cores each for senders and receivers, and one forwarder per
-//   server lane (capped at 1/5), so Idle cores remain for other work.
+// - cores: 1/5 of the AIV cores each for senders, forwarders (token channels give each
+//   one work) and receivers, so Idle cores remain for other work.
 // The result passes validateDispatchTiling, or this throws InputError saying why no
 // tiling can work.
 RingTiling proposeTiling(const Scenario& sc, int placePerRank);

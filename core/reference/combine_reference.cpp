@@ -90,9 +90,11 @@ CombineReference combineReference(const CombineShape& sh, const CombineSource& s
       sharedExpertRow(x, y.data(), H);
       for (int h = 0; h < H; ++h) b[h] += std::fabs(bf16ToFloat(y[h]));
     }
-    // One bf16 ulp of the result (both sides round once) plus fp32 reordering of K terms.
+    // One bf16 ulp of the result (both sides round once) plus fp32 reordering of K terms,
+    // plus the rounding of bf16 partials on the wire (see CombineShape::partialRounding).
     const float* total = sum.data() + static_cast<std::size_t>(t) * H;
-    for (int h = 0; h < H; ++h) b[h] = std::fabs(total[h]) * 0x1p-7f + b[h] * 0x1p-16f + 1e-30f;
+    const float terms = 0x1p-16f + sh.partialRounding;
+    for (int h = 0; h < H; ++h) b[h] = std::fabs(total[h]) * 0x1p-7f + b[h] * terms + 1e-30f;
   }
   return ref;
 }

@@ -27,14 +27,19 @@ struct CombineShape {
   int topk = 0;
   int localExperts = 0;
   bool sharedExpert = false;
+  // Relative rounding error of an intermediate partial sum that crosses the wire in a
+  // narrower type: 0 for fp32 partials, 2^-8 (bf16's unit roundoff, round to nearest) for
+  // bf16 partials (combine.partial_dtype). Each server's partial p_S is rounded once, so
+  // the sum moves by at most 2^-8 * sum_S |p_S| <= 2^-8 * sum of the terms' magnitudes.
+  float partialRounding = 0.0f;
 };
 
 // The shared expert's output for one row: bf16(a_s x + b_s), a fixed "expert" of its own.
 void sharedExpertRow(const bf16* x, bf16* y, int hidden);
 
 // One rank's combine output [BS*H], and per element the bound used by the tolerance check:
-// 2^-7 |sum| (one bf16 ulp: both sides round once) + 2^-16 * sum of the terms' magnitudes
-// (fp32 summation in another order).
+// 2^-7 |sum| (one bf16 ulp: both sides round once) + (2^-16 + partialRounding) * sum of the
+// terms' magnitudes (fp32 summation in another order, plus rounded partials if any).
 struct CombineReference {
   std::vector<bf16> out;
   std::vector<float> bound;

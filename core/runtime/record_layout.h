@@ -23,8 +23,15 @@ inline RecordLayout recordLayout(const Scenario& sc) {
   const std::int64_t meta = alignUp(32 + 8LL * sc.model.topk, 32);
   return RecordLayout{row, meta, meta + alignUp(row, 32)};
 }
-// A combine partial sum travels in fp32 (rounded to bf16 only once, at the end).
+// A combine partial sum travels in fp32, or in bf16 when combine.partial_dtype says so
+// (rounded once, at the forwarder).
 inline std::int64_t partialRecordBytes(const Scenario& sc) {
+  const std::int64_t elem = sc.combine.partialDtype == PartialDtype::Bf16 ? 2 : 4;
+  return recordLayout(sc).metaBytes + alignUp(elem * sc.model.hidden, 32);
+}
+// The forwarder's fp32 running sum of one partial, in its UB window: the header space then
+// the fp32 row, so a complete fp32 partial leaves UB as it is.
+inline std::int64_t partialAccumBytes(const Scenario& sc) {
   return recordLayout(sc).metaBytes + alignUp(4LL * sc.model.hidden, 32);
 }
 

@@ -75,10 +75,22 @@ struct RingTiling {
   bool operator==(const RingTiling&) const = default;
 };
 
+// How a streaming combine partial sum crosses the wire (SPEC §3.5b, issue 13).
+enum class PartialDtype { Fp32, Bf16 };
+
 struct CombineConfig {
   bool sharedExpert = false;  // add a shared expert's output to every token (SPEC §3.5)
   bool addRmsNorm = false;    // CombineAddRmsNorm: residual add + RMSNorm fused (SPEC §3.5c)
   double rmsEps = 1e-6;
+  // Streaming combine, forwarder side (seed 000):
+  // BatchWrite: completed partials for one destination ring are gathered into one RDMA post
+  // of up to this many bytes; 0 = one post per partial.
+  std::int64_t rdmaBatchBytes = 262144;
+  // Partials on the wire: fp32, or bf16 rounded once at the forwarder (half the bytes).
+  PartialDtype partialDtype = PartialDtype::Fp32;
+  // fp32 accumulator rows the forwarder keeps in UB before spilling to its GM workspace;
+  // 0 = as many as the UB budget leaves (see streamingUbNeeds).
+  int ubWindowRows = 0;
   bool operator==(const CombineConfig&) const = default;
 };
 

@@ -47,6 +47,8 @@ constexpr EnumName<EplbTableSource> kTableSourceNames[] = {
     {EplbTableSource::Explicit, "explicit"},
     {EplbTableSource::ExpectedLoad, "expected-load"},
     {EplbTableSource::WarmUp, "warm-up"}};
+constexpr EnumName<PartialDtype> kPartialDtypeNames[] = {{PartialDtype::Fp32, "fp32"},
+                                                         {PartialDtype::Bf16, "bf16"}};
 constexpr EnumName<WorkloadKind> kWorkloadNames[] = {
     {WorkloadKind::MoeLayer, "moe-layer"}, {WorkloadKind::AlltoallMatmulRs, "alltoall-matmul-rs"}};
 
@@ -140,6 +142,9 @@ std::string toString(DispatchImpl d) {
 }
 std::string toString(EplbTableSource t) {
   return enumName(kTableSourceNames, t);
+}
+std::string toString(PartialDtype d) {
+  return enumName(kPartialDtypeNames, d);
 }
 
 std::string toString(WorkloadKind w) {
@@ -240,12 +245,17 @@ Scenario scenarioFromJson(const json& j) {
   if (jf::member(j, "combine")) {
     const std::string p = "combine";
     const json& c = objectMember(j, "combine", p);
-    jf::rejectUnknownKeys(c, p, {"shared_expert", "add_rms_norm", "rms_eps"});
+    jf::rejectUnknownKeys(c, p,
+                          {"shared_expert", "add_rms_norm", "rms_eps", "rdma_batch_bytes",
+                           "partial_dtype", "ub_window_rows"});
     if (const json* m = jf::member(c, "shared_expert"))
       s.combine.sharedExpert = jf::boolean(*m, jf::child(p, "shared_expert"));
     if (const json* m = jf::member(c, "add_rms_norm"))
       s.combine.addRmsNorm = jf::boolean(*m, jf::child(p, "add_rms_norm"));
     readNumber(c, p, "rms_eps", s.combine.rmsEps, 1e-12, 1.0);
+    readInt(c, p, "rdma_batch_bytes", s.combine.rdmaBatchBytes, 0, kMaxChunkBytes);
+    readEnum(c, p, "partial_dtype", kPartialDtypeNames, s.combine.partialDtype);
+    readInt(c, p, "ub_window_rows", s.combine.ubWindowRows, 0, 4096);
   }
 
   readEnum(j, "", "payload", kPayloadNames, s.payload);
@@ -421,6 +431,16 @@ void validateScenario(const Scenario& s) {
           "sender_cores + forwarder_cores + receiver_cores = " + str(roleCores) +
               " must be <= the profile's aiv_cores (" + str(hw.aivCores) + ")");
 
+  // Streaming combine knobs: the ranges here; the UB window's fit is checked with the ring
+  // tiling (validateDispatchTiling in core/plan), which knows the record sizes. A batch is
+  // "up to" its bytes: whole partials, at least one, at most a ring's capacity.
+  const CombineConfig& cc = s.combine;
+  require(cc.rdmaBatchBytes >= 0 && cc.rdmaBatchBytes <= kMaxChunkBytes, "combine.rdma_batch_bytes",
+          "must be 0 (one post per partial) or a byte count <= 67108864, got " +
+              str(cc.rdmaBatchBytes));
+  require(cc.ubWindowRows >= 0 && cc.ubWindowRows <= 4096, "combine.ub_window_rows",
+          "must be 0 (sized from the UB budget) or in [1, 4096], got " + str(cc.ubWindowRows));
+
   require(s.eventLogCapacity >= 1024 && s.eventLogCapacity <= (std::int64_t{1} << 26),
           "event_log_capacity", "must be in [1024, 67108864], got " + str(s.eventLogCapacity));
 
@@ -474,7 +494,10 @@ json scenarioToJson(const Scenario& s) {
                 {"receiver_cores", s.rings.receiverCores}};
   j["combine"] = {{"shared_expert", s.combine.sharedExpert},
                   {"add_rms_norm", s.combine.addRmsNorm},
-                  {"rms_eps", s.combine.rmsEps}};
+                  {"rms_eps", s.combine.rmsEps},
+                  {"rdma_batch_bytes", s.combine.rdmaBatchBytes},
+                  {"partial_dtype", toString(s.combine.partialDtype)},
+                  {"ub_window_rows", s.combine.ubWindowRows}};
   j["payload"] = toString(s.payload);
   j["dispatch_impl"] = toString(s.dispatchImpl);
   j["event_log_capacity"] = s.eventLogCapacity;

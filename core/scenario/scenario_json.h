@@ -38,5 +38,6 @@ std::string toString(PayloadMode m);
 std::string toString(DispatchImpl d);
 std::string toString(WorkloadKind w);
 std::string toString(EplbTableSource t);
+std::string toString(PartialDtype d);
 
 }  // namespace moe

@@ -56,6 +56,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   compareRunner_->moveToThread(&compareThread_);
   connect(&compareThread_, &QThread::finished, compareRunner_, &QObject::deleteLater);
   compareThread_.start();
+  tuneRunner_ = new TuneRunner;
+  tuneRunner_->moveToThread(&tuneThread_);
+  connect(&tuneThread_, &QThread::finished, tuneRunner_, &QObject::deleteLater);
+  tuneThread_.start();
 
   tabs_ = new QTabWidget;
   cluster_ = new ClusterWidget;
@@ -171,6 +175,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(compareRunner_, &CompareRunner::failed, this,
           [this](const QString& m) { compare_->setBusy(m); });
   connect(compare_, &CompareView::runRequested, this, &MainWindow::startCompare);
+  connect(tuneRunner_, &TuneRunner::progress, this, [this](int done, int total) {
+    statusBar()->showMessage(tr("Tuning the streaming tiling: %1 of %2 runs").arg(done).arg(total));
+  });
+  connect(tuneRunner_, &TuneRunner::finished, this,
+          [this](const Scenario& tuned, const QString& summary) {
+            tune_->setEnabled(true);
+            loadScenario(tuned);
+            statusBar()->showMessage(summary, 20000);
+            emit tuneDone();
+          });
+  connect(tuneRunner_, &TuneRunner::failed, this, [this](const QString& m) {
+    tune_->setEnabled(true);
+    statusBar()->showMessage(m, 12000);
+    emit tuneDone();
+  });
 
   connect(cluster_, &ClusterWidget::selected, this, &MainWindow::select);
   connect(cluster_, &ClusterWidget::cardClicked, this, [this](int c) {
@@ -199,6 +218,9 @@ MainWindow::~MainWindow() {
   worker_.wait();
   compareThread_.quit();
   compareThread_.wait();
+  tuneRunner_->cancel();  // a search stops after its running candidates
+  tuneThread_.quit();
+  tuneThread_.wait();
 }
 
 void MainWindow::buildControls() {
@@ -233,6 +255,11 @@ void MainWindow::buildControls() {
     metrics_->clear();
     QMetaObject::invokeMethod(controller_, &RunController::reset);
   });
+  tune_ = bar->addAction(tr("Tune"), this, [this] { startTune(); });
+  tune_->setToolTip(
+      tr("Search the streaming design's tiling (chunk, queue, cores per role, RDMA batch, partial "
+         "dtype, UB window) on the engine, in the background, then load the fastest found "
+         "(same as moe-sim tune)"));
   // Keys work wherever focus is, except inside a text field (which keeps space and arrows).
   auto* playPause = new QAction(tr("Play/Pause"), this);
   playPause->setShortcut(Qt::Key_Space);
@@ -488,6 +515,13 @@ void MainWindow::rebalance(const std::vector<double>& perExpertLoad, int redunda
     statusBar()->showMessage(tr("Cannot rebalance: %1").arg(QString::fromStdString(e.what())),
                              12000);
   }
+}
+
+void MainWindow::startTune(int budget) {
+  tune_->setEnabled(false);
+  statusBar()->showMessage(tr("Tuning the streaming tiling…"));
+  QMetaObject::invokeMethod(tuneRunner_,
+                            [r = tuneRunner_, sc = scenario_, budget] { r->run(sc, budget); });
 }
 
 void MainWindow::startCompare() {

@@ -12,6 +12,7 @@
 #include "ui/models/selection.h"
 #include "ui/run/compare_runner.h"
 #include "ui/run/frame.h"
+#include "ui/run/tune_runner.h"
 
 class QAction;
 class QComboBox;
@@ -63,6 +64,10 @@ class MainWindow : public QMainWindow {
   // Steps by the amount chosen in the step-size combo, forward or back.
   void step(bool forward);
   void startCompare();
+  // Tunes the streaming design's tiling of the current scenario in the tune thread (the
+  // same search as `moe-sim tune`), then loads the result.
+  void startTune(int budget = 48);
+  QAction* tuneAction() const { return tune_; }
   // Sets the playback speed (emulated ps per wall second) and shows it in the speed box.
   void setPlaybackSpeed(double psPerWallSecond);
   // Presenter mode: the high-contrast palette (the scale is set at start-up, --presenter).
@@ -79,6 +84,7 @@ class MainWindow : public QMainWindow {
   void frameShown();  // after the views took a new live frame
   void scrubShown();  // after the views took a scrubbed snapshot
   void compareDone();
+  void tuneDone();
   void lessonStepShown();
 
  private:
@@ -101,8 +107,11 @@ class MainWindow : public QMainWindow {
 
   QThread worker_;
   QThread compareThread_;
+  QThread tuneThread_;
   RunController* controller_;
   CompareRunner* compareRunner_;
+  TuneRunner* tuneRunner_;
+  QAction* tune_ = nullptr;
   Scenario scenario_;
   Scenario compared_;  // the scenario Compare's figures are for
   std::shared_ptr<const Snapshot> live_;

@@ -32,6 +32,7 @@ QStringList choicesFor(const std::string& path) {
   if (path == "eplb.table_from") return {"explicit", "expected-load", "warm-up"};
   if (path == "dispatch_impl") return {"phased", "streaming", "both"};
   if (path == "workload.kind") return {"moe-layer", "alltoall-matmul-rs"};
+  if (path == "combine.partial_dtype") return {"fp32", "bf16"};
   if (path == "hardware.profile") {
     QStringList l;
     for (const std::string& n : builtinProfileNames()) l << QString::fromStdString(n);

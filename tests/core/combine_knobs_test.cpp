@@ -1,0 +1,217 @@
+// The streaming combine's knobs of issue 13 - forwarder channels, BatchWrite batching
+// (combine.rdma_batch_bytes), bf16 partials (combine.partial_dtype) and the UB accumulation
+// window (combine.ub_window_rows) - each verified against the golden combine reference in
+// randomized combinations, with the ring invariants and exactly-once delivery the
+// verification checks. Small shapes only: these run under ASan in CI too.
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/pipeline/layer_run.h"
+#include "core/pipeline/streaming_tuner.h"
+#include "core/plan/combine_plan.h"
+#include "core/plan/dispatch_tiling.h"
+#include "core/scenario/scenario_json.h"
+#include "core/util/error.h"
+#include "core/util/rng.h"
+
+using namespace moe;
+
+namespace {
+
+Scenario tinyScenario(int servers, int cardsPerServer) {
+  Scenario s;
+  s.name = "knobs";
+  s.cluster.servers = servers;
+  s.cluster.cardsPerServer = cardsPerServer;
+  s.hardware.cardsPerServer = cardsPerServer;
+  s.model.tokensPerRank = 16;
+  s.model.hidden = 72;  // 144-B rows: not a multiple of 32
+  s.model.topk = 4;
+  s.model.experts = 2 * servers * cardsPerServer;
+  s.model.intermediate = 32;
+  s.rings.chunkBytes = 2048;
+  s.rings.queueChunks = 4;
+  s.rings.senderCores = 2;
+  s.rings.forwarderCores = 3;
+  s.rings.receiverCores = 2;
+  s.dispatchImpl = DispatchImpl::Streaming;
+  return s;
+}
+
+std::unique_ptr<LayerRun> runStreaming(const Scenario& s) {
+  auto run = std::make_unique<LayerRun>(ResolvedScenario::resolve(s), DispatchImpl::Streaming);
+  run->runToEnd();
+  return run;
+}
+
+void expectVerified(const LayerRun& run, const std::string& what) {
+  ASSERT_TRUE(run.finished()) << what << ": " << run.emulation().deadlockDiagnosis();
+  for (const VerificationCheck& c : run.verifyAgainstReference())
+    EXPECT_TRUE(c.ok) << what << ": " << c.name << ": " << c.detail;
+}
+
+const StageReport& combineStage(const LayerRun& run) {
+  return run.stages().back();
+}
+
+}  // namespace
+
+TEST(CombineKnobs, RandomizedCombinationsVerifyAgainstTheReference) {
+  Rng rng(13);
+  const int serverChoices[] = {1, 2, 8};
+  for (int i = 0; i < 9; ++i) {
+    const int servers = serverChoices[i % 3];
+    const int cps = servers == 8 ? 1 : 2 + static_cast<int>(rng.next() % 2);
+    Scenario s = tinyScenario(servers, cps);
+    s.seed = 100 + i;
+    s.model.tokensPerRank = 8 + static_cast<int>(rng.next() % 17);
+    s.model.hidden = 32 + 8 * static_cast<int>(rng.next() % 12);
+    s.routing.kind = rng.next() % 2 ? RoutingKind::Hotspot : RoutingKind::PowerLaw;
+    s.routing.hotspotFraction = 0.8;
+    s.routing.hotspotExperts = 1;
+    s.combine.sharedExpert = rng.next() % 2;
+    s.combine.addRmsNorm = rng.next() % 3 == 0;
+    s.combine.partialDtype = rng.next() % 2 ? PartialDtype::Bf16 : PartialDtype::Fp32;
+    s.combine.ubWindowRows = static_cast<int>(rng.next() % 4);  // 0 = auto, 1..3 spill a lot
+    s.rings.forwarderCores = 1 + static_cast<int>(rng.next() % 6);
+    const std::int64_t pb = partialRecordBytes(s);
+    if (rng.next() % 2) {  // tiny rings: one record per chunk, two chunks
+      s.rings.chunkBytes = alignUp(std::max(pb, recordLayout(s).recordBytes), 32);
+      s.rings.queueChunks = 2;
+    }
+    const std::int64_t batches[] = {0, pb, 3 * pb, 1 << 20};
+    s.combine.rdmaBatchBytes = batches[rng.next() % 4];
+    const std::string what = "case " + std::to_string(i) + ": " + scenarioToJson(s).dump();
+    auto run = runStreaming(s);
+    expectVerified(*run, what);
+  }
+}
+
+TEST(CombineKnobs, EveryForwarderCoreWorksAndTheirNumberChangesTheTime) {
+  // 4 servers, fewer than the forwarder cores: channels split each server's tokens.
+  Scenario s = tinyScenario(4, 2);
+  s.payload = PayloadMode::None;
+  s.rings.forwarderCores = 4;
+  auto four = runStreaming(s);
+  s.rings.forwarderCores = 8;
+  auto eight = runStreaming(s);
+  ASSERT_TRUE(four->finished() && eight->finished());
+  EXPECT_NE(combineStage(*four).duration(), combineStage(*eight).duration());
+  // Every forwarder core of every card spent time in the combine.
+  const Machine& m = eight->emulation().machine();
+  int working = 0;
+  for (int c = 0; c < m.coreCount(); ++c) {
+    Time t = 0;
+    for (Time a : m.core(c).roleActivityTime(Role::Forwarder)) t += a;
+    if (t > 0) ++working;
+  }
+  EXPECT_EQ(working, 8 * s.cluster.ranks());
+}
+
+TEST(CombineKnobs, BatchingGathersPartialsIntoFewerLargerPosts) {
+  Scenario s = tinyScenario(2, 2);
+  s.model.tokensPerRank = 32;
+  s.combine.rdmaBatchBytes = 0;
+  auto single = runStreaming(s);
+  s.combine.rdmaBatchBytes = s.rings.chunkBytes * s.rings.queueChunks;
+  auto batched = runStreaming(s);
+  expectVerified(*single, "batch 0");
+  expectVerified(*batched, "batch = ring");
+  const StageReport &a = combineStage(*single), &b = combineStage(*batched);
+  EXPECT_EQ(a.rdmaDataBytes, b.rdmaDataBytes);  // the same partials cross the wire
+  EXPECT_EQ(a.meanRdmaPostBytes(), static_cast<double>(partialRecordBytes(s)));
+  EXPECT_LT(b.rdmaPosts * 2, a.rdmaPosts);
+  EXPECT_GT(b.meanRdmaPostBytes(), 2 * a.meanRdmaPostBytes());
+}
+
+TEST(CombineKnobs, Bf16PartialsHalveTheRowBytesOnTheWire) {
+  Scenario s = tinyScenario(2, 2);
+  s.model.hidden = 128;
+  s.combine.rdmaBatchBytes = 0;
+  auto fp32 = runStreaming(s);
+  s.combine.partialDtype = PartialDtype::Bf16;
+  auto bf = runStreaming(s);
+  expectVerified(*bf, "bf16 partials");
+  const RecordLayout rec = recordLayout(s);
+  const double rows = static_cast<double>(combineStage(*fp32).rdmaDataPosts);
+  EXPECT_EQ(combineStage(*fp32).rdmaDataBytes, rows * (rec.metaBytes + 4 * 128));
+  EXPECT_EQ(combineStage(*bf).rdmaDataBytes, rows * (rec.metaBytes + 2 * 128));
+}
+
+TEST(CombineKnobs, AWindowOfOneRowSpillsAndStillMatches) {
+  Scenario s = tinyScenario(2, 2);
+  s.combine.ubWindowRows = 1;
+  expectVerified(*runStreaming(s), "window 1");
+  s.combine.ubWindowRows = 0;  // auto: every partial of a lane fits UB at this size
+  EXPECT_GT(combineUbWindowRows(s), 100);
+  expectVerified(*runStreaming(s), "window auto");
+}
+
+TEST(CombineKnobs, BadKnobsAreRefusedNamingTheField) {
+  auto refuse = [](const std::string& patch, const std::string& field) {
+    nlohmann::json j = scenarioToJson(Scenario{});
+    j["combine"].merge_patch(nlohmann::json::parse(patch));
+    try {
+      checkScenario(scenarioFromJson(j));
+      ADD_FAILURE() << patch << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.path(), field) << e.what();
+    }
+  };
+  refuse(R"({"partial_dtype": "fp16"})", "combine.partial_dtype");
+  refuse(R"({"rdma_batch_bytes": -1})", "combine.rdma_batch_bytes");
+  refuse(R"({"ub_window_rows": 5000})", "combine.ub_window_rows");
+  // 7 fp32 rows of 28 KiB beside the read batch overflow the 192 KiB UB.
+  refuse(R"({"ub_window_rows": 7})", "combine.ub_window_rows");
+}
+
+TEST(CombineKnobs, ForwarderChannelsKeepOneProducerAndOneConsumerPerRing) {
+  Scenario s = tinyScenario(2, 2);
+  s.payload = PayloadMode::None;
+  s.rings.forwarderCores = 6;
+  auto run = runStreaming(s);
+  ASSERT_TRUE(run->finished());
+  for (const RingBuffer& r : run->emulation().rings()) {
+    if (r.name().find("combine") == std::string::npos || r.stats().recordsWritten == 0) continue;
+    EXPECT_GE(r.producerCore, 0) << r.name();
+    EXPECT_GE(r.consumerCore, 0) << r.name();
+  }
+  int lanes = 0, channels = 0;
+  combineLanesAndChannels(s, lanes, channels);
+  EXPECT_EQ(lanes, 6);
+  EXPECT_EQ(channels, 3);
+}
+
+TEST(StreamingTuner, DeterministicWhateverTheThreadsAndNeverWorseThanTheScenario) {
+  Scenario s = tinyScenario(2, 2);
+  TuneOptions o;
+  o.budget = 4;
+  o.threads = 1;
+  const TuneResult one = tuneStreaming(s, o);
+  o.threads = 2;
+  const TuneResult two = tuneStreaming(s, o);
+  ASSERT_TRUE(one.best.ok);
+  EXPECT_EQ(one.best.knobs, two.best.knobs);
+  EXPECT_EQ(one.best.totalUs, two.best.totalUs);
+  EXPECT_EQ(one.evaluated.size() - one.neighbourChecks, 4u);
+  EXPECT_GT(one.neighbourChecks, 0);
+  EXPECT_LE(one.best.totalUs, one.baseline.totalUs);
+  EXPECT_EQ(one.bindings.size(), 8u);
+  // The tuned scenario is the given one with the best knobs, and it runs.
+  EXPECT_EQ(knobsOf(one.tuned), one.best.knobs);
+  EXPECT_EQ(one.tuned.payload, s.payload);
+  EXPECT_TRUE(tuneConstraint(one.tuned).empty());
+}
+
+TEST(StreamingTuner, HardConstraintsAreNamed) {
+  Scenario s = tinyScenario(2, 2);
+  s.rings.senderCores = 30;
+  s.rings.forwarderCores = 8;
+  s.rings.receiverCores = 8;
+  EXPECT_NE(tuneConstraint(s).find("aiv_cores"), std::string::npos) << tuneConstraint(s);
+  s = tinyScenario(2, 2);
+  s.rings.chunkBytes = 64;
+  EXPECT_NE(tuneConstraint(s).find("smaller than one"), std::string::npos) << tuneConstraint(s);
+}
