@@ -59,4 +59,14 @@ struct RoutingInUb {
 };
 Task loadRouting(LayerContext& ctx, AiCore& core, int s, RoutingInUb& out);
 
+// FP8 dispatch (model.dispatch_dtype fp8). Senders gather bf16 rows into records spaced
+// ctx.recordBytes, as for bf16; packFp8Records then turns the first n of them into fp8
+// records spaced ctx.dispatchRecordBytes, in place (every record moves left, so none is
+// overwritten before it is read): two vector passes over the rows (block amax, then scale
+// and convert). With payload none only the time is spent.
+Task packFp8Records(LayerContext& ctx, AiCore& core, Buffer* staging, std::int64_t n);
+// Receivers: the n fp8 records in `rx` (spaced ctx.dispatchRecordBytes) dequantized into bf16
+// rows in `rows` (row i at i * ctx.rowBytes), one vector pass.
+Task unpackFp8Records(LayerContext& ctx, AiCore& core, Buffer* rx, std::int64_t n, Buffer* rows);
+
 }  // namespace moe
