@@ -1,0 +1,197 @@
+// Flat full-mesh combine, the way back of the flat dispatch (dispatch_flat.cpp): every
+// expert output row goes straight to the rank that owns its token, with no forwarder and no
+// partial sums on the way (DeepEP's low-latency combine has this shape).
+//
+//   Sender (expert card d), per owner rank r (round-robin over the sender cores): the rows
+//     of expandX that belong to r (the (local expert, r) ranges of the Offset/Length tables,
+//     in order) each go to their own slot (token, k) of r's receive buffer:
+//       other server             -> one RDMA post per row, GM -> GM (rdma_post_ns each);
+//       same card or same server -> through UB staging, one DataCopy per row;
+//     after each batch the (r <- d) arrival counter is published behind the data.
+//   Receiver (owner r), per token of its share: waits until each kept (token, k) row has
+//     arrived (the receiver knows each row's place in its sender's order from its own
+//     routing), sums weight x row in fp32 in k order and finishes the token (shared expert,
+//     one bf16 rounding, AddRmsNorm) with the same CombineFinisher as the other designs.
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "core/kernels/combine_common.h"
+#include "core/kernels/dispatch_common.h"
+#include "core/kernels/kernels.h"
+#include "core/util/bf16.h"
+
+namespace moe {
+
+namespace {
+
+struct FlatCombine {
+  std::vector<Buffer*> recv;               // [owner r]: BS*K bf16 rows, slot t*K + k
+  std::vector<std::vector<Word*>> landed;  // [owner r][expert card d]: rows landed so far
+};
+
+Task flatCombineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatCombine> w,
+                       std::vector<int> owners) {
+  Machine& m = ctx.m;
+  CardTensors& g = ctx.cards[d];
+  const std::int64_t row = ctx.rowBytes;
+  const std::int64_t perBatch =
+      std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / alignUp(row, 32));
+  constexpr std::int64_t kIdxRows = 256;
+  Buffer* idx = m.allocUb(core, kIdxRows * 12, "expand_idx", false);
+  Buffer* staging = m.allocUb(core, perBatch * alignUp(row, 32), "staging", true);
+  const auto* off = g.offsets->as<std::int32_t>();
+  const auto* len = g.lengths->as<std::int32_t>();
+  for (int r : owners) {
+    const bool remote = ctx.serverOf(r) != ctx.serverOf(d);
+    Word& counter = *w->landed[r][d];
+    std::int64_t sent = 0, published = 0, inBatch = 0;
+    OpRef lastRdma;
+    std::vector<std::int64_t> slots;  // receive slots of the rows staged in UB
+    auto publish = [&]() -> Task {
+      if (remote) {
+        // Same queue pair as the rows: the counter lands after every row before it.
+        if (sent > published) core.rdmaWriteWord(counter, sent, lastRdma);
+        published = sent;
+        co_return;
+      }
+      if (inBatch == 0) co_return;
+      co_await core.fence(Pipe::Mte2);
+      for (std::int64_t i = 0; i < inBatch; ++i)
+        core.copy(Region{w->recv[r], slots[static_cast<std::size_t>(i)] * row, row},
+                  Region{staging, i * alignUp(row, 32), row});
+      co_await core.fence(Pipe::Mte3);  // the rows land before the counter says so
+      core.writeWord(counter, sent);
+      inBatch = 0;
+      slots.clear();
+    };
+    for (int le = 0; le < ctx.P; ++le) {
+      const std::int64_t begin = off[le * ctx.R + r], rows = len[le * ctx.R + r];
+      for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows) {
+        const std::int64_t n = std::min(kIdxRows, rows - b0);
+        co_await core.copy(Region{idx, 0, n * 12}, Region{g.expandIdx, (begin + b0) * 12, n * 12});
+        for (std::int64_t i = 0; i < n; ++i) {
+          const auto* e = idx->as<std::int32_t>() + i * 3;  // (source rank, token, k)
+          const std::int64_t slot = static_cast<std::int64_t>(e[1]) * ctx.K + e[2];
+          const Region src{g.expertOut, (begin + b0 + i) * row, row};
+          ++sent;
+          if (remote) {
+            lastRdma = core.rdmaWrite(Region{w->recv[r], slot * row, row}, src);
+            if (sent % perBatch == 0) co_await publish();
+          } else {
+            core.copy(Region{staging, inBatch * alignUp(row, 32), row}, src);
+            slots.push_back(slot);
+            if (++inBatch == perBatch) co_await publish();
+          }
+        }
+      }
+    }
+    co_await publish();
+  }
+  co_await core.fence(Pipe::Scalar);  // counter writes and RDMA posts have landed
+}
+
+Task flatCombineReceiver(LayerContext& ctx, int r, AiCore& core, std::shared_ptr<FlatCombine> w,
+                         int receiverIndex) {
+  Machine& m = ctx.m;
+  RoutingInUb routing{};
+  co_await loadRouting(ctx, core, r, routing);
+  // Each kept (token, k) row's sender and its place in that sender's order for r: local
+  // experts in order, then tokens in order (expandX is expert-major, rank-minor, and a
+  // source's rows of one expert are in token order).
+  const int BS = ctx.BS, K = ctx.K;
+  std::vector<int> from(static_cast<std::size_t>(BS) * K, -1);
+  std::vector<std::int64_t> place(static_cast<std::size_t>(BS) * K, 0);
+  {
+    std::vector<std::int64_t> before(static_cast<std::size_t>(ctx.R) * ctx.P, 0);
+    for (int t = 0; t < BS; ++t)
+      for (int k = 0; k < K; ++k) {
+        const std::size_t i = static_cast<std::size_t>(t) * K + k;
+        if (!routing.keep[i]) continue;
+        const int id = routing.ids[i];
+        ++before[static_cast<std::size_t>(ctx.rankOfInstance(id)) * ctx.P + id % ctx.P];
+      }
+    // Exclusive prefix over local experts per sender, then count up in token order.
+    std::vector<std::int64_t> cursor(before.size(), 0);
+    for (int d = 0; d < ctx.R; ++d) {
+      std::int64_t acc = 0;
+      for (int le = 0; le < ctx.P; ++le) {
+        const std::size_t j = static_cast<std::size_t>(d) * ctx.P + le;
+        cursor[j] = acc;
+        acc += before[j];
+      }
+    }
+    for (int t = 0; t < BS; ++t)
+      for (int k = 0; k < K; ++k) {
+        const std::size_t i = static_cast<std::size_t>(t) * K + k;
+        if (!routing.keep[i]) continue;
+        const int id = routing.ids[i];
+        from[i] = ctx.rankOfInstance(id);
+        place[i] = cursor[static_cast<std::size_t>(from[i]) * ctx.P + id % ctx.P]++;
+      }
+  }
+  CombineFinisher finisher(ctx, core, r);
+  Buffer* y = m.allocUb(core, alignUp(ctx.rowBytes, 32), "row", true);
+  for (int t = receiverIndex; t < BS; t += ctx.sc.rings.receiverCores) {
+    Buffer* sum = finisher.sum();
+    if (!sum->bytes.empty()) std::fill_n(sum->as<float>(), ctx.H, 0.0f);
+    for (int k = 0; k < K; ++k) {
+      const std::size_t i = static_cast<std::size_t>(t) * K + k;
+      if (from[i] < 0) continue;
+      Word& counter = *w->landed[r][from[i]];
+      while (counter.value <= place[i]) {
+        auto change = core.changeOf(
+            counter, counter.value, Activity::WaitData,
+            [&counter, v = place[i] + 1] { return counter.name + " >= " + std::to_string(v); });
+        co_await change;
+      }
+      co_await core.copy(
+          Region{y, 0, ctx.rowBytes},
+          Region{w->recv[r], static_cast<std::int64_t>(i) * ctx.rowBytes, ctx.rowBytes});
+      co_await core.vector(ctx.H, 4);
+      if (!sum->bytes.empty()) {
+        const float weight = routing.weights[i];
+        const bf16* v = y->as<bf16>();
+        float* s = sum->as<float>();
+        for (int h = 0; h < ctx.H; ++h) s[h] += weight * bf16ToFloat(v[h]);
+      }
+    }
+    co_await finisher.finish(t);
+  }
+}
+
+}  // namespace
+
+void launchCombineFlat(LayerContext& ctx, Latch& done) {
+  Machine& m = ctx.m;
+  const RingTiling& t = ctx.sc.rings;
+  auto w = std::make_shared<FlatCombine>();
+  const std::int64_t bytes = static_cast<std::int64_t>(ctx.BS) * ctx.K * ctx.rowBytes;
+  w->landed.resize(ctx.R);
+  for (int r = 0; r < ctx.R; ++r) {
+    Buffer* b = m.allocGm(r, bytes, "combine.flat-recv", true, /*sparse=*/true);
+    ctx.stageScratch.push_back(b);
+    ctx.combineBufferBytes += bytes;
+    w->recv.push_back(b);
+    for (int d = 0; d < ctx.R; ++d)
+      w->landed[r].push_back(m.makeWord(r, "combine.flat.landed<-card" + std::to_string(d)));
+  }
+  for (int c = 0; c < ctx.R; ++c) {
+    std::vector<std::vector<int>> perSender(t.senderCores);
+    for (int i = 0; i < ctx.R; ++i) perSender[i % t.senderCores].push_back((c + i) % ctx.R);
+    for (int i = 0; i < t.senderCores; ++i) {
+      if (perSender[i].empty()) continue;
+      done.add(1);
+      ctx.emu.launch(m.aiv(c, i), Role::Sender,
+                     flatCombineSender(ctx, c, m.aiv(c, i), w, perSender[i]), &done);
+    }
+    for (int i = 0; i < std::min(t.receiverCores, ctx.BS); ++i) {
+      AiCore& core = m.aiv(c, t.senderCores + i);
+      done.add(1);
+      ctx.emu.launch(core, Role::Receiver, flatCombineReceiver(ctx, c, core, w, i), &done);
+    }
+  }
+}
+
+}  // namespace moe
