@@ -3,10 +3,10 @@
 // partial sums on the way (DeepEP's low-latency combine has this shape).
 //
 //   Sender (expert card d), per owner rank r (round-robin over the sender cores): the rows
-//     of expandX that belong to r (the (local expert, r) ranges of the Offset/Length tables,
-//     in order) each go to their own slot (token, k) of r's receive buffer:
-//       other server             -> one RDMA post per row, GM -> GM (rdma_post_ns each);
-//       same card or same server -> through UB staging, one DataCopy per row;
+//     of expert_out that belong to r (the (local expert, r) ranges of the Offset/Length
+//     tables, in order) go, a batch of contiguous rows at a time, to d's window on r:
+//       other server             -> one RDMA post per batch, GM -> GM (rdma_post_ns each);
+//       same card or same server -> through UB staging, one DataCopy per batch;
 //     after each batch the (r <- d) arrival counter is published behind the data.
 //   Receiver (owner r), per token of its share: waits until each kept (token, k) row has
 //     arrived (the receiver knows each row's place in its sender's order from its own
@@ -27,67 +27,47 @@ namespace moe {
 namespace {
 
 struct FlatCombine {
-  std::vector<Buffer*> recv;               // [owner r]: BS*K bf16 rows, slot t*K + k
-  std::vector<std::vector<Word*>> landed;  // [owner r][expert card d]: rows landed so far
+  // [owner r][expert card d]: d's rows for r in d's sending order (local experts in order,
+  // each expert's rows of r in token order), and how many of them have landed.
+  std::vector<std::vector<Buffer*>> recv;
+  std::vector<std::vector<Word*>> landed;
 };
 
 Task flatCombineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatCombine> w,
                        std::vector<int> owners) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[d];
-  const std::int64_t row = ctx.rowBytes;
-  const std::int64_t perBatch =
-      std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / alignUp(row, 32));
-  constexpr std::int64_t kIdxRows = 256;
-  Buffer* idx = m.allocUb(core, kIdxRows * 12, "expand_idx", false);
-  Buffer* staging = m.allocUb(core, perBatch * alignUp(row, 32), "staging", true);
+  const std::int64_t row = ctx.rowBytes, slot = alignUp(row, 32);
+  const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / slot);
+  Buffer* staging = m.allocUb(core, perBatch * slot, "staging", true);
   const auto* off = g.offsets->as<std::int32_t>();
   const auto* len = g.lengths->as<std::int32_t>();
   for (int r : owners) {
     const bool remote = ctx.serverOf(r) != ctx.serverOf(d);
     Word& counter = *w->landed[r][d];
-    std::int64_t sent = 0, published = 0, inBatch = 0;
-    OpRef lastRdma;
-    std::vector<std::int64_t> slots;  // receive slots of the rows staged in UB
-    auto publish = [&]() -> Task {
-      if (remote) {
-        // Same queue pair as the rows: the counter lands after every row before it.
-        if (sent > published) core.rdmaWriteWord(counter, sent, lastRdma);
-        published = sent;
-        co_return;
-      }
-      if (inBatch == 0) co_return;
-      co_await core.fence(Pipe::Mte2);
-      for (std::int64_t i = 0; i < inBatch; ++i)
-        core.copy(Region{w->recv[r], slots[static_cast<std::size_t>(i)] * row, row},
-                  Region{staging, i * alignUp(row, 32), row});
-      co_await core.fence(Pipe::Mte3);  // the rows land before the counter says so
-      core.writeWord(counter, sent);
-      inBatch = 0;
-      slots.clear();
-    };
+    Buffer* window = w->recv[r][d];
+    std::int64_t sent = 0;
+    // The rows of (local expert le, owner r) are contiguous in expert_out and land
+    // contiguously in r's window: one transfer per batch of them.
     for (int le = 0; le < ctx.P; ++le) {
       const std::int64_t begin = off[le * ctx.R + r], rows = len[le * ctx.R + r];
-      for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows) {
-        const std::int64_t n = std::min(kIdxRows, rows - b0);
-        co_await core.copy(Region{idx, 0, n * 12}, Region{g.expandIdx, (begin + b0) * 12, n * 12});
-        for (std::int64_t i = 0; i < n; ++i) {
-          const auto* e = idx->as<std::int32_t>() + i * 3;  // (source rank, token, k)
-          const std::int64_t slot = static_cast<std::int64_t>(e[1]) * ctx.K + e[2];
-          const Region src{g.expertOut, (begin + b0 + i) * row, row};
-          ++sent;
-          if (remote) {
-            lastRdma = core.rdmaWrite(Region{w->recv[r], slot * row, row}, src);
-            if (sent % perBatch == 0) co_await publish();
-          } else {
-            core.copy(Region{staging, inBatch * alignUp(row, 32), row}, src);
-            slots.push_back(slot);
-            if (++inBatch == perBatch) co_await publish();
-          }
+      for (std::int64_t b0 = 0; b0 < rows; b0 += perBatch) {
+        const std::int64_t n = std::min(perBatch, rows - b0);
+        const Region dst{window, sent * row, n * row};
+        const Region src{g.expertOut, (begin + b0) * row, n * row};
+        sent += n;
+        if (remote) {
+          // GM -> GM, one post; the counter rides the same queue pair behind the rows.
+          const OpRef data = core.rdmaWrite(dst, src);
+          core.rdmaWriteWord(counter, sent, data);
+        } else {
+          co_await core.copy(Region{staging, 0, n * row}, src);
+          core.copy(dst, Region{staging, 0, n * row});
+          co_await core.fence(Pipe::Mte3);  // the rows land before the counter says so
+          core.writeWord(counter, sent);
         }
       }
     }
-    co_await publish();
   }
   co_await core.fence(Pipe::Scalar);  // counter writes and RDMA posts have landed
 }
@@ -146,9 +126,8 @@ Task flatCombineReceiver(LayerContext& ctx, int r, AiCore& core, std::shared_ptr
             [&counter, v = place[i] + 1] { return counter.name + " >= " + std::to_string(v); });
         co_await change;
       }
-      co_await core.copy(
-          Region{y, 0, ctx.rowBytes},
-          Region{w->recv[r], static_cast<std::int64_t>(i) * ctx.rowBytes, ctx.rowBytes});
+      co_await core.copy(Region{y, 0, ctx.rowBytes},
+                         Region{w->recv[r][from[i]], place[i] * ctx.rowBytes, ctx.rowBytes});
       co_await core.vector(ctx.H, 4);
       if (!sum->bytes.empty()) {
         const float weight = routing.weights[i];
@@ -167,16 +146,21 @@ void launchCombineFlat(LayerContext& ctx, Latch& done) {
   Machine& m = ctx.m;
   const RingTiling& t = ctx.sc.rings;
   auto w = std::make_shared<FlatCombine>();
-  const std::int64_t bytes = static_cast<std::int64_t>(ctx.BS) * ctx.K * ctx.rowBytes;
+  // Worst case per (owner, expert card): every token of the owner, once per expert the card
+  // holds for it.
+  const std::int64_t bytes =
+      static_cast<std::int64_t>(ctx.BS) * std::min(ctx.K, ctx.P) * ctx.rowBytes;
+  w->recv.resize(ctx.R);
   w->landed.resize(ctx.R);
-  for (int r = 0; r < ctx.R; ++r) {
-    Buffer* b = m.allocGm(r, bytes, "combine.flat-recv", true, /*sparse=*/true);
-    ctx.stageScratch.push_back(b);
-    ctx.combineBufferBytes += bytes;
-    w->recv.push_back(b);
-    for (int d = 0; d < ctx.R; ++d)
+  for (int r = 0; r < ctx.R; ++r)
+    for (int d = 0; d < ctx.R; ++d) {
+      Buffer* b = m.allocGm(r, bytes, "combine.flat-win<-card" + std::to_string(d), true,
+                            /*sparse=*/true);
+      ctx.stageScratch.push_back(b);
+      ctx.combineBufferBytes += bytes;
+      w->recv[r].push_back(b);
       w->landed[r].push_back(m.makeWord(r, "combine.flat.landed<-card" + std::to_string(d)));
-  }
+    }
   for (int c = 0; c < ctx.R; ++c) {
     std::vector<std::vector<int>> perSender(t.senderCores);
     for (int i = 0; i < ctx.R; ++i) perSender[i % t.senderCores].push_back((c + i) % ctx.R);

@@ -31,8 +31,10 @@ namespace {
 
 struct FlatWindow {
   Buffer* data = nullptr;
-  std::vector<RecordMeta> headers;  // side table, as in the rings
-  Word* landed = nullptr;           // records of this window that have landed
+  // Side table, as in the rings; grows as the sender writes (the count is only known to
+  // the source), so EP 256 does not hold 256 x 256 worst-case tables.
+  std::vector<RecordMeta> headers;
+  Word* landed = nullptr;  // records of this window that have landed
 };
 
 struct FlatWindows {
@@ -88,7 +90,7 @@ Task flatSender(LayerContext& ctx, int s, AiCore& core, std::shared_ptr<FlatWind
       if (meta.cardMask == 0) continue;
       core.copy(Region{staging, inBatch * gb + ctx.metaBytes, ctx.rowBytes},
                 Region{g.x, t * ctx.rowBytes, ctx.rowBytes});
-      win.headers[static_cast<std::size_t>(slot)] = meta;
+      win.headers.push_back(meta);
       ++slot;
       if (++inBatch == perBatch) {
         co_await core.fence(Pipe::Mte2);
@@ -177,8 +179,8 @@ void launchDispatchFlat(LayerContext& ctx, Latch& done) {
       Buffer* b = m.allocGm(d, windowBytes, "flat.win<-card" + std::to_string(s), true,
                             /*sparse=*/true);
       ctx.stageScratch.push_back(b);
-      w->win[d].push_back(FlatWindow{b, std::vector<RecordMeta>(ctx.BS),
-                                     m.makeWord(d, "flat.landed<-card" + std::to_string(s))});
+      w->win[d].push_back(
+          FlatWindow{b, {}, m.makeWord(d, "flat.landed<-card" + std::to_string(s))});
     }
   // The flat design has no forwarders: its cores are senders, then receivers.
   for (int c = 0; c < ctx.R; ++c) {

@@ -68,9 +68,10 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
     phasedBytes =
         dispatchLinks * BS * rec.recordBytes + cps * slots * rec.recordBytes + S * 2 * BS * H * 4;
   }
-  // Flat: one worst-case dispatch window per source rank, and a combine receive buffer
-  // with a slot per (token, k).
-  const std::int64_t flatBytes = flat ? R * BS * rec.dispatchRecordBytes + bk * row : 0;
+  // Flat: one worst-case dispatch window per source rank, and one combine window per expert
+  // card (every token, once per expert the card holds).
+  const std::int64_t flatBytes =
+      flat ? R * BS * rec.dispatchRecordBytes + R * BS * std::min<std::int64_t>(K, P) * row : 0;
   // With "both"/"all" the designs run one after the other on fresh machines: the largest
   // counts.
   if (streamingBytes >= phasedBytes && streamingBytes >= flatBytes)
