@@ -1,4 +1,4 @@
-// `moe-sim run [SCENARIO.json] [--impl streaming|phased|both] [--verify] [--trace FILE]
+// `moe-sim run [SCENARIO.json] [--impl streaming|phased|flat|both|all] [--verify] [--trace FILE]
 //  [--csv FILE]` (SPEC §6): emulates one MoE layer, prints the per-stage table and the run
 // digest. Exit 1 when verification fails or a deadlock is diagnosed.
 
@@ -34,8 +34,9 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
       app.add_subcommand("run", "Emulate one MoE layer (the built-in default without a file)");
   sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file");
   sub->add_option("--impl", opt->impl,
-                  "Dispatch design: streaming, phased or both (default: the scenario's)")
-      ->check(CLI::IsMember({"streaming", "phased", "both"}));
+                  "Dispatch/combine design: streaming, phased, flat (full-mesh, no forwarder), "
+                  "both (phased and streaming) or all (default: the scenario's)")
+      ->check(CLI::IsMember({"streaming", "phased", "flat", "both", "all"}));
   sub->add_flag("--verify", opt->verify, "Compare every operator with its golden reference");
   auto* traceOpt =
       sub->add_option("--trace", opt->traceFile, "Write a Chrome trace-event JSON file (Perfetto)");
@@ -61,15 +62,19 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
       sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
     if (opt->impl == "streaming") sc.dispatchImpl = moe::DispatchImpl::Streaming;
     if (opt->impl == "phased") sc.dispatchImpl = moe::DispatchImpl::Phased;
+    if (opt->impl == "flat") sc.dispatchImpl = moe::DispatchImpl::Flat;
     if (opt->impl == "both") sc.dispatchImpl = moe::DispatchImpl::Both;
+    if (opt->impl == "all") sc.dispatchImpl = moe::DispatchImpl::All;
     const bool fused = sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs;
     // The faults are planted in the MoE layer's streaming combine; the fused operator has no
     // such stage, so accepting the flag would report a fault that never happened.
     moe::require(opt->fault.empty() || !fused, "--fault",
                  "applies to the moe-layer workload only (this run is alltoall-matmul-rs)");
-    moe::require(opt->fault.empty() || sc.dispatchImpl != moe::DispatchImpl::Phased, "--fault",
-                 "needs the streaming design (--impl streaming or both): the faults are planted "
-                 "in the streaming combine, which the phased design does not run");
+    moe::require(opt->fault.empty() || (sc.dispatchImpl != moe::DispatchImpl::Phased &&
+                                        sc.dispatchImpl != moe::DispatchImpl::Flat),
+                 "--fault",
+                 "needs the streaming design (--impl streaming, both or all): the faults are "
+                 "planted in the streaming combine, which the phased and flat designs do not run");
     const moe::Fault fault = moe::faultFromName(opt->fault).value_or(moe::Fault::None);
     // A run that will take minutes says so before it starts (stderr: stdout stays the report).
     if (const std::string note = moe::largeWorkNote(sc); !note.empty()) std::cerr << note << "\n";

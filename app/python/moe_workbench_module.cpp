@@ -67,10 +67,15 @@ py::tuple run(const py::object& scenario, const py::object& impl, bool verify) {
       sc.dispatchImpl = moe::DispatchImpl::Phased;
     else if (i == "streaming")
       sc.dispatchImpl = moe::DispatchImpl::Streaming;
+    else if (i == "flat")
+      sc.dispatchImpl = moe::DispatchImpl::Flat;
     else if (i == "both")
       sc.dispatchImpl = moe::DispatchImpl::Both;
+    else if (i == "all")
+      sc.dispatchImpl = moe::DispatchImpl::All;
     else
-      throw moe::InputError("impl", "must be phased, streaming or both, got \"" + i + "\"");
+      throw moe::InputError("impl",
+                            "must be phased, streaming, flat, both or all, got \"" + i + "\"");
   }
   json figures = json::object();
   std::uint64_t digest = 0;

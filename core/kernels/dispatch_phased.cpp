@@ -41,11 +41,14 @@ struct CoreJob {
 Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int senderIndex) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[s];
-  const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.chunkBytes;
-  const std::int64_t perBatch = std::max<std::int64_t>(1, chunk / rb);
+  // Rows are gathered as bf16 records (gb apart) and sent as dispatch records (rb apart):
+  // the same with bf16, packed to fp8 before sending with fp8.
+  const std::int64_t gb = ctx.recordBytes, rb = ctx.dispatchRecordBytes;
+  const std::int64_t chunk = ctx.sc.rings.chunkBytes;
+  const std::int64_t perBatch = std::max<std::int64_t>(1, chunk / gb);
   RoutingInUb routing = allocRouting(ctx, core);
   co_await loadRouting(ctx, core, s, routing, 0);
-  Buffer* staging = m.allocUb(core, perBatch * rb, "staging", true);
+  Buffer* staging = m.allocUb(core, perBatch * gb, "staging", true);
   Buffer* gmStage = nullptr;
   // Targets: same-server cards, then remote servers; round-robin over the sender cores.
   int target = 0;
@@ -64,6 +67,7 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
     std::int64_t slot = 0, inBatch = 0;
     auto flush = [&]() -> Task {
       if (inBatch == 0) co_return;
+      if (ctx.fp8Dispatch) co_await packFp8Records(ctx, core, staging, inBatch);
       const std::int64_t bytes = inBatch * rb;
       const Region dst{win.data, (slot - inBatch) * rb, bytes};
       if (!remote) {
@@ -79,7 +83,7 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
       if (!routing.holds(t)) co_await loadRouting(ctx, core, s, routing, t);
       const RecordMeta meta = tokenMeta(ctx, s, t, routing, wanted);
       if (meta.cardMask == 0) continue;
-      core.copy(Region{staging, inBatch * rb + ctx.metaBytes, ctx.rowBytes},
+      core.copy(Region{staging, inBatch * gb + ctx.metaBytes, ctx.rowBytes},
                 Region{g.x, t * ctx.rowBytes, ctx.rowBytes});
       win.headers[static_cast<std::size_t>(slot)] = meta;
       ++slot;
@@ -95,7 +99,7 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
 
 Task phaseB(LayerContext& ctx, int f, AiCore& core, PhasedWindows& w, const std::int32_t* counts,
             int forwarderIndex) {
-  const std::int64_t rb = ctx.recordBytes;
+  const std::int64_t rb = ctx.dispatchRecordBytes;  // forwarded as they came (bf16 or fp8)
   const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb);
   Buffer* rx = ctx.m.allocUb(core, perBatch * rb, "rx", true);
   const int cols = 2 + ctx.P;
@@ -126,10 +130,14 @@ Task phaseB(LayerContext& ctx, int f, AiCore& core, PhasedWindows& w, const std:
 Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const RecvPlan& plan,
             int receiverIndex) {
   Machine& m = ctx.m;
-  const std::int64_t rb = ctx.recordBytes;
-  const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb);
+  const std::int64_t rb = ctx.dispatchRecordBytes;
+  // Batches of as many records as bf16 ones fit a chunk, so the fp8 rows dequantized into
+  // `rows` take no more UB than a chunk.
+  const std::int64_t perBatch =
+      std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / ctx.recordBytes);
   if (receiverIndex == 0) publishRecvTables(ctx, core, d, plan);  // one receiver per card
   Buffer* rx = m.allocUb(core, perBatch * rb, "rx", true);
+  Buffer* rows = ctx.fp8Dispatch ? m.allocUb(core, perBatch * ctx.rowBytes, "rows", true) : nullptr;
   Buffer* side = m.allocUb(core, perBatch * placeSideBytes(ctx.K), "side", false);
   std::vector<std::int32_t> next(static_cast<std::size_t>(ctx.P) * ctx.R, 0);
   // Slots: direct windows by source card, then forwarded windows.
@@ -146,10 +154,12 @@ Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const Recv
     for (std::int64_t r0 = 0; r0 < records; r0 += perBatch) {
       const std::int64_t cnt = std::min(perBatch, records - r0);
       co_await core.copy(Region{rx, 0, cnt * rb}, Region{win->data, r0 * rb, cnt * rb});
+      if (rows) co_await unpackFp8Records(ctx, core, rx, cnt, rows);
       for (std::int64_t j = 0; j < cnt; ++j)
         placeRow(ctx, core, d, win->headers[static_cast<std::size_t>(r0 + j)],
-                 Region{rx, j * rb + ctx.metaBytes, ctx.rowBytes}, plan, next, side,
-                 static_cast<int>(j));
+                 rows ? Region{rows, j * ctx.rowBytes, ctx.rowBytes}
+                      : Region{rx, j * rb + ctx.metaBytes, ctx.rowBytes},
+                 plan, next, side, static_cast<int>(j));
       co_await core.fence(Pipe::Mte3);
     }
   }
@@ -189,7 +199,7 @@ void launchDispatchPhased(LayerContext& ctx, Latch& done) {
   Machine& m = ctx.m;
   const RingTiling& t = ctx.sc.rings;
   auto w = std::make_shared<PhasedWindows>();
-  const std::int64_t slotBytes = ctx.BS * ctx.recordBytes;  // the worst case: every token
+  const std::int64_t slotBytes = ctx.BS * ctx.dispatchRecordBytes;  // worst case: every token
   auto window = [&](int card, const std::string& name) {
     ctx.commBufferBytes += slotBytes;
     Buffer* b = m.allocGm(card, slotBytes, name, true, /*sparse=*/true);

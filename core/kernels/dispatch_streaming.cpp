@@ -67,7 +67,10 @@ std::vector<std::vector<int>> batchesFor(const LayerContext& ctx, const SenderTa
 Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderTarget> targets) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[s];
-  const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.chunkBytes;
+  // Rows are gathered as bf16 records (gb apart, batchesFor) and sent as dispatch records
+  // (rb apart): the same with bf16, packed to fp8 before sending with fp8.
+  const std::int64_t gb = ctx.recordBytes, rb = ctx.dispatchRecordBytes;
+  const std::int64_t chunk = ctx.sc.rings.chunkBytes;
   RoutingInUb routing = allocRouting(ctx, core);
   co_await loadRouting(ctx, core, s, routing, 0);
   const int window = routingWindowTokens(ctx.BS);
@@ -92,7 +95,7 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
       auto gather = [&](std::size_t b) {
         OpRef last;
         for (std::size_t i = 0; i < batches[b].size(); ++i)
-          last = core.copy(Region{staging[b % 2], static_cast<std::int64_t>(i) * rb + ctx.metaBytes,
+          last = core.copy(Region{staging[b % 2], static_cast<std::int64_t>(i) * gb + ctx.metaBytes,
                                   ctx.rowBytes},
                            Region{g.x, batches[b][i] * ctx.rowBytes, ctx.rowBytes});
         return last;
@@ -106,6 +109,9 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
         for (int t : batches[b]) metas.push_back(tokenMeta(ctx, s, t, routing, wanted));
         const std::int64_t bytes = static_cast<std::int64_t>(metas.size()) * rb;
         co_await thisBatch;
+        if (ctx.fp8Dispatch)
+          co_await packFp8Records(ctx, core, staging[b % 2],
+                                  static_cast<std::int64_t>(metas.size()));
         if (!tg.remote) {
           co_await tg.ring->waitSpace(core, bytes);
           tg.ring->writeFromUb(core, Region{staging[b % 2], 0, bytes}, metas, rb);
@@ -141,7 +147,7 @@ Task expectFromCounts(LayerContext& ctx, int card, AiCore& core, std::vector<Pol
 
 Task streamingForwarder(LayerContext& ctx, int f, AiCore& core, std::vector<PolledRing> inputs,
                         std::shared_ptr<const StreamingRings> rings) {
-  const std::int64_t rb = ctx.recordBytes;
+  const std::int64_t rb = ctx.dispatchRecordBytes;  // forwarded as they came (bf16 or fp8)
   co_await expectFromCounts(ctx, f, core, inputs, 1, nullptr);
   const int batch = static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb));
   Buffer* rx = ctx.m.allocUb(core, batch * rb, "rx", true);
@@ -169,19 +175,26 @@ Task streamingForwarder(LayerContext& ctx, int f, AiCore& core, std::vector<Poll
 Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<PolledRing> inputs,
                        bool writesPlan) {
   Machine& m = ctx.m;
-  const std::int64_t rb = ctx.recordBytes;
+  const std::int64_t rb = ctx.dispatchRecordBytes;
   RecvPlan plan;
   co_await expectFromCounts(ctx, d, core, inputs, 0, &plan);
   if (writesPlan) publishRecvTables(ctx, core, d, plan);  // one receiver per card
-  const int batch = static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb));
+  // As many records per batch as bf16 ones fit a chunk, so fp8 rows dequantized into
+  // `rows` take no more UB than a chunk.
+  const int batch =
+      static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / ctx.recordBytes));
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
+  Buffer* rows = ctx.fp8Dispatch ? m.allocUb(core, batch * ctx.rowBytes, "rows", true) : nullptr;
   Buffer* side = m.allocUb(core, batch * placeSideBytes(ctx.K), "side", false);
   std::vector<std::int32_t> next(static_cast<std::size_t>(ctx.P) * ctx.R, 0);
   auto place = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
-    for (std::size_t i = 0; i < metas.size(); ++i)
-      placeRow(ctx, core, d, metas[i],
-               Region{rx, static_cast<std::int64_t>(i) * rb + ctx.metaBytes, ctx.rowBytes}, plan,
-               next, side, static_cast<int>(i));
+    const auto n = static_cast<std::int64_t>(metas.size());
+    if (rows) co_await unpackFp8Records(ctx, core, rx, n, rows);
+    for (std::int64_t i = 0; i < n; ++i)
+      placeRow(ctx, core, d, metas[static_cast<std::size_t>(i)],
+               rows ? Region{rows, i * ctx.rowBytes, ctx.rowBytes}
+                    : Region{rx, i * rb + ctx.metaBytes, ctx.rowBytes},
+               plan, next, side, static_cast<int>(i));
     co_await core.fence(Pipe::Mte3);  // rx and side are reused by the next batch
   };
   co_await pollRings(core, std::move(inputs), rx, batch, rb, place);

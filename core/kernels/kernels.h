@@ -18,10 +18,14 @@ void launchDispatchNotify(LayerContext& ctx, Latch& done);
 // (ring buffers with sender / forwarder / receiver cores).
 void launchDispatchPhased(LayerContext& ctx, Latch& done);
 void launchDispatchStreaming(LayerContext& ctx, Latch& done);
+// Flat full-mesh: every row straight to its destination rank (RDMA between servers), no
+// forwarder; per-window arrival counters instead of rings or barriers.
+void launchDispatchFlat(LayerContext& ctx, Latch& done);
 // The experts (SPEC §3.4): grouped GEMM timing on the AIC cores, y = a_e x + b_e data.
 void launchExperts(LayerContext& ctx, Latch& done);
 // Combine (SPEC §3.5): the expert outputs back to their tokens' ranks, weighted and summed.
 void launchCombineStreaming(LayerContext& ctx, Latch& done);
 void launchCombinePhased(LayerContext& ctx, Latch& done);
+void launchCombineFlat(LayerContext& ctx, Latch& done);
 
 }  // namespace moe

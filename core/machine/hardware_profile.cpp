@@ -63,6 +63,7 @@ const std::vector<Field>& fields() {
       {"hbm_gbps", &HP::hbmGBps, Rule::Positive},
       {"cards_per_server", &HP::cardsPerServer, Rule::Range, 1, 64},
       {"hccs_gbps_per_pair", &HP::hccsGBpsPerPair, Rule::Positive},
+      {"port_gbps", &HP::portGBps, Rule::Positive},
       {"hccs_latency_ns", &HP::hccsLatencyNs, Rule::Range, 0, kMaxLatencyNs},
       {"nic_gbps", &HP::nicGBps, Rule::Positive},
       {"rdma_latency_ns", &HP::rdmaLatencyNs, Rule::Range, 0, kMaxLatencyNs},
@@ -162,7 +163,7 @@ void applyProfileField(HardwareProfile& profile, const std::string& key, const j
       [&](auto member) {
         using T = std::remove_reference_t<decltype(profile.*member)>;
         if constexpr (std::is_same_v<T, std::string>) {
-          profile.*member = jsonf::oneOf(value, path, {"hccs-mesh", "supernode"});
+          profile.*member = jsonf::oneOf(value, path, {"hccs-mesh", "supernode", "switch"});
         } else if constexpr (std::is_same_v<T, double>) {
           const double v = jsonf::boundedNumber(value, path, 0.0, kMaxGBps);
           require(v >= kMinGBps, path, "below the minimum of 0.001 GB/s, got " + value.dump());

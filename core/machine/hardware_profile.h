@@ -11,7 +11,10 @@ namespace moe {
 
 struct HardwareProfile {
   std::string name = "ascend-910b3";
-  std::string fabric = "hccs-mesh";  // "hccs-mesh" (8-card servers) or "supernode" (A3 dies)
+  // Inside a server: "hccs-mesh" (one link per ordered card pair at hccs_gbps_per_pair),
+  // "supernode" (A3 dies, modelled as the same pair mesh) or "switch" (every card has one
+  // port per direction at port_gbps into a non-blocking switch, as NVSwitch).
+  std::string fabric = "hccs-mesh";
 
   int aicCores = 20;              // cube cores per card
   int aivCores = 40;              // vector cores per card
@@ -26,9 +29,10 @@ struct HardwareProfile {
   std::int64_t hbmBytes = 68719476736;
   double hbmGBps = 1600.0;
   int cardsPerServer = 8;
-  double hccsGBpsPerPair = 56.0;  // per direction, per peer pair
-  int hccsLatencyNs = 1000;
-  double nicGBps = 25.0;  // RoCE 200 Gb/s per NPU
+  double hccsGBpsPerPair = 56.0;  // per direction, per peer pair (fabric hccs-mesh/supernode)
+  double portGBps = 392.0;        // per direction, one card's switch port (fabric switch)
+  int hccsLatencyNs = 1000;       // one-way latency of the intra-server fabric, any kind
+  double nicGBps = 25.0;          // RoCE 200 Gb/s per NPU
   int rdmaLatencyNs = 3000;
   int rdmaPostNs = 1500;          // issue cost of one RDMA post, paid by the posting core
   double mteGBpsPerCore = 100.0;  // one core's DMA engine (MTE2/MTE3) port

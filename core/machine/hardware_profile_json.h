@@ -14,7 +14,7 @@ namespace moe {
 // Throws InputError(path, rule) on an unknown key, a wrong type or an out-of-range value.
 // Ranges: core counts 1..128; byte sizes > 0 and bounded; bandwidths in (0, 100000] GB/s;
 // latencies 0..1e9 ns; dma_align_bytes a power of two in 1..4096; cards_per_server 1..64;
-// fabric "hccs-mesh" or "supernode".
+// fabric "hccs-mesh", "supernode" or "switch".
 void applyProfileField(HardwareProfile& profile, const std::string& key,
                        const nlohmann::json& value, const std::string& path);
 

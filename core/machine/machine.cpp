@@ -12,7 +12,13 @@ namespace moe {
 
 Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& shape,
                  PayloadMode payload, Observer& obs)
-    : sim_(sim), net_(sim), obs_(obs), hw_(hw), shape_(shape), payload_(payload) {
+    : sim_(sim),
+      net_(sim),
+      obs_(obs),
+      hw_(hw),
+      shape_(shape),
+      payload_(payload),
+      switch_(hw.fabric == "switch") {
   const int cps = shape.cardsPerServer;
   for (int s = 0; s < shape.servers; ++s)
     for (int l = 0; l < cps; ++l) {
@@ -24,12 +30,20 @@ Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& 
              net_.addResource(cn + ".hbm", hw.hbmGBps),
              net_.addResource(cn + ".nic-tx", hw.nicGBps),
              net_.addResource(cn + ".nic-rx", hw.nicGBps),
+             -1,
+             -1,
              {},
              {},
              0};
       links_.push_back({LinkInfo::Kind::Hbm, c.hbm, id, id});
       links_.push_back({LinkInfo::Kind::NicTx, c.nicTx, id, id});
       links_.push_back({LinkInfo::Kind::NicRx, c.nicRx, id, id});
+      if (switch_) {
+        c.switchTx = net_.addResource(cn + ".switch-tx", hw.portGBps);
+        c.switchRx = net_.addResource(cn + ".switch-rx", hw.portGBps);
+        links_.push_back({LinkInfo::Kind::SwitchTx, c.switchTx, id, id});
+        links_.push_back({LinkInfo::Kind::SwitchRx, c.switchRx, id, id});
+      }
       auto addCore = [&](CoreKind kind, int index) {
         const int coreId = static_cast<int>(cores_.size());
         const std::string port =
@@ -47,7 +61,9 @@ Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& 
     sparseArenas_.emplace_back(false);
   }
   // HCCS: one resource per ordered card pair inside a server (full mesh, per direction).
+  // A switch fabric has none: its ports, made above, are the only shared resources.
   hccs_.assign(static_cast<std::size_t>(cardCount()) * cps, -1);
+  if (switch_) return;
   for (const Card& a : cards_)
     for (int l = 0; l < cps; ++l) {
       const int b = a.server * cps + l;
@@ -152,6 +168,18 @@ int Machine::hccsLink(int srcCard, int dstCard) const {
   return r;
 }
 
+void Machine::addIntraServerHop(int srcCard, int dstCard, std::vector<int>& path) const {
+  if (!switch_) {
+    path.push_back(hccsLink(srcCard, dstCard));
+    return;
+  }
+  if (serverOf(srcCard) != serverOf(dstCard) || srcCard == dstCard)
+    throw std::logic_error("no switch path card" + std::to_string(srcCard) + "->card" +
+                           std::to_string(dstCard));
+  path.push_back(cards_[srcCard].switchTx);
+  path.push_back(cards_[dstCard].switchRx);
+}
+
 void Machine::routeCopy(const AiCore& core, const Region& dst, const Region& src,
                         std::vector<int>& path, Time& latency) const {
   const bool toUb = dst.buf->space == MemSpace::Ub;
@@ -170,7 +198,10 @@ void Machine::routeCopy(const AiCore& core, const Region& dst, const Region& src
   if (gmCard == core.card()) {
     latency = nanoseconds(hw_.gmLatencyNs);
   } else {
-    path.push_back(toUb ? hccsLink(gmCard, core.card()) : hccsLink(core.card(), gmCard));
+    if (toUb)
+      addIntraServerHop(gmCard, core.card(), path);
+    else
+      addIntraServerHop(core.card(), gmCard, path);
     latency = nanoseconds(hw_.hccsLatencyNs);
   }
   path.push_back(cards_[gmCard].hbm);
@@ -188,7 +219,7 @@ void Machine::routeRdma(const Region& dst, const Region& src, std::vector<int>& 
     return;
   }
   if (serverOf(s) == serverOf(d)) {
-    path.push_back(hccsLink(s, d));
+    addIntraServerHop(s, d, path);
     latency = nanoseconds(hw_.hccsLatencyNs);
   } else {
     path.push_back(cards_[s].nicTx);

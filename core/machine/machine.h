@@ -1,6 +1,7 @@
 #pragma once
 // The emulated cluster: servers x cards, each card with HBM, AIV/AIC cores (each with UB
-// and a DMA port), HCCS pair links inside a server and a NIC for RDMA between servers.
+// and a DMA port), an intra-server fabric (HCCS pair links, or one port per direction into
+// a non-blocking switch) and a NIC for RDMA between servers.
 // It is the one seam between kernels and the hardware model: kernels only call AiCore
 // operations and Machine allocation; paths, bandwidths and latencies are decided here.
 
@@ -26,13 +27,15 @@ struct Card {
   int hbm;    // flow-network resource ids
   int nicTx;
   int nicRx;
+  int switchTx = -1;  // fabric "switch": this card's port into / out of the switch
+  int switchRx = -1;
   std::vector<int> aiv;  // global core ids
   std::vector<int> aic;
   std::int64_t gmAllocated = 0;
 };
 
 struct LinkInfo {
-  enum class Kind : std::uint8_t { Hccs, NicTx, NicRx, Hbm, MtePort };
+  enum class Kind : std::uint8_t { Hccs, NicTx, NicRx, Hbm, MtePort, SwitchTx, SwitchRx };
   Kind kind;
   int resource;
   int srcCard;
@@ -93,6 +96,10 @@ class Machine {
                  Time& latency) const;
   void routeRdma(const Region& dst, const Region& src, std::vector<int>& path, Time& latency) const;
   int hccsLink(int srcCard, int dstCard) const;
+  bool switchFabric() const { return switch_; }
+  // Appends the intra-server fabric resources from one card to another of its server: the
+  // pair link (hccs-mesh, supernode) or the source's tx port and the target's rx port.
+  void addIntraServerHop(int srcCard, int dstCard, std::vector<int>& path) const;
 
   // Totals for the summary.
   std::int64_t overreadBytes = 0;  // extra bytes moved by DMA alignment (over-read + crop)
@@ -107,6 +114,7 @@ class Machine {
   HardwareProfile hw_;
   ClusterShape shape_;
   PayloadMode payload_;
+  bool switch_ = false;
   std::vector<Card> cards_;
   std::vector<std::unique_ptr<AiCore>> cores_;
   std::vector<int> hccs_;  // [src * cardsPerServer + dstLocal], per server block

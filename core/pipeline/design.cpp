@@ -6,9 +6,10 @@
 namespace moe {
 
 namespace {
-constexpr std::array<std::pair<Design, std::string_view>, 4> kNames = {{
+constexpr std::array<std::pair<Design, std::string_view>, 5> kNames = {{
     {Design::Phased, "phased"},
     {Design::Streaming, "streaming"},
+    {Design::Flat, "flat"},
     {Design::Pipelined, "pipelined"},
     {Design::Sequential, "sequential"},
 }};
@@ -33,7 +34,7 @@ WorkloadKind workloadOf(Design d) {
 
 std::vector<Design> designsOf(WorkloadKind w) {
   if (w == WorkloadKind::AlltoallMatmulRs) return {Design::Pipelined, Design::Sequential};
-  return {Design::Phased, Design::Streaming};
+  return {Design::Phased, Design::Streaming, Design::Flat};
 }
 
 Design defaultDesign(WorkloadKind w) {
@@ -47,6 +48,10 @@ std::vector<Design> scenarioDesigns(const Scenario& sc) {
       return {Design::Phased};
     case DispatchImpl::Streaming:
       return {Design::Streaming};
+    case DispatchImpl::Flat:
+      return {Design::Flat};
+    case DispatchImpl::All:
+      return {Design::Phased, Design::Streaming, Design::Flat};
     case DispatchImpl::Both:
       break;
   }

@@ -13,13 +13,15 @@ Task LayerRun::driver() {
   auto launcher = [&c](void (*launch)(LayerContext&, Latch&)) {
     return [&c, launch](Latch& l) { launch(c, l); };
   };
-  const bool phased = impl_ == DispatchImpl::Phased;
+  const bool phased = impl_ == DispatchImpl::Phased, flat = impl_ == DispatchImpl::Flat;
   co_await stages_->run("update-expert", launcher(launchUpdateExpert));
   co_await stages_->run("layout", launcher(launchLayout));
   co_await stages_->run("dispatch-notify", launcher(launchDispatchNotify));
   allocateDispatchOutputs();
   if (phased)
     co_await stages_->run("dispatch-phased", launcher(launchDispatchPhased));
+  else if (flat)
+    co_await stages_->run("dispatch-flat", launcher(launchDispatchFlat));
   else
     co_await stages_->run("dispatch-streaming", launcher(launchDispatchStreaming));
   commBufferBytes_ = c.commBufferBytes;
@@ -30,6 +32,8 @@ Task LayerRun::driver() {
   co_await stages_->run("experts", launcher(launchExperts));
   if (phased)
     co_await stages_->run("combine-phased", launcher(launchCombinePhased));
+  else if (flat)
+    co_await stages_->run("combine-flat", launcher(launchCombineFlat));
   else
     co_await stages_->run("combine-streaming", launcher(launchCombineStreaming));
   combineBufferBytes_ = c.combineBufferBytes;

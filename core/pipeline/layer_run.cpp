@@ -27,7 +27,7 @@ std::vector<T> hostRead(const Buffer* b) {
 
 LayerRun::LayerRun(const ResolvedScenario& rs, DispatchImpl impl, Fault fault)
     : sc_(rs.scenario()), impl_(impl), gating_(rs.gating()) {
-  if (impl != DispatchImpl::Phased && impl != DispatchImpl::Streaming)
+  if (impl != DispatchImpl::Phased && impl != DispatchImpl::Streaming && impl != DispatchImpl::Flat)
     throw std::logic_error("LayerRun runs one dispatch design at a time");
   if (!gating_) throw std::logic_error("LayerRun needs a scenario resolved for the MoE layer");
   emu_ = std::make_unique<Emulation>(sc_);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/reference/combine_reference.h"
+#include "core/reference/fp8.h"
 
 namespace moe {
 
@@ -100,8 +101,9 @@ std::vector<VerificationCheck> verifyDispatchAndExperts(const LayerRun& run,
   // Row r of expandX must be the source row the reference's expandIdx names, and the
   // expert output row its expert's function of it. Checked in place, row by row.
   std::string rowsMm, expertMm;
+  double fp8Worst = 0;  // largest |expandX - x| as a share of the fp8 bound
   if (sc.payload == PayloadMode::Full && mm.empty()) {
-    std::vector<bf16> y(static_cast<std::size_t>(ctx.H));
+    std::vector<bf16> y(static_cast<std::size_t>(ctx.H)), trip(static_cast<std::size_t>(ctx.H));
     for (int r = 0; r < R && rowsMm.empty() && expertMm.empty(); ++r) {
       const DispatchOutput& w = ref.dispatch[r];
       const auto* got = ctx.cards[r].expandX->as<bf16>();
@@ -116,8 +118,24 @@ std::vector<VerificationCheck> verifyDispatchAndExperts(const LayerRun& run,
                                     w.expandIdx[row * 3 + 2];
           const ExpertCoefficients c =
               expertCoefficients(src.topkIds[static_cast<std::size_t>(slot)]);
-          const bf16* want = &src.x[static_cast<std::size_t>(w.expandIdx[row * 3 + 1]) * ctx.H];
+          const bf16* x = &src.x[static_cast<std::size_t>(w.expandIdx[row * 3 + 1]) * ctx.H];
+          const bf16* want = x;
           const bf16* have = got + row * ctx.H;
+          if (ctx.fp8Dispatch) {
+            // The receiver holds x after the fp8 round trip: bit-exact to the reference
+            // quantize/dequantize, and within the derived E4M3 bound of x itself.
+            fp8RoundTrip(x, ctx.H, trip.data());
+            want = trip.data();
+            for (int h = 0; h < ctx.H && rowsMm.empty(); ++h) {
+              const float xv = bf16ToFloat(x[h]);
+              const double bound = fp8RoundTripBound(xv, fp8BlockScale(x, ctx.H, h / kFp8Block));
+              const double err = std::fabs(double(bf16ToFloat(have[h])) - xv);
+              fp8Worst = std::max(fp8Worst, err / bound);
+              if (!(err <= bound))
+                rowsMm = "rank " + std::to_string(r) + " expandX: row " + std::to_string(row) +
+                         " element " + std::to_string(h) + " off x by more than the fp8 bound";
+            }
+          }
           if (rowsMm.empty() && std::memcmp(have, want, ctx.rowBytes) != 0)
             rowsMm =
                 "rank " + std::to_string(r) + " expandX: row " + std::to_string(row) + " differs";
@@ -129,8 +147,17 @@ std::vector<VerificationCheck> verifyDispatchAndExperts(const LayerRun& run,
       }
     }
   }
-  addCheck(checks, "dispatch == reference (bit-exact)", mm.empty() ? rowsMm : mm,
-           std::to_string(rows) + " rows");
+  if (ctx.fp8Dispatch && sc.payload == PayloadMode::Full) {
+    char detail[160];
+    std::snprintf(detail, sizeof detail,
+                  "%lld rows; fp8 round trip bit-exact, worst |expandX - x| %.3f of the E4M3 bound",
+                  static_cast<long long>(rows), fp8Worst);
+    addCheck(checks, "dispatch == reference (fp8: dequantized, within the E4M3 bound)",
+             mm.empty() ? rowsMm : mm, detail);
+  } else {
+    addCheck(checks, "dispatch == reference (bit-exact)", mm.empty() ? rowsMm : mm,
+             std::to_string(rows) + " rows");
+  }
   if (sc.payload == PayloadMode::Full)
     addCheck(checks, "experts == reference (bit-exact)", expertMm, "y = a_e x + b_e per row");
   return checks;
@@ -163,7 +190,15 @@ std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const Referenc
     CombineShape shape{ctx.BS, ctx.H, ctx.K, ctx.P, sc.combine.sharedExpert};
     // Streaming with bf16 partials rounds each server's partial once more (2^-8 relative).
     if (bf16Partials(run)) shape.partialRounding = 0x1p-8f;
-    const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep};
+    std::vector<bf16> routed;  // with fp8 dispatch the experts saw x after the round trip
+    if (ctx.fp8Dispatch) {
+      routed.resize(g.x.size());
+      for (int t = 0; t < ctx.BS; ++t)
+        fp8RoundTrip(&g.x[static_cast<std::size_t>(t) * ctx.H], ctx.H,
+                     &routed[static_cast<std::size_t>(t) * ctx.H]);
+    }
+    const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep,
+                            ctx.fp8Dispatch ? &routed : nullptr};
     const auto* got = ctx.cards[r].xOut->as<bf16>();
     if (!sc.combine.addRmsNorm) {
       const CombineReference want = combineReference(shape, src);

@@ -47,8 +47,12 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
   items.push_back({"expand_x, expert_out", 2 * bk * row, true, true});
   items.push_back({"expand scales and indices", bk * 16 + 2 * P * R * 4 + P * 4, false, true});
 
-  const bool streaming = sc.dispatchImpl != DispatchImpl::Phased;
-  const bool phased = sc.dispatchImpl != DispatchImpl::Streaming;
+  const DispatchImpl impl = sc.dispatchImpl;
+  const bool streaming =
+      impl == DispatchImpl::Streaming || impl == DispatchImpl::Both || impl == DispatchImpl::All;
+  const bool phased =
+      impl == DispatchImpl::Phased || impl == DispatchImpl::Both || impl == DispatchImpl::All;
+  const bool flat = impl == DispatchImpl::Flat || impl == DispatchImpl::All;
   // Rings or windows into one card: direct from each local card, one RDMA per other server,
   // and one forward per (local card, other server).
   const std::int64_t dispatchLinks = cps + (S - 1) * (cps + 1);
@@ -64,11 +68,18 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
     phasedBytes =
         dispatchLinks * BS * rec.recordBytes + cps * slots * rec.recordBytes + S * 2 * BS * H * 4;
   }
-  // With "both" the designs run one after the other on fresh machines: the larger counts.
-  if (streamingBytes >= phasedBytes)
+  // Flat: one worst-case dispatch window per source rank, and one combine window per expert
+  // card (every token, once per expert the card holds).
+  const std::int64_t flatBytes =
+      flat ? R * BS * rec.dispatchRecordBytes + R * BS * std::min<std::int64_t>(K, P) * row : 0;
+  // With "both"/"all" the designs run one after the other on fresh machines: the largest
+  // counts.
+  if (streamingBytes >= phasedBytes && streamingBytes >= flatBytes)
     items.push_back({"rings (dispatch and combine)", streamingBytes, true});
-  else
+  else if (phasedBytes >= flatBytes)
     items.push_back({"phased windows (dispatch and combine)", phasedBytes, true});
+  else
+    items.push_back({"flat windows (dispatch and combine)", flatBytes, true});
   return items;
 }
 

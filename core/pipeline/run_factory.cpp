@@ -19,10 +19,13 @@ void requireWorkload(const ResolvedScenario& rs, Design design) {
 
 std::unique_ptr<LayerRun> makeLayerRun(const ResolvedScenario& rs, Design design, Fault fault) {
   requireWorkload(rs, design);
-  require(fault == Fault::None || design == Design::Streaming, "fault",
-          "faults are injected into the streaming combine; the phased design has no rings");
-  return std::make_unique<LayerRun>(
-      rs, design == Design::Phased ? DispatchImpl::Phased : DispatchImpl::Streaming, fault);
+  require(
+      fault == Fault::None || design == Design::Streaming, "fault",
+      "faults are injected into the streaming combine; the phased and flat designs have no rings");
+  const DispatchImpl impl = design == Design::Phased ? DispatchImpl::Phased
+                            : design == Design::Flat ? DispatchImpl::Flat
+                                                     : DispatchImpl::Streaming;
+  return std::make_unique<LayerRun>(rs, impl, fault);
 }
 
 std::unique_ptr<A2aMatmulRun> makeA2aMatmulRun(const ResolvedScenario& rs, Design design) {

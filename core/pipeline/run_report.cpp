@@ -42,7 +42,7 @@ bool RunReport::ok() const {
 }
 
 std::string stageLabel(const std::string& n) {
-  for (const char* suffix : {"-phased", "-streaming"}) {
+  for (const char* suffix : {"-phased", "-streaming", "-flat"}) {
     const std::string sfx(suffix);
     if (n.size() > sfx.size() && n.compare(n.size() - sfx.size(), sfx.size(), sfx) == 0)
       return n.substr(0, n.size() - sfx.size());

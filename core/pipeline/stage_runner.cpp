@@ -3,12 +3,12 @@
 namespace moe {
 
 namespace {
-// Adds sign x the bytes every HCCS link and NIC transmitter has carried so far, and the
-// RDMA posts issued so far.
+// Adds sign x the bytes every intra-server link (HCCS pair or switch tx port) and NIC
+// transmitter has carried so far, and the RDMA posts issued so far.
 void addLinkBytes(const Machine& m, StageReport& rep, double sign) {
   for (const LinkInfo& l : m.links()) {
     const double b = sign * m.net().resource(l.resource).bytesCarried;
-    if (l.kind == LinkInfo::Kind::Hccs) rep.hccsBytes += b;
+    if (l.kind == LinkInfo::Kind::Hccs || l.kind == LinkInfo::Kind::SwitchTx) rep.hccsBytes += b;
     if (l.kind == LinkInfo::Kind::NicTx) rep.nicBytes += b;
   }
   const auto n = static_cast<std::int64_t>(sign);

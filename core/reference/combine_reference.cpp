@@ -18,11 +18,13 @@ std::vector<float> combineSumFp32(const CombineShape& sh, const CombineSource& s
   std::vector<bf16> y(H);
   for (int t = 0; t < sh.tokens; ++t) {
     const bf16* x = src.x->data() + static_cast<std::size_t>(t) * H;
+    const bf16* routed =
+        (src.routedX ? src.routedX : src.x)->data() + static_cast<std::size_t>(t) * H;
     float* s = sum.data() + static_cast<std::size_t>(t) * H;
     for (int k = 0; k < K; ++k) {
       const std::size_t i = static_cast<std::size_t>(t) * K + k;
       if (!(*src.keep)[i]) continue;
-      expertRow(expertCoefficients((*src.experts)[i]), x, y.data(), H);
+      expertRow(expertCoefficients((*src.experts)[i]), routed, y.data(), H);
       const float w = (*src.weights)[i];
       for (int h = 0; h < H; ++h) s[h] += w * bf16ToFloat(y[h]);
     }
@@ -79,11 +81,13 @@ CombineReference combineReference(const CombineShape& sh, const CombineSource& s
   std::vector<bf16> y(H);
   for (int t = 0; t < sh.tokens; ++t) {
     const bf16* x = src.x->data() + static_cast<std::size_t>(t) * H;
+    const bf16* routed =
+        (src.routedX ? src.routedX : src.x)->data() + static_cast<std::size_t>(t) * H;
     float* b = ref.bound.data() + static_cast<std::size_t>(t) * H;
     for (int k = 0; k < K; ++k) {
       const std::size_t i = static_cast<std::size_t>(t) * K + k;
       if (!(*src.keep)[i]) continue;
-      expertRow(expertCoefficients((*src.experts)[i]), x, y.data(), H);
+      expertRow(expertCoefficients((*src.experts)[i]), routed, y.data(), H);
       for (int h = 0; h < H; ++h) b[h] += std::fabs((*src.weights)[i] * bf16ToFloat(y[h]));
     }
     if (sh.sharedExpert) {

@@ -19,6 +19,9 @@ struct CombineSource {                       // one source rank
   const std::vector<std::int32_t>* experts;  // [BS*K] logical experts (the router's choice)
   const std::vector<float>* weights;         // [BS*K]
   const std::vector<std::uint8_t>* keep;     // [BS*K]
+  // The rows the routed experts received, if not x: with an fp8 dispatch, x after the fp8
+  // round trip (core/reference/fp8.h). The shared expert always sees x itself.
+  const std::vector<bf16>* routedX = nullptr;
 };
 
 struct CombineShape {

@@ -21,6 +21,9 @@ LayerContext::LayerContext(Emulation& e, int placePerRank, int tableCols)
       rowBytes(recordLayout(sc).rowBytes),
       metaBytes(recordLayout(sc).metaBytes),
       recordBytes(recordLayout(sc).recordBytes),
+      fp8Dispatch(sc.model.dispatchDtype == DispatchDtype::Fp8),
+      dispatchRowBytes(recordLayout(sc).dispatchRowBytes),
+      dispatchRecordBytes(recordLayout(sc).dispatchRecordBytes),
       cards(sc.cluster.ranks()) {}
 
 std::string_view faultName(Fault f) {

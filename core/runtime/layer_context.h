@@ -77,6 +77,10 @@ struct LayerContext {
   std::int64_t rowBytes;     // H * 2
   std::int64_t metaBytes;    // one record header on the wire, 32-B aligned
   std::int64_t recordBytes;  // metaBytes + rowBytes rounded to 32
+  // What dispatch sends (recordLayout): the bf16 record, or with fp8 the E4M3 row + scales.
+  bool fp8Dispatch;
+  std::int64_t dispatchRowBytes;
+  std::int64_t dispatchRecordBytes;
   std::vector<CardTensors> cards;
   // Physical instance -> the logical expert whose weights it holds (from the eplb table);
   // replicas of one expert compute the same function.

@@ -10,18 +10,29 @@ namespace moe {
 
 // How a token travels in rings and windows: a header (source rank, token, card mask, K ids
 // and weights), then the bf16 row, each part 32-B aligned.
+// rowBytes/recordBytes are the bf16 record (combine, and dispatch with dispatch_dtype bf16);
+// dispatchRowBytes/dispatchRecordBytes the record dispatch really sends: with fp8, H bytes of
+// E4M3 then one fp32 scale per 128 elements.
 struct RecordLayout {
   std::int64_t rowBytes;
   std::int64_t metaBytes;
   std::int64_t recordBytes;
+  std::int64_t dispatchRowBytes;
+  std::int64_t dispatchRecordBytes;
 };
 inline std::int64_t alignUp(std::int64_t v, std::int64_t a) {
   return (v + a - 1) / a * a;
 }
+// One fp8 row on the wire: H E4M3 bytes, then ceil(H / 128) fp32 scales.
+inline std::int64_t fp8RowBytes(std::int64_t hidden) {
+  return hidden + 4 * ((hidden + 127) / 128);
+}
 inline RecordLayout recordLayout(const Scenario& sc) {
   const std::int64_t row = 2LL * sc.model.hidden;
   const std::int64_t meta = alignUp(32 + 8LL * sc.model.topk, 32);
-  return RecordLayout{row, meta, meta + alignUp(row, 32)};
+  const std::int64_t wire =
+      sc.model.dispatchDtype == DispatchDtype::Fp8 ? fp8RowBytes(sc.model.hidden) : row;
+  return RecordLayout{row, meta, meta + alignUp(row, 32), wire, meta + alignUp(wire, 32)};
 }
 // A combine partial sum travels in fp32, or in bf16 when combine.partial_dtype says so
 // (rounded once, at the forwarder).

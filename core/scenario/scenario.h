@@ -13,7 +13,11 @@
 namespace moe {
 
 enum class RoutingKind { Uniform, PowerLaw, Hotspot, GroupLimited, Trace };
-enum class DispatchImpl { Phased, Streaming, Both };
+// Both: phased then streaming (the two hierarchical designs); All: phased, streaming, flat.
+enum class DispatchImpl { Phased, Streaming, Flat, Both, All };
+// How dispatch carries a token row: bf16, or fp8 (E4M3, 1 B per element) plus one fp32
+// scale per 128 elements, as DeepEP's FP8 dispatch. Combine always carries bf16.
+enum class DispatchDtype { Bf16, Fp8 };
 
 // Dispatch and combine take DeepEP-scale batches (its normal-mode benchmark runs 4096 tokens
 // per rank); MoeUpdateExpert keeps its own BS <= 512 and runs on slices inside the layer.
@@ -25,6 +29,7 @@ struct ModelShape {
   int experts = 64;         // logical experts E
   int topk = 8;             // K
   int intermediate = 2048;  // SwiGLU intermediate size I, for expert timing only
+  DispatchDtype dispatchDtype = DispatchDtype::Bf16;
   bool operator==(const ModelShape&) const = default;
 };
 

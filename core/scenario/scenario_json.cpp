@@ -42,7 +42,11 @@ constexpr EnumName<PayloadMode> kPayloadNames[] = {{PayloadMode::Full, "full"},
                                                    {PayloadMode::None, "none"}};
 constexpr EnumName<DispatchImpl> kImplNames[] = {{DispatchImpl::Phased, "phased"},
                                                  {DispatchImpl::Streaming, "streaming"},
-                                                 {DispatchImpl::Both, "both"}};
+                                                 {DispatchImpl::Flat, "flat"},
+                                                 {DispatchImpl::Both, "both"},
+                                                 {DispatchImpl::All, "all"}};
+constexpr EnumName<DispatchDtype> kDtypeNames[] = {{DispatchDtype::Bf16, "bf16"},
+                                                   {DispatchDtype::Fp8, "fp8"}};
 constexpr EnumName<EplbTableSource> kTableSourceNames[] = {
     {EplbTableSource::Explicit, "explicit"},
     {EplbTableSource::ExpectedLoad, "expected-load"},
@@ -140,6 +144,9 @@ std::string toString(PayloadMode m) {
 std::string toString(DispatchImpl d) {
   return enumName(kImplNames, d);
 }
+std::string toString(DispatchDtype d) {
+  return enumName(kDtypeNames, d);
+}
 std::string toString(EplbTableSource t) {
   return enumName(kTableSourceNames, t);
 }
@@ -175,13 +182,15 @@ Scenario scenarioFromJson(const json& j) {
 
   if (jf::member(j, "model")) {
     const json& m = objectMember(j, "model", "model");
-    jf::rejectUnknownKeys(m, "model",
-                          {"tokens_per_rank", "hidden", "experts", "topk", "intermediate"});
+    jf::rejectUnknownKeys(
+        m, "model",
+        {"tokens_per_rank", "hidden", "experts", "topk", "intermediate", "dispatch_dtype"});
     readInt(m, "model", "tokens_per_rank", s.model.tokensPerRank, 1, kMaxTokensPerRank);
     readInt(m, "model", "hidden", s.model.hidden, 1, 16384);
     readInt(m, "model", "experts", s.model.experts, 1, 1024);
     readInt(m, "model", "topk", s.model.topk, 1, 16);
     readInt(m, "model", "intermediate", s.model.intermediate, 1, 65536);
+    readEnum(m, "model", "dispatch_dtype", kDtypeNames, s.model.dispatchDtype);
   }
 
   if (jf::member(j, "routing")) {
@@ -307,6 +316,10 @@ void validateScenario(const Scenario& s) {
   require(m.intermediate >= 1 && m.intermediate <= 65536, "model.intermediate",
           "must be in [1, 65536], got " + str(m.intermediate));
   require(m.topk >= 1 && m.topk <= 16, "model.topk", "must be in [1, 16], got " + str(m.topk));
+  // FP8 rows carry one scale per 128-element block (DeepEP's per-token-per-128 scaling).
+  require(m.dispatchDtype == DispatchDtype::Bf16 || m.hidden % 128 == 0, "model.dispatch_dtype",
+          "fp8 needs model.hidden to be a multiple of 128 (one scale per 128 elements), got " +
+              str(m.hidden));
   require(m.topk <= m.experts, "model.topk",
           "must be <= model.experts (" + str(m.experts) + "), got " + str(m.topk));
 
@@ -471,7 +484,8 @@ json scenarioToJson(const Scenario& s) {
                 {"hidden", s.model.hidden},
                 {"experts", s.model.experts},
                 {"topk", s.model.topk},
-                {"intermediate", s.model.intermediate}};
+                {"intermediate", s.model.intermediate},
+                {"dispatch_dtype", toString(s.model.dispatchDtype)}};
   j["routing"] = {{"distribution", toString(s.routing.kind)},
                   {"alpha", s.routing.alpha},
                   {"hotspot_fraction", s.routing.hotspotFraction},

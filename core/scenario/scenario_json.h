@@ -36,6 +36,7 @@ Scenario defaultScenario();
 std::string toString(RoutingKind k);
 std::string toString(PayloadMode m);
 std::string toString(DispatchImpl d);
+std::string toString(DispatchDtype d);
 std::string toString(WorkloadKind w);
 std::string toString(EplbTableSource t);
 std::string toString(PartialDtype d);

@@ -201,7 +201,7 @@ std::vector<Case> buildCases() {
   const std::vector<std::pair<std::string, std::vector<std::string>>> enums = {
       {"routing.distribution", {"powerlaw", "Uniform", "", "power-law "}},
       {"payload", {"partial", "FULL"}},
-      {"dispatch_impl", {"stream", "all"}},
+      {"dispatch_impl", {"stream", "every"}},
       {"hardware.profile", {"ascend-910c", "", "ASCEND-910B3"}},
       {"hardware.overrides.fabric", {"torus", "mesh"}}};
   for (const auto& [path, values] : enums) {

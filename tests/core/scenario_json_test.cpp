@@ -361,13 +361,18 @@ TEST(ScenarioJson, OverrideRangesNameTheField) {
   EXPECT_EQ(rejectedPath(with(d, o + "hbm_bytes", 1e300)), path("hbm_bytes"));
   EXPECT_EQ(rejectedPath(with(d, o + "cards_per_server", 65)), path("cards_per_server"));
   EXPECT_EQ(rejectedPath(with(d, o + "fabric", "torus")), path("fabric"));
+  EXPECT_EQ(rejectedPath(with(d, o + "fabric", "switch")), "(accepted)");
+  EXPECT_EQ(rejectedPath(with(d, o + "port_gbps", 0.0)), path("port_gbps"));
+  EXPECT_EQ(rejectedPath(with(d, o + "port_gbps", "fast")), path("port_gbps"));
+  EXPECT_EQ(rejectedPath(with(d, o + "port_gbps", 2e5)), path("port_gbps"));
   EXPECT_EQ(rejectedPath(with(d, o + "dma_align_bytes", 64)), "(accepted)");
 }
 
 TEST(HardwareProfiles, BuiltinsLoadAndDifferAsSpecified) {
   const auto names = moe::builtinProfileNames();
   // Every file in resources/profiles/ is a built-in, listed in name order.
-  ASSERT_EQ(names, (std::vector<std::string>{"ascend-910b2", "ascend-910b3", "atlas-a3-die"}));
+  ASSERT_EQ(names, (std::vector<std::string>{"ascend-910b2", "ascend-910b3", "ascend-910b3-hccs28",
+                                             "atlas-a3-die", "h800-nvswitch"}));
   const auto b3 = moe::builtinProfile("ascend-910b3");
   const auto b2 = moe::builtinProfile("ascend-910b2");
   const auto a3 = moe::builtinProfile("atlas-a3-die");
@@ -394,8 +399,30 @@ TEST(HardwareProfiles, BuiltinsLoadAndDifferAsSpecified) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.path(), "hardware.profile");
-    EXPECT_NE(e.rule().find("ascend-910b2, ascend-910b3, atlas-a3-die"), std::string::npos);
+    EXPECT_NE(e.rule().find("ascend-910b2, ascend-910b3, ascend-910b3-hccs28, atlas-a3-die"),
+              std::string::npos);
   }
+}
+
+TEST(HardwareProfiles, H800IsASwitchFabricAndHccs28DiffersOnlyInTheHccsReading) {
+  const auto h = moe::builtinProfile("h800-nvswitch");
+  EXPECT_EQ(h.fabric, "switch");
+  EXPECT_EQ(h.portGBps, 160.0);
+  EXPECT_EQ(h.nicGBps, 50.0);
+  EXPECT_EQ(h.aivCores, 24);  // the SMs DeepEP gives its normal-mode kernels
+  EXPECT_EQ(h.cardsPerServer, 8);
+  auto b3 = moe::builtinProfile("ascend-910b3");
+  const auto b28 = moe::builtinProfile("ascend-910b3-hccs28");
+  EXPECT_EQ(b28.hccsGBpsPerPair, 28.0);
+  EXPECT_EQ(b3.hccsGBpsPerPair, 56.0);
+  // The default's source names the disagreement and the variant that runs the other reading.
+  const std::string src = moe::profileFieldSource("ascend-910b3", "hccs_gbps_per_pair");
+  EXPECT_NE(src.find("disagree"), std::string::npos);
+  EXPECT_NE(src.find("ascend-910b3-hccs28"), std::string::npos);
+  b3.name = b28.name;
+  b3.hccsGBpsPerPair = b28.hccsGBpsPerPair;
+  b3.portGBps = b28.portGBps;  // unused by hccs-mesh; halved with the reading
+  EXPECT_EQ(b3, b28);
 }
 
 TEST(HardwareProfiles, FieldNamesMatchTheDataFilesAndEveryFieldHasASource) {

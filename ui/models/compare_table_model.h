@@ -1,5 +1,5 @@
 #pragma once
-// Key figures of phased vs streaming: one row per figure, one column per design.
+// Key figures of the designs (phased, streaming, flat): one row per figure, one column per design.
 
 #include <QAbstractTableModel>
 

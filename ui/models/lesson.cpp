@@ -139,10 +139,10 @@ Lesson parseLesson(const QString& name, const QByteArray& bytes) {
       design = text(w, s, "design", true);
       const bool a2a = step.scenario.workload.kind == WorkloadKind::AlltoallMatmulRs;
       const bool ok = a2a ? design == "pipelined" || design == "sequential"
-                          : design == "streaming" || design == "phased";
+                          : design == "streaming" || design == "phased" || design == "flat";
       if (!ok)
         w.fail("design", a2a ? "must be pipelined or sequential for this workload"
-                             : "must be streaming or phased for this workload");
+                             : "must be streaming, phased or flat for this workload");
     }
     step.design = design;
     if (s.contains("fault")) {

@@ -71,7 +71,7 @@ CompareResult compareA2aMatmul(const ResolvedScenario& rs) {
 void CompareRunner::run(const Scenario& input) {
   try {
     Scenario sc = input;
-    sc.dispatchImpl = DispatchImpl::Both;  // compare both designs, whatever the scenario runs
+    sc.dispatchImpl = DispatchImpl::All;  // compare every design, whatever the scenario runs
     const ResolvedScenario resolved = ResolvedScenario::resolve(sc);
     if (resolved.workload() == WorkloadKind::AlltoallMatmulRs) {
       emit finished(compareA2aMatmul(resolved));
@@ -81,7 +81,7 @@ void CompareRunner::run(const Scenario& input) {
     CompareResult r;
     r.figureNames = QStringList{tr("total emulated time"),
                                 tr("dispatch stage"),
-                                tr("bytes over HCCS"),
+                                tr("bytes over HCCS / switch"),
                                 tr("bytes over RDMA"),
                                 tr("dispatch buffer memory"),
                                 tr("peak ring occupancy"),

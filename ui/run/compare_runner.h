@@ -1,5 +1,5 @@
 #pragma once
-// Compare mode's worker, in its own thread: for the MoE layer it runs phased and streaming
+// Compare mode's worker, in its own thread: for the MoE layer it runs phased, streaming and flat
 // dispatch on the same scenario and gating (core's runScenario, verified); for the fused
 // AlltoAll-Matmul-ReduceScatter it runs the pipelined kernel and the sequential baseline
 // (runA2aMatmulWorkload, verified). It hands back the key figures as values.
@@ -16,7 +16,7 @@
 namespace moe::ui {
 
 struct CompareResult {
-  QStringList impls;  // "phased", "streaming" or "pipelined", "sequential"
+  QStringList impls;  // "phased", "streaming", "flat" or "pipelined", "sequential"
   QStringList figureNames;
   std::vector<std::vector<QString>> figures;  // [figure][impl]
   QStringList stageNames;

@@ -289,7 +289,8 @@ bool RunController::busy() const {
   double rate = 0;
   const Machine& m = emu.machine();
   for (const LinkInfo& l : m.links())
-    if (l.kind == LinkInfo::Kind::Hccs || l.kind == LinkInfo::Kind::NicTx)
+    if (l.kind == LinkInfo::Kind::Hccs || l.kind == LinkInfo::Kind::SwitchTx ||
+        l.kind == LinkInfo::Kind::NicTx)
       rate += m.net().resource(l.resource).activeRate;
   return nonEmpty >= 3 && rate > 0;
 }
@@ -366,7 +367,7 @@ void RunController::sampleMetrics(bool force) {
   if (!force && s.t < nextSample_) return;
   for (const LinkInfo& l : m.links()) {
     const double gbps = m.net().resource(l.resource).activeRate * 1e3;  // bytes/ps -> GB/s
-    if (l.kind == LinkInfo::Kind::Hccs) s.hccsGBps += gbps;
+    if (l.kind == LinkInfo::Kind::Hccs || l.kind == LinkInfo::Kind::SwitchTx) s.hccsGBps += gbps;
     if (l.kind == LinkInfo::Kind::NicTx) s.nicGBps += gbps;
     if (l.kind == LinkInfo::Kind::Hbm) s.hbmGBps += gbps;
   }

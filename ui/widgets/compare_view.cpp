@@ -24,7 +24,7 @@ namespace moe::ui {
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   model_ = new CompareTableModel(this);
-  run_ = new QPushButton(tr("Run phased and streaming"));
+  run_ = new QPushButton(tr("Run phased, streaming and flat"));
   run_->setToolTip(
       tr("Runs both dispatch designs to the end on the current scenario (in a worker thread) and "
          "verifies both against the golden reference"));
@@ -78,7 +78,7 @@ void CompareView::setWorkload(WorkloadKind kind) {
   hasResult_ = false;
   setStale(false);
   run_->setEnabled(true);
-  run_->setText(a2a ? tr("Run pipelined and sequential") : tr("Run phased and streaming"));
+  run_->setText(a2a ? tr("Run pipelined and sequential") : tr("Run phased, streaming and flat"));
   run_->setToolTip(
       a2a ? tr("Runs the pipelined fused kernel and the sequential baseline to the end on the "
                "current "

@@ -472,7 +472,12 @@ void MainWindow::setDesignChoices(WorkloadKind kind) {
   } else {
     impl_->addItem(tr("streaming dispatch"), static_cast<int>(Design::Streaming));
     impl_->addItem(tr("phased dispatch"), static_cast<int>(Design::Phased));
-    impl_->setToolTip(tr("Which dispatch design the live run uses (Compare runs both)"));
+    impl_->addItem(tr("flat full-mesh dispatch"), static_cast<int>(Design::Flat));
+    impl_->setToolTip(
+        tr("Which dispatch/combine design the live run uses: streaming (rings "
+           "with forwarders), phased (SyncAll-separated windows) or flat (every "
+           "row straight to its destination rank, no forwarder); Compare runs all "
+           "three"));
   }
 }
 

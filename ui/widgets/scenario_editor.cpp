@@ -30,7 +30,7 @@ QStringList choicesFor(const std::string& path) {
     return {"uniform", "power-law", "hotspot", "group-limited", "trace"};
   if (path == "payload") return {"full", "none"};
   if (path == "eplb.table_from") return {"explicit", "expected-load", "warm-up"};
-  if (path == "dispatch_impl") return {"phased", "streaming", "both"};
+  if (path == "dispatch_impl") return {"phased", "streaming", "flat", "both", "all"};
   if (path == "workload.kind") return {"moe-layer", "alltoall-matmul-rs"};
   if (path == "combine.partial_dtype") return {"fp32", "bf16"};
   if (path == "hardware.profile") {

@@ -49,8 +49,9 @@ QString viewHelp(const QString& view) {
         "disabled until the scenario is valid. Apply re-runs with it.</p>");
   if (view == "Compare")
     return QObject::tr(
-        "<h3>Compare</h3><p>Both designs of this workload (phased vs streaming dispatch, or "
-        "pipelined vs sequential fused operator) run to the end on the same scenario and "
+        "<h3>Compare</h3><p>Every design of this workload (phased, streaming and flat full-mesh "
+        "dispatch/combine, or pipelined vs sequential fused operator) runs to the end on the "
+        "same scenario and "
         "inputs, each checked against the golden reference. The table and chart show where "
         "the time goes. When the scenario changes, the old figures are marked stale.</p>");
   return QObject::tr("<p>No help for this view yet.</p>");

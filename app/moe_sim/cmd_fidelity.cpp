@@ -1,0 +1,187 @@
+// `moe-sim fidelity [--mode normal|low-latency|all] [--tokens N] [--threads N]`: DeepEP's
+// published benchmark shapes on the h800-nvswitch profile (payload none), each figure
+// computed as DeepEP's tests compute it, next to the published value (core/pipeline/fidelity.h,
+// docs/FIDELITY.md). The intranode EP 8 normal-mode row is the calibration; every other row
+// is a prediction.
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "app/moe_sim/command_registry.h"
+#include "core/pipeline/fidelity.h"
+#include "core/util/error.h"
+#include "core/util/parallel_map.h"
+
+namespace {
+
+struct FidelityOptions {
+  std::string mode = "all";
+  int tokens = 4096;
+  int standIn = 512;
+  unsigned threads = 2;
+  // The largest EP run by default: past EP 32 the flat design's many concurrent flows make
+  // the engine too slow for the 10-minute budget (docs/FIDELITY.md).
+  int maxEp = 32;
+  std::string profile = "h800-nvswitch";
+};
+
+std::string pct(double got, double want) {
+  if (want <= 0 || got <= 0) return "    -";
+  char b[32];
+  std::snprintf(b, sizeof b, "%+5.0f%%", 100.0 * (got - want) / want);
+  return b;
+}
+
+void printNormal(const std::vector<moe::FidelityResult>& rows) {
+  std::printf(
+      "normal mode (hierarchical streaming design, FP8 dispatch, BF16 combine, 256 experts, "
+      "top-8, H 7168)\n");
+  std::printf("%-4s %-7s %-6s | %-11s %9s %9s %7s | %-11s %9s %9s %7s | %s\n", "EP", "servers",
+              "tokens", "dispatch us", "GB/s", "DeepEP", "error", "combine us", "GB/s", "DeepEP",
+              "error", "role");
+  for (const auto& r : rows) {
+    const auto& s = r.c.scenario;
+    const char* role = r.c.calibration ? "calibration" : "prediction";
+    if (!r.notRun.empty()) {
+      std::printf("%-4d %-7d %-6d | not run: %s\n", r.c.ep, s.cluster.servers,
+                  s.model.tokensPerRank, r.notRun.c_str());
+      continue;
+    }
+    std::printf("%-4d %-7d %-6d | %11.1f %9.1f %9.0f %7s | %11.1f %9.1f %9.0f %7s | %s (%s)\n",
+                r.c.ep, s.cluster.servers, s.model.tokensPerRank, r.dispatchUs, r.dispatchGBps(),
+                r.c.published.dispatchGBps,
+                pct(r.dispatchGBps(), r.c.published.dispatchGBps).c_str(), r.combineUs,
+                r.combineGBps(), r.c.published.combineGBps,
+                pct(r.combineGBps(), r.c.published.combineGBps).c_str(), role, r.bytes.link);
+  }
+}
+
+void printLowLatency(const std::vector<moe::FidelityResult>& rows) {
+  std::printf(
+      "low-latency mode (flat design, FP8 dispatch, BF16 combine, 128 tokens, 256 experts, "
+      "top-8, H 7168)\n");
+  std::printf("%-4s %-7s | %-11s %6s %7s %9s %6s %7s | %-11s %6s %7s %9s %6s %7s | %s\n", "EP",
+              "servers", "dispatch us", "DeepEP", "error", "RDMA GB/s", "DeepEP", "error",
+              "combine us", "DeepEP", "error", "RDMA GB/s", "DeepEP", "error", "role");
+  for (const auto& r : rows) {
+    const auto& s = r.c.scenario;
+    if (!r.notRun.empty()) {
+      std::printf("%-4d %-7d | not run: %s\n", r.c.ep, s.cluster.servers, r.notRun.c_str());
+      continue;
+    }
+    const auto& p = r.c.published;
+    std::printf(
+        "%-4d %-7d | %11.1f %6.0f %7s %9.1f %6.0f %7s | %11.1f %6.0f %7s %9.1f %6.0f %7s | "
+        "prediction\n",
+        r.c.ep, s.cluster.servers, r.dispatchUs, p.dispatchUs,
+        pct(r.dispatchUs, p.dispatchUs).c_str(), r.dispatchGBps(), p.dispatchGBps,
+        pct(r.dispatchGBps(), p.dispatchGBps).c_str(), r.combineUs, p.combineUs,
+        pct(r.combineUs, p.combineUs).c_str(), r.combineGBps(), p.combineGBps,
+        pct(r.combineGBps(), p.combineGBps).c_str());
+  }
+}
+
+const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
+  auto opt = std::make_shared<FidelityOptions>();
+  auto* sub = app.add_subcommand(
+      "fidelity",
+      "Run DeepEP's benchmark shapes on the h800-nvswitch profile and print the figures next "
+      "to DeepEP's published ones (docs/FIDELITY.md)");
+  sub->add_option("--mode", opt->mode, "normal, low-latency or all (default all)")
+      ->check(CLI::IsMember({"normal", "low-latency", "all"}));
+  sub->add_option("--tokens", opt->tokens,
+                  "Normal-mode tokens per rank (default 4096, DeepEP's shape)")
+      ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--stand-in-tokens", opt->standIn,
+                  "Normal-mode tokens per rank to run instead when the engine refuses --tokens "
+                  "(default 512; 0: do not substitute)")
+      ->check(CLI::Range(0, 1 << 20));
+  sub->add_option("--max-ep", opt->maxEp,
+                  "Largest low-latency EP to run (default 32; larger shapes are listed as "
+                  "skipped). "
+                  "--max-ep 256 runs every shape, past the 10-minute budget")
+      ->check(CLI::Range(8, 1024));
+  sub->add_option("--threads", opt->threads,
+                  "Shapes run at once (default 2; results do not "
+                  "depend on it)")
+      ->check(CLI::Range(1, 64));
+  sub->callback([opt, &exitCode] {
+    const moe::HardwareProfile profile = moe::builtinProfile(opt->profile);
+    auto cases = moe::deepEpCases(profile, opt->tokens);
+    std::vector<moe::FidelityCase> chosen;
+    for (auto& c : cases) {
+      const bool normal = c.mode == moe::FidelityMode::Normal;
+      if (opt->mode == "all" || (normal == (opt->mode == "normal"))) chosen.push_back(c);
+    }
+    std::vector<moe::FidelityResult> skipped;
+    for (auto it = chosen.begin(); it != chosen.end();)
+      if (it->mode == moe::FidelityMode::LowLatency && it->ep > opt->maxEp) {
+        moe::FidelityResult r;
+        r.c = *it;
+        r.notRun = "skipped: EP " + std::to_string(it->ep) + " > --max-ep " +
+                   std::to_string(opt->maxEp) + " (engine time, see docs/FIDELITY.md)";
+        skipped.push_back(std::move(r));
+        it = chosen.erase(it);
+      } else {
+        ++it;
+      }
+    moe::ParallelMapOptions pm;
+    pm.threads = opt->threads;
+    pm.onDone = [](std::size_t done, std::size_t total) {
+      std::cerr << "\rfidelity: " << done << " of " << total << " shapes" << std::flush;
+    };
+    auto runAll = [&](const std::vector<moe::FidelityCase>& list) {
+      auto got = moe::parallelMap<moe::FidelityResult>(
+          list.size(), [&](std::size_t i) { return moe::runFidelityCase(list[i]); }, pm);
+      std::cerr << "\n";
+      std::vector<moe::FidelityResult> out;
+      for (auto& r : got) out.push_back(std::move(*r));
+      return out;
+    };
+    std::vector<moe::FidelityResult> results = runAll(chosen);
+    // Normal-mode shapes the engine refuses at this token count: run the stand-in instead,
+    // and say so.
+    std::vector<moe::FidelityCase> retry;
+    std::vector<std::size_t> where;
+    for (std::size_t i = 0; i < results.size(); ++i)
+      if (results[i].c.mode == moe::FidelityMode::Normal && !results[i].notRun.empty() &&
+          results[i].notRun.starts_with("model.tokens_per_rank") && opt->standIn > 0 &&
+          opt->standIn != opt->tokens) {
+        std::cout << "note: normal mode at " << opt->tokens
+                  << " tokens per rank is not possible yet (" << results[i].notRun << "); EP "
+                  << results[i].c.ep << " runs at " << opt->standIn
+                  << " tokens per rank instead (a stand-in, not DeepEP's shape)\n";
+        moe::FidelityCase c = results[i].c;
+        c.scenario.model.tokensPerRank = opt->standIn;
+        retry.push_back(c);
+        where.push_back(i);
+      }
+    if (!retry.empty()) {
+      auto again = runAll(retry);
+      for (std::size_t j = 0; j < again.size(); ++j) results[where[j]] = std::move(again[j]);
+    }
+    std::vector<moe::FidelityResult> normal, ll;
+    for (auto& r : skipped) results.push_back(std::move(r));
+    for (auto& r : results) (r.c.mode == moe::FidelityMode::Normal ? normal : ll).push_back(r);
+    std::cout << "profile " << profile.name << ": port " << profile.portGBps << " GB/s, NIC "
+              << profile.nicGBps << " GB/s, " << profile.aivCores << " communication SMs, "
+              << "payload none; published figures: DeepEP V1 on H800 (docs/legacy.md)\n\n";
+    if (!normal.empty()) printNormal(normal);
+    if (!normal.empty() && !ll.empty()) std::cout << "\n";
+    if (!ll.empty()) printLowLatency(ll);
+    for (const auto& r : normal)
+      if (r.c.calibration && r.notRun.empty()) {
+        std::printf(
+            "\ncalibration (intranode EP 8): dispatch %.1f GB/s vs 153 (%s), combine %.1f GB/s vs "
+            "158 (%s)\n",
+            r.dispatchGBps(), pct(r.dispatchGBps(), 153).c_str(), r.combineGBps(),
+            pct(r.combineGBps(), 158).c_str());
+      }
+    exitCode = 0;
+  });
+});
+
+}  // namespace
