@@ -1,4 +1,5 @@
-// `moe-workbench --screenshot DIR` writes seven distinct, non-trivial PNGs.
+// `moe-workbench --screenshot DIR` writes nine distinct (the seven views, A/B and Sweep),
+// non-trivial PNGs.
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -16,7 +17,7 @@ namespace moe::ui::test {
 class ScreenshotTest : public QObject {
   Q_OBJECT
  private slots:
-  void writesSevenDistinctNonTrivialPngs() {
+  void writesNineDistinctNonTrivialPngs() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     QProcess p;
@@ -25,8 +26,8 @@ class ScreenshotTest : public QObject {
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     QSet<QByteArray> hashes;
-    for (const char* name :
-         {"cluster", "card", "experts", "timeline", "metrics", "editor", "compare"}) {
+    for (const char* name : {"cluster", "card", "experts", "timeline", "metrics", "editor",
+                             "compare", "ab", "sweep"}) {
       const QString file = QDir(dir.path()).filePath(QString(name) + ".png");
       QFile f(file);
       QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(file));
@@ -40,7 +41,7 @@ class ScreenshotTest : public QObject {
       QVERIFY2(colours.size() > 20,
                qPrintable(QString("%1 has only %2 colours").arg(name).arg(colours.size())));
     }
-    QCOMPARE(hashes.size(), 7);
+    QCOMPARE(hashes.size(), 9);
   }
 };
 

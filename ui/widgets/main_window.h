@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "ui/models/selection.h"
+#include "ui/run/ab_runner.h"
 #include "ui/run/compare_runner.h"
 #include "ui/run/frame.h"
+#include "ui/run/sweep_runner.h"
 
 class QAction;
 class QComboBox;
@@ -30,6 +32,8 @@ class TimelineWidget;
 class MetricsView;
 class ScenarioEditor;
 class CompareView;
+class SweepView;
+class AbCompareView;
 class LessonPanel;
 struct Lesson;
 
@@ -53,6 +57,10 @@ class MainWindow : public QMainWindow {
   MetricsView* metrics() const { return metrics_; }
   ScenarioEditor* editor() const { return editor_; }
   CompareView* compare() const { return compare_; }
+  SweepView* sweep() const { return sweep_; }
+  AbCompareView* abCompare() const { return ab_; }
+  // Runs the current scenario and design to the end as A/B side 0 (pin A) or 1 (B).
+  void startAb(int side);
   QAction* runAction() const { return run_; }
   QComboBox* designCombo() const { return impl_; }
   QComboBox* laneCombo() const { return lanes_; }
@@ -78,6 +86,7 @@ class MainWindow : public QMainWindow {
   void frameShown();  // after the views took a new live frame
   void scrubShown();  // after the views took a scrubbed snapshot
   void compareDone();
+  void abDone(int side);
   void lessonStepShown();
 
  private:
@@ -100,6 +109,10 @@ class MainWindow : public QMainWindow {
 
   QThread worker_;
   QThread compareThread_;
+  QThread sweepThread_;
+  QThread abThread_;
+  AbRunner* abRunner_;
+  SweepRunner* sweepRunner_;
   RunController* controller_;
   CompareRunner* compareRunner_;
   Scenario scenario_;
@@ -121,6 +134,8 @@ class MainWindow : public QMainWindow {
   MetricsView* metrics_;
   ScenarioEditor* editor_;
   CompareView* compare_;
+  SweepView* sweep_;
+  AbCompareView* ab_;
   QTextBrowser* inspector_;
   LessonPanel* lessons_;
   class QDockWidget* lessonDock_;
