@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -114,7 +116,9 @@ TEST_F(SweepCli, WritesOneRowPerPointAndDesignWithAxesAndStageTimes) {
     EXPECT_GT(std::stoll(f[col("events")]), 0) << rows[i + 1];
     EXPECT_EQ(f[col("digest")].size(), 16u) << rows[i + 1];
     // Streaming rides the rings; phased reserves whole windows and no ring.
-    if (f[3] == "streaming") EXPECT_GT(std::stoll(f[col("peak_ring_occupancy_bytes")]), 0);
+    if (f[3] == "streaming") {
+      EXPECT_GT(std::stoll(f[col("peak_ring_occupancy_bytes")]), 0);
+    }
   }
   // A deeper ring changes the streaming run, so its digest too.
   EXPECT_NE(split(rows[2])[col("digest")], split(rows[6])[col("digest")]);
@@ -135,8 +139,10 @@ TEST_F(SweepCli, InvalidPointIsARowNamingFieldAndRuleAndTheSweepCompletes) {
     sawInvalid = true;
     EXPECT_EQ(row["status"], "invalid") << l;
     const std::string msg = row["message"];
-    EXPECT_EQ(msg.rfind("rings.", 0), 0u) << msg;  // the field path first, then the rule
-    EXPECT_NE(msg.find("cores"), std::string::npos) << msg;
+    // The field path first ("rings": the rule spans its three core counts), then the rule.
+    EXPECT_EQ(msg.rfind("rings: ", 0), 0u) << msg;
+    EXPECT_NE(msg.find("sender_cores"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("aiv_cores"), std::string::npos) << msg;
     EXPECT_TRUE(row["dispatch_us"].is_null()) << l;
     EXPECT_EQ(row["verification"], "skipped") << l;
   }

@@ -49,7 +49,9 @@ TEST(RingOccupancy, FollowsTheRingsAndKeepsThePeakWhenReduced) {
   for (std::size_t i = 0; i < full.size(); ++i) {
     EXPECT_GE(full[i].bytes, 0);
     EXPECT_LE(full[i].bytes, capacity);
-    if (i) EXPECT_GT(full[i].time, full[i - 1].time);  // one point per time
+    if (i) {
+      EXPECT_GT(full[i].time, full[i - 1].time);  // one point per time
+    }
     peak = std::max(peak, full[i].bytes);
   }
   // Something was held, and never more than every ring at its own peak at once (a ring's

@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTest>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -112,7 +113,7 @@ class SweepViewTest : public QObject {
     QVERIFY(h->cell(1, 0).value.has_value());
     QVERIFY(!h->cell(0, 1).value.has_value());  // 64 senders: more cores than a card has
     QCOMPARE(h->cell(0, 1).text, QString("invalid"));
-    QVERIFY(v->statusLabel()->text().contains("rings."));
+    QVERIFY(v->statusLabel()->text().contains("rings: sender_cores"));
     // Clicking the cell of point 2 (queue 4, senders 4) loads it.
     QTest::mouseClick(h, Qt::LeftButton, {}, h->cellRect(1, 0).center());
     QVERIFY(QTest::qWaitFor([&] { return w.scenario().rings.queueChunks == 4; }, 5000));

@@ -1,5 +1,6 @@
 #include "ui/run/ab_runner.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/observe/ring_occupancy.h"
