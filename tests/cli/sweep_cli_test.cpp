@@ -4,6 +4,7 @@
 // its key's path (exit 2).
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -20,12 +21,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kDir = fs::temp_directory_path() / "moe_sweep_cli_test";
+// Per process: ctest may run these tests in parallel processes.
+const fs::path kDir =
+    fs::temp_directory_path() / ("moe_sweep_cli_test_" + std::to_string(getpid()));
+struct RemoveAtExit {
+  ~RemoveAtExit() {
+    std::error_code ec;
+    fs::remove_all(kDir, ec);
+  }
+} removeAtExit;
 const std::string kSmall =
     std::string(MOE_SOURCE_DIR) + "/examples/sweeps/small-rings-with-invalid.json";
 
+// `moe-sim sweep ARGS`.
 moe::clitest::SimResult sim(const std::string& args) {
-  return moe::clitest::runMoeSim(args, kDir);
+  return moe::clitest::runMoeSim("sweep " + args, kDir);
 }
 
 std::string slurp(const fs::path& p) {
@@ -57,32 +67,29 @@ fs::path writeSweep(const std::string& name, const nlohmann::json& j) {
   return p;
 }
 
-// The whole small sweep once at -j 2 (CSV and JSON lines) and once at -j 1: 4 points x 2
-// designs. Shared by the tests below, so the sweep runs twice in this file, not per test.
-class SweepCli : public testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    fs::remove_all(kDir);
+// The small sweep at -j 2 (CSV and JSON lines) and at -j 1: 4 points x 2 designs. Each is
+// run at most once per process, on first use (ctest starts one process per test, so a
+// suite-wide setup would run both sweeps for every test).
+const moe::clitest::SimResult& sweepJ2() {
+  static const moe::clitest::SimResult r = [] {
     fs::create_directories(kDir);
-    j2_ = new moe::clitest::SimResult(sim(kSmall + " -j 2 --csv '" + (kDir / "j2.csv").string() +
-                                          "' --jsonl '" + (kDir / "j2.jsonl").string() + "'"));
-    j1_ = new moe::clitest::SimResult(
-        sim(kSmall + " -j 1 --csv '" + (kDir / "j1.csv").string() + "'"));
-  }
-  static void TearDownTestSuite() {
-    delete j2_;
-    delete j1_;
-  }
-  static moe::clitest::SimResult* j2_;
-  static moe::clitest::SimResult* j1_;
-};
-moe::clitest::SimResult* SweepCli::j2_ = nullptr;
-moe::clitest::SimResult* SweepCli::j1_ = nullptr;
+    return sim(kSmall + " -j 2 --csv '" + (kDir / "j2.csv").string() + "' --jsonl '" +
+               (kDir / "j2.jsonl").string() + "'");
+  }();
+  return r;
+}
+const moe::clitest::SimResult& sweepJ1() {
+  static const moe::clitest::SimResult r = [] {
+    fs::create_directories(kDir);
+    return sim(kSmall + " -j 1 --csv '" + (kDir / "j1.csv").string() + "'");
+  }();
+  return r;
+}
 
 }  // namespace
 
-TEST_F(SweepCli, WritesOneRowPerPointAndDesignWithAxesAndStageTimes) {
-  ASSERT_EQ(j2_->exitCode, 0) << j2_->err;
+TEST(SweepCli, WritesOneRowPerPointAndDesignWithAxesAndStageTimes) {
+  ASSERT_EQ(sweepJ2().exitCode, 0) << sweepJ2().err;
   const auto rows = lines(slurp(kDir / "j2.csv"));
   ASSERT_EQ(rows.size(), 1u + 4 * 2) << slurp(kDir / "j2.csv");
   const auto header = split(rows[0]);
@@ -124,9 +131,9 @@ TEST_F(SweepCli, WritesOneRowPerPointAndDesignWithAxesAndStageTimes) {
   EXPECT_NE(split(rows[2])[col("digest")], split(rows[6])[col("digest")]);
 }
 
-TEST_F(SweepCli, InvalidPointIsARowNamingFieldAndRuleAndTheSweepCompletes) {
-  ASSERT_EQ(j2_->exitCode, 0) << j2_->err;
-  EXPECT_NE(j2_->err.find("2 invalid"), std::string::npos) << j2_->err;
+TEST(SweepCli, InvalidPointIsARowNamingFieldAndRuleAndTheSweepCompletes) {
+  ASSERT_EQ(sweepJ2().exitCode, 0) << sweepJ2().err;
+  EXPECT_NE(sweepJ2().err.find("2 invalid"), std::string::npos) << sweepJ2().err;
   bool sawInvalid = false;
   std::ifstream in(kDir / "j2.jsonl");
   int n = 0;
@@ -150,14 +157,16 @@ TEST_F(SweepCli, InvalidPointIsARowNamingFieldAndRuleAndTheSweepCompletes) {
   EXPECT_TRUE(sawInvalid);
 }
 
-TEST_F(SweepCli, RowBytesDoNotDependOnJobs) {
-  ASSERT_EQ(j1_->exitCode, 0) << j1_->err;
+TEST(SweepCli, RowBytesDoNotDependOnJobs) {
+  ASSERT_EQ(sweepJ2().exitCode, 0) << sweepJ2().err;
+  ASSERT_EQ(sweepJ1().exitCode, 0) << sweepJ1().err;
   EXPECT_EQ(slurp(kDir / "j1.csv"), slurp(kDir / "j2.csv"));
-  EXPECT_TRUE(j1_->out.empty()) << "stdout stays empty with --csv";
-  EXPECT_EQ(j1_->err.find("\033["), std::string::npos) << "no progress bar off a terminal";
+  EXPECT_TRUE(sweepJ1().out.empty()) << "stdout stays empty with --csv";
+  EXPECT_EQ(sweepJ1().err.find("\033["), std::string::npos) << "no progress bar off a terminal";
 }
 
-TEST_F(SweepCli, ResumeRunsOnlyMissingPointsAndGivesTheSameFile) {
+TEST(SweepCli, ResumeRunsOnlyMissingPointsAndGivesTheSameFile) {
+  ASSERT_EQ(sweepJ2().exitCode, 0) << sweepJ2().err;
   const std::string full = slurp(kDir / "j2.csv");
   const auto all = lines(full);
   ASSERT_EQ(all.size(), 9u);
@@ -176,7 +185,8 @@ TEST_F(SweepCli, ResumeRunsOnlyMissingPointsAndGivesTheSameFile) {
   EXPECT_EQ(slurp(partial), full);
 }
 
-TEST_F(SweepCli, ResumeRefusesAnotherSweepsFile) {
+TEST(SweepCli, ResumeRefusesAnotherSweepsFile) {
+  ASSERT_EQ(sweepJ2().exitCode, 0) << sweepJ2().err;
   nlohmann::json j = nlohmann::json::parse(slurp(kSmall));
   j["axes"][0]["values"] = {3, 5};
   const fs::path other = writeSweep("other.json", j);
