@@ -5,7 +5,6 @@
 namespace moe::ui {
 
 void SweepRunner::run(std::shared_ptr<const SweepSpec> spec) {
-  cancel_ = false;
   const std::size_t total = spec->pointCount();
   ParallelMapOptions options;
   options.cancel = &cancel_;

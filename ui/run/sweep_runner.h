@@ -28,6 +28,9 @@ class SweepRunner : public QObject {
  public:
   // Thread-safe: called from the GUI thread while run() works in the runner's thread.
   void cancel() { cancel_ = true; }
+  // Clears a previous cancel. Called by whoever queues run(), before queueing it, so a
+  // cancel that arrives before run() starts is not lost.
+  void rearm() { cancel_ = false; }
 
  public slots:
   void run(std::shared_ptr<const moe::SweepSpec> spec);

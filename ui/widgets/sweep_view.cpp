@@ -196,7 +196,8 @@ bool SweepView::start() {
   if (field_[1]->currentText() != kNone)
     j["axes"].push_back(axisJson(field_[1]->currentText(), values_[1]->text()));
   j["designs"] = json::array();
-  for (Design d : designsOf(scenario_.workload.kind)) j["designs"].push_back(designName(d));
+  for (Design d : designsOf(scenario_.workload.kind))
+    j["designs"].push_back(std::string(designName(d)));
   std::shared_ptr<const SweepSpec> spec;
   try {
     spec = std::make_shared<const SweepSpec>(sweepFromJson(j, "."));
@@ -215,6 +216,7 @@ bool SweepView::start() {
   running_ = true;
   run_->setEnabled(false);
   cancel_->setEnabled(true);
+  runner_->rearm();
   QMetaObject::invokeMethod(runner_, [r = runner_, spec] { r->run(spec); });
   return true;
 }
@@ -338,7 +340,7 @@ void SweepView::redraw() {
   const double padY = ymax > ymin ? (ymax - ymin) * 0.1 : std::max(1.0, std::fabs(ymax) * 0.1);
   ax->setRange(xmin - padX, xmax + padX);
   ay->setRange(std::max(0.0, ymin - padY), ymax + padY);
-  ax->setLabelFormat(numeric ? "%g" : "%d");
+  ax->setLabelFormat(numeric ? "%g" : "%.0f");
   ay->setLabelFormat("%g");
   chart->setTitle(
       tr("%1 over %2")
