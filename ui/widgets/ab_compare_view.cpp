@@ -220,7 +220,8 @@ void AbCompareView::refresh() {
     cats->append(stageNames);
     auto* values = new QValueAxis;
     values->setRange(0, hi * 1.1);
-    values->setLabelFormat("%g");
+    values->setTickCount(4);
+    values->setLabelFormat("%.0f");
     sc->addAxis(cats, Qt::AlignLeft);
     sc->addAxis(values, Qt::AlignBottom);
     series->attachAxis(cats);
@@ -238,7 +239,10 @@ void AbCompareView::refresh() {
     auto* line = new QLineSeries;
     line->setName(QString("%1%2").arg(kSideName[s], isStale(s) ? tr(" (stale)") : ""));
     line->setColor(isStale(s) ? kSideColor[s].lighter(160) : kSideColor[s]);
+    // A step function: a value holds until the next change (no ring samples during the
+    // experts stage must not draw a slope across it).
     for (const QPointF& p : sides_[s]->ringOccupancy) {
+      if (line->count() > 0) line->append(p.x(), line->at(line->count() - 1).y());
       line->append(p);
       tMax = std::max(tMax, p.x());
       kMax = std::max(kMax, p.y());
@@ -249,10 +253,11 @@ void AbCompareView::refresh() {
   if (any) {
     auto* ax = new QValueAxis;
     ax->setRange(0, tMax);
-    ax->setLabelFormat("%g");
+    ax->setTickCount(5);
+    ax->setLabelFormat("%.0f");
     auto* ay = new QValueAxis;
     ay->setRange(0, kMax * 1.1);
-    ay->setLabelFormat("%g");
+    ay->setLabelFormat("%.0f");
     rc->addAxis(ax, Qt::AlignBottom);
     rc->addAxis(ay, Qt::AlignLeft);
     for (QAbstractSeries* s : rc->series()) {

@@ -249,9 +249,9 @@ void SweepView::onFinished(const std::shared_ptr<const SweepResult>& r) {
                                                   : status);
     }
   }
-  QString text = tr("%1 of %2 points ran").arg(done).arg(r->points.size());
+  QString text = tr("%1 of %2 points done").arg(done).arg(r->points.size());
   if (r->cancelled) text += tr(" (cancelled)");
-  if (invalid) text += tr("; %1 not run or failed, e.g. %2").arg(invalid).arg(firstProblem);
+  if (invalid) text += tr("; %1 invalid or failed, e.g. %2").arg(invalid).arg(firstProblem);
   status_->setText(text + tr(". Click a point to load its scenario."));
   redraw();
   emit sweepDone();
