@@ -83,7 +83,10 @@ void HeatMapWidget::paintEvent(QPaintEvent*) {
       const QRect cr = cellRect(c, r);
       const Cell& cell = this->cell(c, r);
       QColor fill(200, 200, 200);
-      if (cell.value) fill = loadColor(hi > lo ? (*cell.value - lo) / (hi - lo) : 0.5);
+      // The ramp starts a little above 0: loadColor(0) is the idle grey, which would read
+      // as a cell without a value.
+      if (cell.value)
+        fill = loadColor(0.15 + 0.85 * (hi > lo ? (*cell.value - lo) / (hi - lo) : 0.5));
       p.fillRect(cr, fill);
       if (!cell.value) {
         p.setPen(QPen(QColor(150, 150, 150), 1, Qt::DotLine));
