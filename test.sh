@@ -5,4 +5,5 @@ cd "$(dirname "$0")"
 scripts/install-deps.sh
 cmake --preset dev
 cmake --build --preset dev
-ctest --preset dev
+# Tests in parallel, one per core: none of them measures wall time.
+ctest --preset dev -j "$(nproc)"

@@ -70,9 +70,7 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
     moe::require(opt->fault.empty() || sc.dispatchImpl != moe::DispatchImpl::Phased, "--fault",
                  "needs the streaming design (--impl streaming or both): the faults are planted "
                  "in the streaming combine, which the phased design does not run");
-    const moe::Fault fault = opt->fault == "drop-tail"    ? moe::Fault::DropTail
-                             : opt->fault == "stall-core" ? moe::Fault::StallCore
-                                                          : moe::Fault::None;
+    const moe::Fault fault = moe::faultFromName(opt->fault).value_or(moe::Fault::None);
     // A run that will take minutes says so before it starts (stderr: stdout stays the report).
     if (const std::string note = moe::largeWorkNote(sc); !note.empty()) std::cerr << note << "\n";
     const moe::ResolvedScenario resolved = moe::ResolvedScenario::resolve(sc);

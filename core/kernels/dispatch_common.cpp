@@ -42,16 +42,27 @@ void publishRecvTables(LayerContext& ctx, AiCore& core, int d, const RecvPlan& p
   core.copy(whole(g.expertTokenNums), Region{tables, numsAt, ctx.P * 4LL});
 }
 
-Task loadRouting(LayerContext& ctx, AiCore& core, int s, RoutingInUb& out) {
+RoutingInUb allocRouting(LayerContext& ctx, AiCore& core) {
+  const std::int64_t n = static_cast<std::int64_t>(routingWindowTokens(ctx.BS)) * ctx.K;
+  RoutingInUb r;
+  r.idsBuf = ctx.m.allocUb(core, n * 4, "ids", false);
+  r.keepBuf = ctx.m.allocUb(core, n, "mask", false);
+  r.weightsBuf = ctx.m.allocUb(core, n * 4, "weights", false);
+  return r;
+}
+
+Task loadRouting(LayerContext& ctx, AiCore& core, int s, RoutingInUb& r, int first) {
   CardTensors& g = ctx.cards[s];
-  const std::int64_t n = static_cast<std::int64_t>(ctx.BS) * ctx.K;
-  Buffer* ids = ctx.m.allocUb(core, n * 4, "ids", false);
-  Buffer* keep = ctx.m.allocUb(core, n, "mask", false);
-  Buffer* weights = ctx.m.allocUb(core, n * 4, "weights", false);
-  core.copy(whole(ids), whole(g.balancedIds));
-  core.copy(whole(keep), whole(g.mask));
-  co_await core.copy(whole(weights), whole(g.topkWeights));  // MTE2 in order: all landed
-  out = RoutingInUb{ids->as<std::int32_t>(), keep->data(), weights->as<float>()};
+  const int W = routingWindowTokens(ctx.BS);
+  const int count = std::min(W, ctx.BS - first);
+  const std::int64_t at = static_cast<std::int64_t>(first) * ctx.K;
+  const std::int64_t n = static_cast<std::int64_t>(count) * ctx.K;
+  core.copy(Region{r.idsBuf, 0, n * 4}, Region{g.balancedIds, at * 4, n * 4});
+  core.copy(Region{r.keepBuf, 0, n}, Region{g.mask, at, n});
+  // MTE2 in order: the last load landing means all have.
+  co_await core.copy(Region{r.weightsBuf, 0, n * 4}, Region{g.topkWeights, at * 4, n * 4});
+  r.first = first;
+  r.count = count;
 }
 
 int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Region row,

@@ -22,20 +22,41 @@ struct RecvPlan {
 // counts: the [R][2+P] matrix written by notify.
 RecvPlan planFromCounts(const std::int32_t* counts, int R, int P);
 
-// Header of token t of source rank s, keeping only the slots routed (and kept) to
-// destinations that satisfy `wanted(rank)`; the others are -1.
+// A source rank's routing (after UpdateExpert) staged in one core's UB, a window of at
+// most kRoutingWindowTokens tokens at a time: tokens [first, first + count).
+struct RoutingInUb {
+  Buffer* idsBuf = nullptr;
+  Buffer* keepBuf = nullptr;
+  Buffer* weightsBuf = nullptr;
+  int first = 0, count = 0;
+  bool holds(int t) const { return t >= first && t < first + count; }
+  const std::int32_t* ids() const { return idsBuf->as<std::int32_t>(); }
+  const std::uint8_t* keep() const { return keepBuf->data(); }
+  const float* weights() const { return weightsBuf->as<float>(); }
+};
+// Allocates the window's UB buffers; nothing is loaded yet.
+RoutingInUb allocRouting(LayerContext& ctx, AiCore& core);
+// Loads the window of tokens starting at `first` (a multiple of the window size).
+Task loadRouting(LayerContext& ctx, AiCore& core, int s, RoutingInUb& r, int first);
+
+// Header of token t of source rank s (t inside the staged routing window), keeping only
+// the slots routed (and kept) to destinations that satisfy `wanted(rank)`; the others are -1.
 template <typename Wanted>
-RecordMeta tokenMeta(const LayerContext& ctx, int s, int t, const std::int32_t* ids,
-                     const std::uint8_t* mask, const float* weights, Wanted wanted) {
+RecordMeta tokenMeta(const LayerContext& ctx, int s, int t, const RoutingInUb& routing,
+                     Wanted wanted) {
+  const std::int32_t* ids = routing.ids();
+  const std::uint8_t* mask = routing.keep();
+  const float* weights = routing.weights();
+  const int at = (t - routing.first) * ctx.K;
   RecordMeta meta;
   meta.srcRank = s;
   meta.token = t;
   meta.k = ctx.K;
   for (int k = 0; k < ctx.K; ++k) {
-    const std::int32_t id = ids[t * ctx.K + k];
-    const bool keep = mask[t * ctx.K + k] && wanted(ctx.rankOfInstance(id));
+    const std::int32_t id = ids[at + k];
+    const bool keep = mask[at + k] && wanted(ctx.rankOfInstance(id));
     meta.ids[k] = keep ? id : -1;
-    meta.weights[k] = weights[t * ctx.K + k];
+    meta.weights[k] = weights[at + k];
     if (keep) meta.cardMask |= 1ull << ctx.localOf(ctx.rankOfInstance(id));
   }
   return meta;
@@ -50,13 +71,5 @@ int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Reg
 
 // One receiver per card writes the Offset/Length tables and expertTokenNums to GM.
 void publishRecvTables(LayerContext& ctx, AiCore& core, int d, const RecvPlan& plan);
-
-// A source rank's routing (after UpdateExpert) staged in one core's UB.
-struct RoutingInUb {
-  const std::int32_t* ids;
-  const std::uint8_t* keep;
-  const float* weights;
-};
-Task loadRouting(LayerContext& ctx, AiCore& core, int s, RoutingInUb& out);
 
 }  // namespace moe

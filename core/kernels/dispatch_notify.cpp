@@ -4,6 +4,8 @@
 // it, every consumer knows exactly how much data to expect, so the data phase needs no
 // end-of-stream barrier (as DeepEP's notify_dispatch).
 
+#include <algorithm>
+
 #include "core/kernels/kernels.h"
 
 namespace moe {
@@ -14,11 +16,10 @@ Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier)
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[rank];
   const int K = ctx.K, P = ctx.P, R = ctx.R, cols = 2 + P;
-  Buffer* ids = m.allocUb(core, ctx.BS * K * 4LL, "ids", false);
-  Buffer* mask = m.allocUb(core, ctx.BS * static_cast<std::int64_t>(K), "mask", false);
-  core.copy(whole(ids), whole(g.balancedIds));
-  co_await core.copy(whole(mask), whole(g.mask));
-  co_await core.vector(static_cast<std::int64_t>(ctx.BS) * K, 4);
+  // The routing comes in windows of at most kRoutingWindowTokens tokens (one for <= 512).
+  const int W = routingWindowTokens(ctx.BS);
+  Buffer* ids = m.allocUb(core, static_cast<std::int64_t>(W) * K * 4, "ids", false);
+  Buffer* mask = m.allocUb(core, static_cast<std::int64_t>(W) * K, "mask", false);
 
   // counts[d] = {tokens to rank d, tokens to d's server, rows to d's expert 0..P-1}
   const std::int64_t rowBytes = alignUp(cols * 4LL, 32);
@@ -27,18 +28,27 @@ Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier)
     return counts->as<std::int32_t>()[d * rowBytes / 4 + c];
   };
   const auto* id = ids->as<std::int32_t>();
-  for (int t = 0; t < ctx.BS; ++t) {
-    std::vector<char> toRank(R, 0), toServer(ctx.S, 0);
-    for (int k = 0; k < K; ++k) {
-      if (!mask->data()[t * K + k]) continue;
-      const int d = ctx.rankOfInstance(id[t * K + k]);
-      ++cell(d, 2 + id[t * K + k] % P);
-      toRank[d] = 1;
-      toServer[ctx.serverOf(d)] = 1;
-    }
-    for (int d = 0; d < R; ++d) {
-      cell(d, 0) += toRank[d];
-      cell(d, 1) += toServer[ctx.serverOf(d)];
+  std::vector<char> toRank(R, 0), toServer(ctx.S, 0);
+  for (int w0 = 0; w0 < ctx.BS; w0 += W) {
+    const std::int64_t n = std::min(W, ctx.BS - w0), slots = n * K;
+    core.copy(Region{ids, 0, slots * 4}, Region{g.balancedIds, w0 * K * 4LL, slots * 4});
+    co_await core.copy(Region{mask, 0, slots},
+                       Region{g.mask, w0 * static_cast<std::int64_t>(K), slots});
+    co_await core.vector(slots, 4);
+    for (int t = 0; t < n; ++t) {
+      std::fill(toRank.begin(), toRank.end(), 0);
+      std::fill(toServer.begin(), toServer.end(), 0);
+      for (int k = 0; k < K; ++k) {
+        if (!mask->data()[t * K + k]) continue;
+        const int d = ctx.rankOfInstance(id[t * K + k]);
+        ++cell(d, 2 + id[t * K + k] % P);
+        toRank[d] = 1;
+        toServer[ctx.serverOf(d)] = 1;
+      }
+      for (int d = 0; d < R; ++d) {
+        cell(d, 0) += toRank[d];
+        cell(d, 1) += toServer[ctx.serverOf(d)];
+      }
     }
   }
   // Send row d to rank d. Peers in this server: MTE3 straight into their GM. Other

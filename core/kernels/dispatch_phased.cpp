@@ -43,8 +43,8 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
   CardTensors& g = ctx.cards[s];
   const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.chunkBytes;
   const std::int64_t perBatch = std::max<std::int64_t>(1, chunk / rb);
-  RoutingInUb routing{};
-  co_await loadRouting(ctx, core, s, routing);
+  RoutingInUb routing = allocRouting(ctx, core);
+  co_await loadRouting(ctx, core, s, routing, 0);
   Buffer* staging = m.allocUb(core, perBatch * rb, "staging", true);
   Buffer* gmStage = nullptr;
   // Targets: same-server cards, then remote servers; round-robin over the sender cores.
@@ -75,8 +75,9 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
       inBatch = 0;
     };
     for (int t = 0; t < ctx.BS; ++t) {
-      const RecordMeta meta =
-          tokenMeta(ctx, s, t, routing.ids, routing.keep, routing.weights, wanted);
+      // The next routing window (only when the batch exceeds one window).
+      if (!routing.holds(t)) co_await loadRouting(ctx, core, s, routing, t);
+      const RecordMeta meta = tokenMeta(ctx, s, t, routing, wanted);
       if (meta.cardMask == 0) continue;
       core.copy(Region{staging, inBatch * rb + ctx.metaBytes, ctx.rowBytes},
                 Region{g.x, t * ctx.rowBytes, ctx.rowBytes});

@@ -41,21 +41,24 @@ struct SenderTarget {
   int dest;  // card (same server) or server (remote)
 };
 
-// Tokens of source s for one target, in token order, cut into chunk-sized batches.
+// Tokens of source s for one target inside the staged routing window, in token order, cut
+// into chunk-sized batches.
 std::vector<std::vector<int>> batchesFor(const LayerContext& ctx, const SenderTarget& tg,
-                                         const std::int32_t* ids, const std::uint8_t* mask) {
+                                         const RoutingInUb& routing) {
   const std::int64_t perBatch = ctx.sc.rings.chunkBytes / ctx.recordBytes;
+  const std::int32_t* ids = routing.ids();
+  const std::uint8_t* mask = routing.keep();
   std::vector<std::vector<int>> batches(1);
-  for (int t = 0; t < ctx.BS; ++t) {
+  for (int i = 0; i < routing.count; ++i) {
     bool goes = false;
     for (int k = 0; k < ctx.K; ++k) {
-      if (!mask[t * ctx.K + k]) continue;
-      const int r = ctx.rankOfInstance(ids[t * ctx.K + k]);
+      if (!mask[i * ctx.K + k]) continue;
+      const int r = ctx.rankOfInstance(ids[i * ctx.K + k]);
       goes = goes || (tg.remote ? ctx.serverOf(r) == tg.dest : r == tg.dest);
     }
     if (!goes) continue;
     if (static_cast<std::int64_t>(batches.back().size()) == perBatch) batches.emplace_back();
-    batches.back().push_back(t);
+    batches.back().push_back(routing.first + i);
   }
   if (batches.back().empty()) batches.pop_back();
   return batches;
@@ -65,11 +68,9 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[s];
   const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.chunkBytes;
-  RoutingInUb routing{};
-  co_await loadRouting(ctx, core, s, routing);
-  const auto* id = routing.ids;
-  const auto* keep = routing.keep;
-  const auto* w = routing.weights;
+  RoutingInUb routing = allocRouting(ctx, core);
+  co_await loadRouting(ctx, core, s, routing, 0);
+  const int window = routingWindowTokens(ctx.BS);
   Buffer* staging[2] = {m.allocUb(core, chunk, "staging0", true),
                         m.allocUb(core, chunk, "staging1", true)};
   Buffer* gmStage[2] = {nullptr, nullptr};
@@ -79,42 +80,46 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
     auto wanted = [&](int rank) {
       return tg.remote ? ctx.serverOf(rank) == tg.dest : rank == tg.dest;
     };
-    const auto batches = batchesFor(ctx, tg, id, keep);
     if (tg.remote && !gmStage[0]) {
       gmStage[0] = m.allocGm(s, chunk, core.name() + ".rdma-stage0", true);
       gmStage[1] = m.allocGm(s, chunk, core.name() + ".rdma-stage1", true);
     }
-    // Gather: each token's row from x into its record slot in UB (over-read + crop).
-    auto gather = [&](std::size_t b) {
-      OpRef last;
-      for (std::size_t i = 0; i < batches[b].size(); ++i)
-        last = core.copy(
-            Region{staging[b % 2], static_cast<std::int64_t>(i) * rb + ctx.metaBytes, ctx.rowBytes},
-            Region{g.x, batches[b][i] * ctx.rowBytes, ctx.rowBytes});
-      return last;
-    };
-    OpRef gathered = batches.empty() ? OpRef{} : gather(0);
-    for (std::size_t b = 0; b < batches.size(); ++b) {
-      const OpRef thisBatch = gathered;
-      // Double buffering: the next batch's gathers queue on MTE2 while this one flushes.
-      if (b + 1 < batches.size()) gathered = gather(b + 1);
-      std::vector<RecordMeta> metas;
-      for (int t : batches[b]) metas.push_back(tokenMeta(ctx, s, t, id, keep, w, wanted));
-      const std::int64_t bytes = static_cast<std::int64_t>(metas.size()) * rb;
-      co_await thisBatch;
-      if (!tg.remote) {
-        co_await tg.ring->waitSpace(core, bytes);
-        tg.ring->writeFromUb(core, Region{staging[b % 2], 0, bytes}, metas, rb);
-        co_await core.fence(Pipe::Mte3);  // data lands before the tail says so
-        tg.ring->publishTail(core);
-      } else {
-        if (!rdmaInFlight[b % 2].done()) co_await rdmaInFlight[b % 2];  // GM stage free again
-        core.copy(Region{gmStage[b % 2], 0, bytes}, Region{staging[b % 2], 0, bytes});
-        co_await core.fence(Pipe::Mte3);
-        co_await tg.ring->waitSpace(core, bytes);
-        rdmaInFlight[b % 2] =
-            tg.ring->writeByRdma(core, Region{gmStage[b % 2], 0, bytes}, metas, rb);
-        tg.ring->publishTail(core, rdmaInFlight[b % 2]);  // ordered behind the data
+    // Window by window (one window for a batch of at most 512 tokens, loaded once above).
+    for (int w0 = 0; w0 < ctx.BS; w0 += window) {
+      if (!routing.holds(w0)) co_await loadRouting(ctx, core, s, routing, w0);
+      const auto batches = batchesFor(ctx, tg, routing);
+      // Gather: each token's row from x into its record slot in UB (over-read + crop).
+      auto gather = [&](std::size_t b) {
+        OpRef last;
+        for (std::size_t i = 0; i < batches[b].size(); ++i)
+          last = core.copy(Region{staging[b % 2], static_cast<std::int64_t>(i) * rb + ctx.metaBytes,
+                                  ctx.rowBytes},
+                           Region{g.x, batches[b][i] * ctx.rowBytes, ctx.rowBytes});
+        return last;
+      };
+      OpRef gathered = batches.empty() ? OpRef{} : gather(0);
+      for (std::size_t b = 0; b < batches.size(); ++b) {
+        const OpRef thisBatch = gathered;
+        // Double buffering: the next batch's gathers queue on MTE2 while this one flushes.
+        if (b + 1 < batches.size()) gathered = gather(b + 1);
+        std::vector<RecordMeta> metas;
+        for (int t : batches[b]) metas.push_back(tokenMeta(ctx, s, t, routing, wanted));
+        const std::int64_t bytes = static_cast<std::int64_t>(metas.size()) * rb;
+        co_await thisBatch;
+        if (!tg.remote) {
+          co_await tg.ring->waitSpace(core, bytes);
+          tg.ring->writeFromUb(core, Region{staging[b % 2], 0, bytes}, metas, rb);
+          co_await core.fence(Pipe::Mte3);  // data lands before the tail says so
+          tg.ring->publishTail(core);
+        } else {
+          if (!rdmaInFlight[b % 2].done()) co_await rdmaInFlight[b % 2];  // GM stage free again
+          core.copy(Region{gmStage[b % 2], 0, bytes}, Region{staging[b % 2], 0, bytes});
+          co_await core.fence(Pipe::Mte3);
+          co_await tg.ring->waitSpace(core, bytes);
+          rdmaInFlight[b % 2] =
+              tg.ring->writeByRdma(core, Region{gmStage[b % 2], 0, bytes}, metas, rb);
+          tg.ring->publishTail(core, rdmaInFlight[b % 2]);  // ordered behind the data
+        }
       }
     }
   }

@@ -19,38 +19,93 @@ struct LayoutBlock {
   int begin, end;  // experts or ranks
 };
 
-// Loads this rank's ids into UB with pruned slots turned into -1 (skipped).
-Task loadIds(LayerContext& ctx, int rank, AiCore& core, Buffer* ids) {
-  OpRef last = core.copy(whole(ids), whole(ctx.cards[rank].balancedIds));
+// Loads tokens [w0, w0 + n) of this rank's ids into UB with pruned slots turned into -1
+// (skipped).
+Task loadIds(LayerContext& ctx, int rank, AiCore& core, Buffer* ids, Buffer* mask, int w0, int n) {
+  const std::int64_t slots = static_cast<std::int64_t>(n) * ctx.K;
+  const std::int64_t at = static_cast<std::int64_t>(w0) * ctx.K;
+  OpRef last =
+      core.copy(Region{ids, 0, slots * 4}, Region{ctx.cards[rank].balancedIds, at * 4, slots * 4});
   if (ctx.pruning) {
-    Buffer* mask = ctx.m.allocUb(core, ctx.BS * ctx.K, "mask", false);
-    last = core.copy(whole(mask), whole(ctx.cards[rank].mask));
+    last = core.copy(Region{mask, 0, slots}, Region{ctx.cards[rank].mask, at, slots});
     co_await last;
-    for (std::int64_t i = 0; i < ctx.BS * ctx.K; ++i)
+    for (std::int64_t i = 0; i < slots; ++i)
       if (!mask->data()[i]) ids->as<std::int32_t>()[i] = -1;
     co_return;
   }
   co_await last;
 }
 
+// Tokens come in windows of at most kRoutingWindowTokens: a batch of at most 512 tokens is
+// loaded once for all blocks; a larger one is walked window by window in every block (the
+// grid-stride loop over the lanes continues across windows).
 Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlock> blocks) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[rank];
   const int T = ctx.BS, K = ctx.K, P = ctx.P;
-  Buffer* ids = m.allocUb(core, static_cast<std::int64_t>(T) * K * 4, "topk_idx", false);
-  co_await loadIds(ctx, rank, core, ids);
+  const int W = routingWindowTokens(T);
+  const bool oneWindow = W == T;
+  Buffer* ids = m.allocUb(core, static_cast<std::int64_t>(W) * K * 4, "topk_idx", false);
+  Buffer* mask =
+      ctx.pruning ? m.allocUb(core, static_cast<std::int64_t>(W) * K, "mask", false) : nullptr;
+  if (oneWindow) co_await loadIds(ctx, rank, core, ids, mask, 0, T);
   const auto* idx = ids->as<std::int32_t>();
+  Buffer* inRank = nullptr;
   for (const LayoutBlock& b : blocks) {
     const int width = b.end - b.begin;
     std::vector<int> perLane(static_cast<std::size_t>(kLanes) * width, 0);
-    co_await core.vector(static_cast<std::int64_t>(T) * K, 4);
-    if (b.countsExperts) {
-      // Expert block: lane t % 256 counts token t's hits on experts [begin, end).
-      for (int t = 0; t < T; ++t)
-        for (int j = 0; j < K; ++j) {
-          const int e = idx[t * K + j];
-          if (e >= b.begin && e < b.end) ++perLane[(t % kLanes) * width + (e - b.begin)];
+    std::vector<int> perLaneRdma(kLanes, 0);
+    // One UB row per token, padded to 32 B so each row's DataCopy starts aligned.
+    const std::int64_t stride = alignUp(width, 32);
+    if (!b.countsExperts && !inRank)  // shared by this core's rank blocks (width <= cps)
+      inRank = m.allocUb(core, static_cast<std::int64_t>(W) * alignUp(ctx.cps, 32),
+                         "is_token_in_rank", false);
+    // is_token_in_rank[t, begin:end) of the window at w0: one small strided row per token.
+    auto storeInRank = [&](int w0, int n) {
+      for (int i = 0; i < n; ++i)
+        core.copy(
+            Region{g.isTokenInRank, static_cast<std::int64_t>(w0 + i) * ctx.R + b.begin, width},
+            Region{inRank, i * stride, width});
+    };
+    int lastW0 = 0, lastN = 0;
+    for (int w0 = 0; w0 < T; w0 += W) {
+      const int n = std::min(W, T - w0);
+      if (!oneWindow) {
+        if (!b.countsExperts && w0 > 0) {
+          storeInRank(lastW0, lastN);
+          co_await core.fence(Pipe::Mte3);  // inRank is refilled by this window
         }
+        co_await loadIds(ctx, rank, core, ids, mask, w0, n);
+      }
+      co_await core.vector(static_cast<std::int64_t>(n) * K, 4);
+      if (b.countsExperts) {
+        // Expert block: lane t % 256 counts token t's hits on experts [begin, end).
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < K; ++j) {
+            const int e = idx[i * K + j];
+            if (e >= b.begin && e < b.end) ++perLane[((w0 + i) % kLanes) * width + (e - b.begin)];
+          }
+      } else {
+        // Rank block: a token counts once per rank and once per server it touches.
+        for (int i = 0; i < n; ++i) {
+          bool inServer = false;
+          for (int r = b.begin; r < b.end; ++r) {
+            bool hit = false;
+            for (int j = 0; j < K; ++j) {
+              const int e = idx[i * K + j];
+              hit = hit || (e >= 0 && e / P == r);
+            }
+            inRank->data()[i * stride + (r - b.begin)] = hit;
+            if (hit) ++perLane[((w0 + i) % kLanes) * width + (r - b.begin)];
+            inServer = inServer || hit;
+          }
+          if (inServer) ++perLaneRdma[(w0 + i) % kLanes];
+        }
+      }
+      lastW0 = w0;
+      lastN = n;
+    }
+    if (b.countsExperts) {
       Buffer* out = m.allocUb(core, width * 4, "expert_counts", false);
       for (int e = 0; e < width; ++e) {
         int sum = 0;
@@ -59,25 +114,6 @@ Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlo
       }
       co_await core.copy(Region{g.tokensPerExpert, b.begin * 4LL, width * 4LL}, whole(out));
       continue;
-    }
-    // Rank block: a token counts once per rank and once per server it touches.
-    // One UB row per token, padded to 32 B so each row's DataCopy starts aligned.
-    const std::int64_t stride = alignUp(width, 32);
-    Buffer* inRank = m.allocUb(core, T * stride, "is_token_in_rank", false);
-    std::vector<int> perLaneRdma(kLanes, 0);
-    for (int t = 0; t < T; ++t) {
-      bool inServer = false;
-      for (int r = b.begin; r < b.end; ++r) {
-        bool hit = false;
-        for (int j = 0; j < K; ++j) {
-          const int e = idx[t * K + j];
-          hit = hit || (e >= 0 && e / P == r);
-        }
-        inRank->data()[t * stride + (r - b.begin)] = hit;
-        if (hit) ++perLane[(t % kLanes) * width + (r - b.begin)];
-        inServer = inServer || hit;
-      }
-      if (inServer) ++perLaneRdma[t % kLanes];
     }
     const std::int64_t rdmaAt = alignUp(width * 4LL, 32);  // its own aligned UB block
     Buffer* out = m.allocUb(core, rdmaAt + 4, "rank_counts", false);
@@ -91,10 +127,7 @@ Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlo
     out->as<std::int32_t>()[rdmaAt / 4] = rdma;
     core.copy(Region{g.tokensPerRank, b.begin * 4LL, width * 4LL}, Region{out, 0, width * 4LL});
     core.copy(Region{g.tokensPerRdmaRank, (b.begin / ctx.cps) * 4LL, 4}, Region{out, rdmaAt, 4});
-    // is_token_in_rank[t, begin:end): one small strided row per token.
-    for (int t = 0; t < T; ++t)
-      core.copy(Region{g.isTokenInRank, static_cast<std::int64_t>(t) * ctx.R + b.begin, width},
-                Region{inRank, t * stride, width});
+    storeInRank(lastW0, lastN);
     co_await core.fence(Pipe::Mte3);
   }
 }

@@ -121,8 +121,7 @@ ExpertLoad computeExpertLoad(const ResolvedScenario& rs) {
       L.perInstanceBefore[static_cast<std::size_t>(e)] += 1;
       L.perRankBefore[static_cast<std::size_t>(identityCard(e, E, R))] += 1;
     }
-    const UpdateExpertResult ue =
-        updateExpertReference(updateExpertArgs(sc, gating[static_cast<std::size_t>(r)], r));
+    const UpdateExpertResult ue = layerUpdateExpert(sc, gating[static_cast<std::size_t>(r)], r);
     for (std::size_t i = 0; i < ue.balancedIds.size(); ++i) {
       if (ue.balancedActiveMask && !(*ue.balancedActiveMask)[i]) continue;  // pruned slot
       const std::int32_t inst = ue.balancedIds[i];

@@ -24,35 +24,71 @@ std::pair<std::vector<std::int32_t>, int> scenarioTable(const Scenario& sc) {
 }
 
 UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int rank) {
+  return updateExpertArgs(sc, g, rank, 0, sc.model.tokensPerRank);
+}
+
+UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int rank, int tokenBegin,
+                                  int tokenEnd) {
+  if (tokenBegin < 0 || tokenEnd > sc.model.tokensPerRank || tokenBegin >= tokenEnd)
+    throw std::logic_error("updateExpertArgs: token slice outside the batch");
+  const std::size_t K = static_cast<std::size_t>(sc.model.topk);
+  const auto first = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(tokenBegin) * K);
+  const auto last = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(tokenEnd) * K);
   UpdateExpertArgs a;
-  a.bs = sc.model.tokensPerRank;
+  a.bs = tokenEnd - tokenBegin;
   a.k = sc.model.topk;
-  a.expertIds = g.topkIds;
+  a.expertIds.assign(g.topkIds.begin() + first, g.topkIds.begin() + last);
   a.numExperts = sc.model.experts;
   std::tie(a.eplbTable, a.tableCols) = scenarioTable(sc);
   a.localRankId = rank;
   a.worldSize = sc.cluster.ranks();
   a.balanceMode = sc.eplb.balanceMode;
   if (!sc.eplb.pruningThreshold.empty()) {
-    a.expertScales = g.topkWeights;
+    a.expertScales.emplace(g.topkWeights.begin() + first, g.topkWeights.begin() + last);
     a.pruningThreshold = sc.eplb.pruningThreshold;
-    const int active = sc.eplb.activeTokens < 0 ? a.bs : sc.eplb.activeTokens;
-    std::vector<std::uint8_t> m(a.bs, 0);
-    std::fill(m.begin(), m.begin() + active, 1);
+    // The batch's active tokens are a prefix; a slice holds its part of that prefix.
+    const int active = sc.eplb.activeTokens < 0 ? sc.model.tokensPerRank : sc.eplb.activeTokens;
+    std::vector<std::uint8_t> m(static_cast<std::size_t>(a.bs), 0);
+    for (int t = tokenBegin; t < tokenEnd && t < active; ++t) m[t - tokenBegin] = 1;
     a.activeMask = m;
   }
   return a;
 }
 
+std::vector<TokenSlice> updateExpertSlices(int tokensPerRank) {
+  std::vector<TokenSlice> slices;
+  for (int b = 0; b < tokensPerRank; b += kUpdateExpertMaxBs)
+    slices.push_back({b, std::min(tokensPerRank, b + kUpdateExpertMaxBs)});
+  return slices;
+}
+
+UpdateExpertResult layerUpdateExpert(const Scenario& sc, const RankGating& g, int rank) {
+  UpdateExpertResult all;
+  for (const TokenSlice& s : updateExpertSlices(sc.model.tokensPerRank)) {
+    UpdateExpertResult part = updateExpertReference(updateExpertArgs(sc, g, rank, s.begin, s.end));
+    all.placePerRank = part.placePerRank;
+    all.balancedIds.insert(all.balancedIds.end(), part.balancedIds.begin(), part.balancedIds.end());
+    if (part.balancedActiveMask) {
+      if (!all.balancedActiveMask) all.balancedActiveMask.emplace();
+      all.balancedActiveMask->insert(all.balancedActiveMask->end(),
+                                     part.balancedActiveMask->begin(),
+                                     part.balancedActiveMask->end());
+    }
+  }
+  return all;
+}
+
 int scenarioPlacePerRank(const Scenario& sc) {
   // Instances per rank depend only on the table; any valid ids (distinct per token, in
   // range) let MoeUpdateExpert's validator check it.
+  // (The first slice's worth of tokens: the table is the same for every slice.)
   RankGating probe;
   probe.topkIds.resize(static_cast<std::size_t>(sc.model.tokensPerRank) * sc.model.topk);
   for (std::size_t i = 0; i < probe.topkIds.size(); ++i)
     probe.topkIds[i] = static_cast<std::int32_t>(i % static_cast<std::size_t>(sc.model.topk));
   probe.topkWeights.assign(probe.topkIds.size(), 1.0f);
-  const UpdateExpertArgs args = updateExpertArgs(sc, probe, 0);
+  const UpdateExpertArgs args =
+      updateExpertArgs(sc, probe, 0, 0, std::min(sc.model.tokensPerRank, kUpdateExpertMaxBs));
   validateUpdateExpert(args, "eplb");
   const int P = updateExpertPlacePerRank(args);
   require(sc.eplb.placePerRank == 0 || sc.eplb.placePerRank == P, "eplb.place_per_rank",

@@ -16,8 +16,26 @@ namespace moe {
 // instance e). Returns {rows [E*F], F}.
 std::pair<std::vector<std::int32_t>, int> scenarioTable(const Scenario& sc);
 
-// UpdateExpert arguments for one rank, from the gating output.
+// UpdateExpert arguments for one rank, from the gating output: the whole batch, or the
+// tokens [tokenBegin, tokenEnd) of it (one slice, see layerUpdateExpert).
 UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int rank);
+UpdateExpertArgs updateExpertArgs(const Scenario& sc, const RankGating& g, int rank, int tokenBegin,
+                                  int tokenEnd);
+
+// MoeUpdateExpert takes at most kUpdateExpertMaxBs tokens, dispatch and combine up to
+// kMaxTokensPerRank. Inside the layer it runs once per slice of at most kUpdateExpertMaxBs
+// consecutive tokens (slice i = tokens [512 i, min(BS, 512 (i + 1)))). Each call sees its
+// slice as a batch of its own, so balance mode 1 (by token) counts tokens from the slice's
+// start. A batch of at most 512 tokens is one slice: the plain operator call.
+struct TokenSlice {
+  int begin;
+  int end;
+};
+std::vector<TokenSlice> updateExpertSlices(int tokensPerRank);
+
+// The layer's MoeUpdateExpert on one rank: the reference on each slice, concatenated
+// ([BS*K] ids and, with pruning, [BS*K] keep-mask).
+UpdateExpertResult layerUpdateExpert(const Scenario& sc, const RankGating& g, int rank);
 
 // Instances per rank of a resolved scenario's eplb table; throws InputError ("eplb....")
 // when the table breaks a MoeUpdateExpert rule or contradicts eplb.place_per_rank.

@@ -17,7 +17,7 @@ ReferenceLayer computeReference(const Scenario& sc,
   std::vector<DispatchSource> sources(R);
   int P = 0;
   for (int r = 0; r < R; ++r) {
-    ref.updateExpert.push_back(updateExpertReference(updateExpertArgs(sc, gating[r], r)));
+    ref.updateExpert.push_back(layerUpdateExpert(sc, gating[r], r));
     const auto& ue = ref.updateExpert.back();
     P = ue.placePerRank;
     DispatchSource& s = sources[r];

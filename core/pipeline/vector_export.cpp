@@ -127,26 +127,45 @@ void exportMoeLayer(const ResolvedScenario& rs, const VectorExportOptions& o, Wr
   const bool full = sc.payload == PayloadMode::Full;
   const bool pruning = !sc.eplb.pruningThreshold.empty();
 
+  // MoeUpdateExpert takes at most 512 tokens: a larger batch is exported as the layer runs
+  // it, one operator call per slice ("moe_update_expert" for the only or first slice,
+  // "moe_update_expert_slice<i>" for the others; see layerUpdateExpert).
   std::vector<std::vector<std::uint8_t>> keep(sz(R));
+  const std::vector<TokenSlice> slices = updateExpertSlices(BS);
   for (int r = 0; r < R; ++r) {
-    const UpdateExpertArgs a = updateExpertArgs(sc, (*gating)[sz(r)], r);
     const UpdateExpertResult& u = ref.updateExpert[sz(r)];
     keep[sz(r)] = u.balancedActiveMask.value_or(std::vector<std::uint8_t>(sz(BS * K), 1));
-    w.op("moe_update_expert", "aclnnMoeUpdateExpert", r,
-         {{"local_rank_id", a.localRankId},
-          {"world_size", a.worldSize},
-          {"balance_mode", a.balanceMode}},
-         "bit-exact");
-    w.in("expert_ids", i32({sz(BS), sz(K)}, a.expertIds), "int32");
-    w.in("eplb_table", i32({sz(E), sz(a.tableCols)}, a.eplbTable), "int32");
-    if (pruning) {
-      w.in("expert_scales", f32({sz(BS), sz(K)}, *a.expertScales), "float32");
-      w.in("pruning_threshold", f32({sz(K)}, *a.pruningThreshold), "float32");
-      w.in("active_mask", makeNpyBool({sz(BS)}, *a.activeMask), "bool");
+    for (std::size_t i = 0; i < slices.size(); ++i) {
+      const TokenSlice sl = slices[i];
+      const int n = sl.end - sl.begin;
+      const UpdateExpertArgs a = updateExpertArgs(sc, (*gating)[sz(r)], r, sl.begin, sl.end);
+      const auto from = static_cast<std::ptrdiff_t>(sz(sl.begin) * sz(K));
+      const auto to = static_cast<std::ptrdiff_t>(sz(sl.end) * sz(K));
+      const std::string name =
+          i == 0 ? std::string("moe_update_expert") : "moe_update_expert_slice" + std::to_string(i);
+      w.op(name, "aclnnMoeUpdateExpert", r,
+           {{"local_rank_id", a.localRankId},
+            {"world_size", a.worldSize},
+            {"balance_mode", a.balanceMode}},
+           "bit-exact");
+      w.in("expert_ids", i32({sz(n), sz(K)}, a.expertIds), "int32");
+      w.in("eplb_table", i32({sz(E), sz(a.tableCols)}, a.eplbTable), "int32");
+      if (pruning) {
+        w.in("expert_scales", f32({sz(n), sz(K)}, *a.expertScales), "float32");
+        w.in("pruning_threshold", f32({sz(K)}, *a.pruningThreshold), "float32");
+        w.in("active_mask", makeNpyBool({sz(n)}, *a.activeMask), "bool");
+      }
+      w.golden("balanced_expert_ids",
+               i32({sz(n), sz(K)}, std::vector<std::int32_t>(u.balancedIds.begin() + from,
+                                                             u.balancedIds.begin() + to)),
+               "int32");
+      if (u.balancedActiveMask)
+        w.golden("balanced_active_mask",
+                 makeNpyBool({sz(n), sz(K)},
+                             std::vector<std::uint8_t>(u.balancedActiveMask->begin() + from,
+                                                       u.balancedActiveMask->begin() + to)),
+                 "bool");
     }
-    w.golden("balanced_expert_ids", i32({sz(BS), sz(K)}, u.balancedIds), "int32");
-    if (u.balancedActiveMask)
-      w.golden("balanced_active_mask", makeNpyBool({sz(BS), sz(K)}, *u.balancedActiveMask), "bool");
   }
 
   // DeepEP's get_dispatch_layout on the balanced ids, pruned slots as -1 (DeepEP's "skip").

@@ -11,7 +11,8 @@ RoleUbNeeds streamingUbNeeds(const Scenario& sc, int P) {
   const RecordLayout rec = recordLayout(sc);
   const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk, R = sc.cluster.ranks();
   const std::int64_t chunk = sc.rings.chunkBytes;
-  const std::int64_t routing = alignUp(BS * K * 4, 32) * 2 + alignUp(BS * K, 32);
+  const std::int64_t W = routingWindowTokens(static_cast<int>(BS));  // routing staged per window
+  const std::int64_t routing = alignUp(W * K * 4, 32) * 2 + alignUp(W * K, 32);
   const std::int64_t counts = alignUp(R * (2 + P) * 4, 32);
   const std::int64_t batch = std::max<std::int64_t>(1, chunk / rec.recordBytes);
   const std::int64_t tables = alignUp(P * R * 4, 32) * 2 + alignUp(P * 4LL, 32);

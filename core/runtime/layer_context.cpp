@@ -23,4 +23,22 @@ LayerContext::LayerContext(Emulation& e, int placePerRank, int tableCols)
       recordBytes(recordLayout(sc).recordBytes),
       cards(sc.cluster.ranks()) {}
 
+std::string_view faultName(Fault f) {
+  switch (f) {
+    case Fault::DropTail:
+      return "drop-tail";
+    case Fault::StallCore:
+      return "stall-core";
+    case Fault::None:
+      break;
+  }
+  return "none";
+}
+
+std::optional<Fault> faultFromName(std::string_view name) {
+  for (Fault f : {Fault::None, Fault::DropTail, Fault::StallCore})
+    if (faultName(f) == name) return f;
+  return std::nullopt;
+}
+
 }  // namespace moe

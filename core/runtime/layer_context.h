@@ -3,6 +3,8 @@
 // each card's GM buffers (the tensors the kernels read and write).
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "core/runtime/emulation.h"
@@ -51,6 +53,18 @@ enum class Fault : std::uint8_t {
   DropTail,   // one tail publish of a streaming-combine IPC ring is lost (its last one)
   StallCore,  // one streaming-combine forwarder core hangs before it starts
 };
+
+// "none", "drop-tail", "stall-core": the names moe-sim --fault and lesson files use.
+std::string_view faultName(Fault f);
+std::optional<Fault> faultFromName(std::string_view name);
+
+// Kernels that walk a rank's routing (ids, keep-mask, weights: 9 B per slot) stage it in UB
+// a window of at most this many tokens at a time, so DeepEP-scale batches (up to 8192
+// tokens) fit UB. A batch of at most 512 tokens is one window, loaded once.
+inline constexpr int kRoutingWindowTokens = 512;
+inline int routingWindowTokens(int tokensPerRank) {
+  return tokensPerRank < kRoutingWindowTokens ? tokensPerRank : kRoutingWindowTokens;
+}
 
 struct LayerContext {
   LayerContext(Emulation& e, int placePerRank, int tableCols);

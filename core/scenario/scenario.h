@@ -15,6 +15,10 @@ namespace moe {
 enum class RoutingKind { Uniform, PowerLaw, Hotspot, GroupLimited, Trace };
 enum class DispatchImpl { Phased, Streaming, Both };
 
+// Dispatch and combine take DeepEP-scale batches (its normal-mode benchmark runs 4096 tokens
+// per rank); MoeUpdateExpert keeps its own BS <= 512 and runs on slices inside the layer.
+inline constexpr int kMaxTokensPerRank = 8192;
+
 struct ModelShape {
   int tokensPerRank = 128;  // BS
   int hidden = 7168;        // H

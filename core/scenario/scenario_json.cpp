@@ -172,7 +172,7 @@ Scenario scenarioFromJson(const json& j) {
     const json& m = objectMember(j, "model", "model");
     jf::rejectUnknownKeys(m, "model",
                           {"tokens_per_rank", "hidden", "experts", "topk", "intermediate"});
-    readInt(m, "model", "tokens_per_rank", s.model.tokensPerRank, 1, 512);
+    readInt(m, "model", "tokens_per_rank", s.model.tokensPerRank, 1, kMaxTokensPerRank);
     readInt(m, "model", "hidden", s.model.hidden, 1, 16384);
     readInt(m, "model", "experts", s.model.experts, 1, 1024);
     readInt(m, "model", "topk", s.model.topk, 1, 16);
@@ -222,7 +222,7 @@ Scenario scenarioFromJson(const json& j) {
         s.eplb.pruningThreshold.push_back(static_cast<float>(
             jf::boundedNumber(a[i], jf::index("eplb.pruning_threshold", i), 0.0, 1.0)));
     }
-    readInt(e, p, "active_tokens", s.eplb.activeTokens, -1, 512);
+    readInt(e, p, "active_tokens", s.eplb.activeTokens, -1, kMaxTokensPerRank);
   }
 
   if (jf::member(j, "rings")) {
@@ -288,8 +288,8 @@ void validateScenario(const Scenario& s) {
 
   // Model (the per-field ranges again, so a Scenario built in code is held to them too).
   const ModelShape& m = s.model;
-  require(m.tokensPerRank >= 1 && m.tokensPerRank <= 512, "model.tokens_per_rank",
-          "must be in [1, 512], got " + str(m.tokensPerRank));
+  require(m.tokensPerRank >= 1 && m.tokensPerRank <= kMaxTokensPerRank, "model.tokens_per_rank",
+          "must be in [1, " + str(kMaxTokensPerRank) + "], got " + str(m.tokensPerRank));
   require(m.hidden >= 1 && m.hidden <= 16384, "model.hidden",
           "must be in [1, 16384], got " + str(m.hidden));
   require(m.experts >= 1 && m.experts <= 1024, "model.experts",

@@ -191,7 +191,11 @@ TEST(ScenarioJson, TypesEnumsAndRangesNameTheField) {
   EXPECT_EQ(rejectedPath(with(d, "/model/hidden", "7168")), "model.hidden");
   EXPECT_EQ(rejectedPath(with(d, "/model/hidden", 1e300)), "model.hidden");
   EXPECT_EQ(rejectedPath(with(d, "/model/hidden", 16385)), "model.hidden");
-  EXPECT_EQ(rejectedPath(with(d, "/model/tokens_per_rank", 513)), "model.tokens_per_rank");
+  // DeepEP-scale batches: up to 8192 tokens per rank (MoeUpdateExpert runs on slices of 512).
+  // (With payload none: 8192 full-payload tokens at the default shape exceed the size guard.)
+  EXPECT_EQ(rejectedPath(with(with(d, "/model/tokens_per_rank", 8192), "/payload", "none")),
+            "(accepted)");
+  EXPECT_EQ(rejectedPath(with(d, "/model/tokens_per_rank", 8193)), "model.tokens_per_rank");
   EXPECT_EQ(rejectedPath(with(d, "/model/intermediate", 0)), "model.intermediate");
   EXPECT_EQ(rejectedPath(with(d, "/model/experts", 1025)), "model.experts");
   EXPECT_EQ(rejectedPath(with(d, "/model/topk", 17)), "model.topk");

@@ -1,5 +1,6 @@
-// `moe-workbench --screenshot DIR` writes nine distinct (the seven views, A/B and Sweep),
-// non-trivial PNGs.
+// `moe-workbench --screenshot DIR` writes nine distinct, non-trivial PNGs (the seven
+// views, A/B and Sweep); in presenter mode at 1920x1080 none of them has an elided label;
+// `--lesson all` writes one distinct image per step of every shipped lesson.
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -14,34 +15,85 @@
 
 namespace moe::ui::test {
 
+namespace {
+// Starts moe-workbench and waits; the error text when it did not exit 0.
+QString runWorkbench(const QStringList& args) {
+  QProcess p;
+  p.start(MOE_WORKBENCH_PATH, args);
+  if (!p.waitForFinished(600000)) return "did not finish";
+  if (p.exitStatus() != QProcess::NormalExit) return "crashed";
+  if (p.exitCode() != 0)
+    return QString("exit %1: %2").arg(p.exitCode()).arg(p.readAllStandardError().constData());
+  return {};
+}
+
+// Every file is a real picture (many colours, at least minSize) and no two are the same.
+QString distinctAndNonTrivial(const QStringList& files, QSize minSize) {
+  QSet<QByteArray> hashes;
+  for (const QString& file : files) {
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly)) return "cannot read " + file;
+    hashes.insert(QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256));
+    const QImage img(file);
+    if (img.width() < minSize.width() || img.height() < minSize.height())
+      return QString("%1 is %2x%3").arg(file).arg(img.width()).arg(img.height());
+    QSet<QRgb> colours;
+    for (int y = 0; y < img.height(); y += 7)
+      for (int x = 0; x < img.width(); x += 7) colours.insert(img.pixel(x, y));
+    if (colours.size() <= 20)
+      return QString("%1 has only %2 colours").arg(file).arg(colours.size());
+  }
+  if (hashes.size() != files.size())
+    return QString("%1 distinct images of %2").arg(hashes.size()).arg(files.size());
+  return {};
+}
+
+QStringList viewFiles(const QString& dir) {
+  QStringList out;
+  for (const char* name :
+       {"cluster", "card", "experts", "timeline", "metrics", "editor", "compare", "ab", "sweep"})
+    out << QDir(dir).filePath(QString(name) + ".png");
+  return out;
+}
+}  // namespace
+
 class ScreenshotTest : public QObject {
   Q_OBJECT
  private slots:
   void writesNineDistinctNonTrivialPngs() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    QProcess p;
-    p.start(MOE_WORKBENCH_PATH, {"--screenshot", dir.path()});
-    QVERIFY(p.waitForFinished(240000));
-    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
-    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
-    QSet<QByteArray> hashes;
-    for (const char* name : {"cluster", "card", "experts", "timeline", "metrics", "editor",
-                             "compare", "ab", "sweep"}) {
-      const QString file = QDir(dir.path()).filePath(QString(name) + ".png");
-      QFile f(file);
-      QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(file));
-      hashes.insert(QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256));
-      const QImage img(file);
-      QVERIFY(img.width() >= 800 && img.height() >= 600);
-      // Non-trivial: many distinct colours, not a blank window.
-      QSet<QRgb> colours;
-      for (int y = 0; y < img.height(); y += 7)
-        for (int x = 0; x < img.width(); x += 7) colours.insert(img.pixel(x, y));
-      QVERIFY2(colours.size() > 20,
-               qPrintable(QString("%1 has only %2 colours").arg(name).arg(colours.size())));
+    const QString error = runWorkbench({"--screenshot", dir.path()});
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QString bad = distinctAndNonTrivial(viewFiles(dir.path()), QSize(800, 600));
+    QVERIFY2(bad.isEmpty(), qPrintable(bad));
+  }
+
+  void presenterModeAt1920x1080ElidesNoLabel() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    // --fail-on-elided exits 3 and lists every clipped or elided text on stderr.
+    const QString error =
+        runWorkbench({"--presenter", "--screenshot", dir.path(), "--fail-on-elided"});
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QString bad = distinctAndNonTrivial(viewFiles(dir.path()), QSize(1920, 1080));
+    QVERIFY2(bad.isEmpty(), qPrintable(bad));
+  }
+
+  void everyLessonStepGetsItsOwnImage() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString error = runWorkbench({"--lesson", "all", "--screenshot", dir.path()});
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QStringList files;
+    QSet<QString> lessons;
+    for (const QString& f : QDir(dir.path()).entryList({"*-step*.png"}, QDir::Files, QDir::Name)) {
+      files << QDir(dir.path()).filePath(f);
+      lessons.insert(f.left(f.indexOf("-step")));
     }
-    QCOMPARE(hashes.size(), 9);
+    QVERIFY2(lessons.size() >= 5, qPrintable(QStringList(lessons.values()).join(", ")));
+    const QString bad = distinctAndNonTrivial(files, QSize(800, 600));
+    QVERIFY2(bad.isEmpty(), qPrintable(bad));
   }
 };
 

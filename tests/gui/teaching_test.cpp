@@ -30,6 +30,7 @@
 #include "ui/widgets/lesson_panel.h"
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/scenario_editor.h"
+#include "ui/widgets/timeline_legend.h"
 #include "ui/widgets/timeline_widget.h"
 
 namespace moe::ui::test {
@@ -245,6 +246,70 @@ class TeachingTest : public QObject {
     } catch (const std::exception& e) {
       QVERIFY(QString(e.what()).startsWith("lesson broken, (file): not valid JSON"));
     }
+  }
+
+  void aLessonStepCanPlantAFaultForTheDeadlockWatch() {
+    // The combine lesson ends with a lost tail publish: the run must end in a diagnosed
+    // deadlock, which only the streaming design of the MoE layer can have.
+    bool planted = false;
+    for (const LessonEntry& e : builtinLessons())
+      if (e.lesson)
+        for (const LessonStep& s : e.lesson->steps) planted |= s.fault == Fault::DropTail;
+    QVERIFY(planted);
+    const auto error = [](const char* json) {
+      try {
+        (void)parseLesson("broken", json);
+      } catch (const std::exception& e) {
+        return QString(e.what());
+      }
+      return QString("accepted");
+    };
+    QCOMPARE(error(R"({"title": "t", "steps": [{"narration": "a", "run_to": {"end": true},
+                      "view": "card", "fault": "lose-everything"}]})"),
+             QString("lesson broken, step 1, fault: must be none, drop-tail or stall-core"));
+    QCOMPARE(error(R"({"title": "t", "steps": [{"narration": "a", "run_to": {"end": true},
+                      "view": "card", "design": "phased", "fault": "drop-tail"}]})"),
+             QString("lesson broken, step 1, fault: needs the moe-layer workload with the "
+                     "streaming design"));
+  }
+
+  void theDeadlockStepEndsInADiagnosedDeadlock() {
+    MainWindow w;
+    QVERIFY(waitFirstFrame(w));
+    LessonPanel* panel = w.lessonPanel();
+    for (int i = 0; i < static_cast<int>(panel->lessons().size()); ++i) {
+      const LessonEntry& entry = panel->lessons()[static_cast<std::size_t>(i)];
+      if (!entry.lesson) continue;
+      const Lesson& lesson = *entry.lesson;
+      for (int k = 0; k < static_cast<int>(lesson.steps.size()); ++k) {
+        if (lesson.steps[static_cast<std::size_t>(k)].fault != Fault::DropTail) continue;
+        QSignalSpy verified(w.controller(), &RunController::verificationReady);
+        QSignalSpy shown(&w, &MainWindow::lessonStepShown);
+        panel->showStep(i, k);
+        QVERIFY(shown.wait(120000));
+        QVERIFY(w.liveSnapshot()->deadlocked);
+        QVERIFY(verified.count() > 0 || verified.wait(10000));
+        const auto v = verified.last().at(0).value<Verification>();
+        QVERIFY(v.summary.startsWith("DEADLOCK"));
+        // The diagnosis names the waiting core and the ring with its pointers.
+        QVERIFY2(v.details.contains("forwarder") && v.details.contains("IPC ring") &&
+                     v.details.contains("producer tail"),
+                 qPrintable(v.details));
+        return;
+      }
+    }
+    QFAIL("no lesson step plants drop-tail");
+  }
+
+  void timelineKeyExplainsTheLanesShown() {
+    const QString perCore = timelineLegendHtml({true, {}, false});
+    for (const char* a : {"copy", "vector", "cube", "wait-space", "wait-data", "wait-sync"})
+      QVERIFY2(perCore.contains(a), qPrintable(perCore));
+    const QString byRole = timelineLegendHtml({false, {Role::Gemm, Role::A2A}, true});
+    QVERIFY(byRole.contains("gemm") && byRole.contains("a2a") && byRole.contains("pale: waiting"));
+    QVERIFY(byRole.contains(roleColor(Role::Gemm).darker(115).name()));
+    QVERIFY(byRole.contains("communication exposed"));
+    QVERIFY(!perCore.contains("communication exposed"));
   }
 
   void lessonPanelNextDrivesTheRunAndTheView() {

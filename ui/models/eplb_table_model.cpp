@@ -77,14 +77,28 @@ QVariant EplbTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant EplbTableModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (role != Qt::DisplayRole || o != Qt::Horizontal) return {};
+  if (o != Qt::Horizontal) return {};
+  // Short titles fit a narrow column at presenter scale; the tooltip says how to read a cell.
+  if (role == Qt::ToolTipRole) {
+    switch (section) {
+      case Expert:
+        return tr("The logical expert id");
+      case Routed:
+        return tr("Token slots the router sent to this expert");
+      case Instances:
+        return tr("Each instance of the expert: #instance id, the rank holding it, and the token "
+                  "slots it received");
+    }
+    return {};
+  }
+  if (role != Qt::DisplayRole) return {};
   switch (section) {
     case Expert:
       return tr("Expert");
     case Routed:
       return tr("Routed");
     case Instances:
-      return tr("Instances (#id rank: slots received)");
+      return tr("Instances");
   }
   return {};
 }

@@ -129,7 +129,8 @@ Lesson parseLesson(const QString& name, const QByteArray& bytes) {
     w.step = static_cast<int>(i) + 1;
     const json& s = j["steps"][i];
     if (!s.is_object()) w.fail("(step)", "must be an object");
-    onlyKeys(w, s, "", {"narration", "scenario", "design", "run_to", "view", "select", "card"});
+    onlyKeys(w, s, "",
+             {"narration", "scenario", "design", "run_to", "view", "select", "card", "fault"});
     LessonStep step;
     step.narration = QString::fromStdString(text(w, s, "narration", true));
     if (s.contains("scenario")) sc = merged(w, sc, s["scenario"], "scenario");
@@ -144,6 +145,16 @@ Lesson parseLesson(const QString& name, const QByteArray& bytes) {
                              : "must be streaming or phased for this workload");
     }
     step.design = design;
+    if (s.contains("fault")) {
+      const std::optional<Fault> fault = faultFromName(text(w, s, "fault", true));
+      if (!fault) w.fail("fault", "must be none, drop-tail or stall-core");
+      // The faults are planted in the MoE layer's streaming combine: anywhere else the step
+      // would promise a failure that never happens.
+      if (*fault != Fault::None && (step.scenario.workload.kind != WorkloadKind::MoeLayer ||
+                                    (!design.empty() && design != "streaming")))
+        w.fail("fault", "needs the moe-layer workload with the streaming design");
+      step.fault = *fault;
+    }
     if (!s.contains("run_to")) w.fail("run_to", "is required");
     step.target = target(w, s["run_to"]);
     step.view = QString::fromStdString(text(w, s, "view", true));

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/runtime/layer_context.h"
 #include "core/scenario/scenario.h"
 #include "ui/models/selection.h"
 
@@ -26,9 +27,10 @@ struct LessonStep {
   Scenario scenario;   // the full scenario of this step (changes so far applied)
   std::string design;  // "" (the workload's default), "streaming", "phased", ...
   LessonTarget target;
-  QString view;         // a tab: cluster, card, experts, timeline, metrics, scenario, compare
-  Selection selection;  // what to select and highlight (kind None: nothing)
-  int card = -1;        // the card the Card view shows (-1: leave it)
+  QString view;               // a tab: cluster, card, experts, timeline, metrics, scenario, compare
+  Selection selection;        // what to select and highlight (kind None: nothing)
+  int card = -1;              // the card the Card view shows (-1: leave it)
+  Fault fault = Fault::None;  // a fault planted for this step only (streaming combine)
 };
 
 struct Lesson {

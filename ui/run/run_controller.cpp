@@ -54,8 +54,9 @@ void RunController::setTickInterval(int ms) {
   if (ms <= 0) timer_->stop();
 }
 
-void RunController::load(const Scenario& sc, Design design) {
+void RunController::load(const Scenario& sc, Design design, Fault fault) {
   sc_ = sc;
+  fault_ = fault;
   loaded_ = false;
   resolved_.reset();
   design_ = workloadOf(design) == sc.workload.kind ? design : defaultDesign(sc.workload.kind);
@@ -74,7 +75,7 @@ void RunController::load(const Scenario& sc, Design design) {
 }
 
 std::unique_ptr<SteppableRun> RunController::newRun() const {
-  return makeRun(*resolved_, design_);
+  return makeRun(*resolved_, design_, fault_);
 }
 
 void RunController::reset() {
@@ -259,8 +260,10 @@ void RunController::runFromStartTo(const LessonTarget& t) {
   else
     play_.follow(run_->emulation().sim());
   emitFrame(true);
-  emit targetReached();
+  // A step that runs to the end says "the status bar shows the result": the verdict comes
+  // before the step counts as reached.
   verifyIfFinished();
+  emit targetReached();
 }
 
 void RunController::runToEnd() {
@@ -417,7 +420,7 @@ void RunController::verifyIfFinished() {
   verified_ = true;
   Verification v{runId_, true, false, {}, {}};
   if (run_->deadlocked()) {
-    v.summary = tr("DEADLOCK");
+    v.summary = tr("DEADLOCK (hover here for the diagnosis)");
     v.details = QString::fromStdString(run_->emulation().deadlockDiagnosis());
   } else {
     const auto checks = run_->verifyAgainstReference();

@@ -14,6 +14,7 @@
 
 #include "core/pipeline/design.h"
 #include "core/pipeline/resolved_scenario.h"
+#include "core/runtime/layer_context.h"
 #include "core/runtime/steppable_run.h"
 #include "ui/run/frame.h"
 #include "ui/run/play_clock.h"
@@ -47,7 +48,8 @@ class RunController : public QObject {
  public slots:
   // Resolves the scenario once (core's ResolvedScenario) and builds runs of `design` with
   // the run factory; a design of the other workload picks this workload's default design.
-  void load(const moe::Scenario& sc, moe::Design design);
+  // `fault` is planted in every run of this load (lessons: the deadlock watch at work).
+  void load(const moe::Scenario& sc, moe::Design design, moe::Fault fault = moe::Fault::None);
   void reset();
   void play();
   void pause();
@@ -112,6 +114,7 @@ class RunController : public QObject {
   Scenario sc_;
   bool loaded_ = false;
   Design design_ = Design::Streaming;
+  Fault fault_ = Fault::None;
   std::optional<ResolvedScenario> resolved_;  // the loaded scenario, resolved once
   std::unique_ptr<SteppableRun> run_;
   std::unique_ptr<SteppableRun> scrub_;

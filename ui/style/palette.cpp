@@ -42,6 +42,17 @@ QColor loadColor(double load) {
   return QColor::fromHsvF((1.0 - x) * 120.0 / 360.0, 0.85, 0.85);
 }
 
+QColor paleOf(const QColor& c) {
+  return QColor((c.red() + 2 * 255) / 3, (c.green() + 2 * 255) / 3, (c.blue() + 2 * 255) / 3);
+}
+
+QColor hiddenCommunicationColor() {
+  return QColor(0x3c, 0xa0, 0x6a);
+}
+QColor exposedCommunicationColor() {
+  return QColor(0xd0, 0x40, 0x40);
+}
+
 QString roleText(Role r) {
   return QString::fromLatin1(roleName(r).data(), static_cast<int>(roleName(r).size()));
 }

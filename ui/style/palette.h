@@ -13,6 +13,11 @@ QColor roleColor(Role r);
 QColor activityColor(Activity a);
 // Green (idle) through yellow to red (saturated), for a load in [0, 1].
 QColor loadColor(double load);
+// `c` washed towards white: a waiting share reads as the same role, but quieter.
+QColor paleOf(const QColor& c);
+// The fused workload's summary lanes: communication hidden under compute, or exposed.
+QColor hiddenCommunicationColor();
+QColor exposedCommunicationColor();
 QString roleText(Role r);
 QString activityText(Activity a);
 // Human-readable bytes: "128 KiB".

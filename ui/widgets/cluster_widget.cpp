@@ -39,13 +39,30 @@ void ClusterWidget::setSelectedCard(int card) {
   update();
 }
 
+QString ClusterWidget::headerText() const {
+  if (!snap_) return {};
+  return tr("%1 servers x %2 cards at %3 — link colour = current load (green idle, red "
+            "saturated); click a card to open it")
+      .arg(snap_->servers)
+      .arg(snap_->cardsPerServer)
+      .arg(timeText(snap_->now));
+}
+
+int ClusterWidget::headerHeight() const {
+  // The line wraps on a narrow (or presenter-scaled) view instead of running off the edge.
+  const QRect need = fontMetrics().boundingRect(QRect(0, 0, std::max(50, width() - 16), 1000),
+                                                Qt::TextWordWrap, headerText());
+  return std::max(26, need.height() + 8);
+}
+
 QRectF ClusterWidget::serverRect(int server) const {
   const int n = std::max(1, snap_ ? snap_->servers : 1);
   const int cols = n <= 4 ? n : static_cast<int>(std::ceil(std::sqrt(n)));
   const int rows = (n + cols - 1) / cols;
   const double w = width() / static_cast<double>(cols);
-  const double h = (height() - kFabricH - 30) / static_cast<double>(rows);
-  return QRectF((server % cols) * w + 8, 26 + (server / cols) * h + 4, w - 16, h - 8);
+  const int top = headerHeight();
+  const double h = (height() - kFabricH - top - 4) / static_cast<double>(rows);
+  return QRectF((server % cols) * w + 8, top + (server / cols) * h + 4, w - 16, h - 8);
 }
 
 QPointF ClusterWidget::fabricPoint() const {
@@ -94,13 +111,8 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), palette().base());
   if (!snap_) return;
   p.setPen(palette().text().color());
-  p.drawText(QRectF(8, 4, width() - 16, 20), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("%1 servers x %2 cards at %3 — link colour = current load (green idle, red "
-                "saturated); click a "
-                "card to open it")
-                 .arg(snap_->servers)
-                 .arg(snap_->cardsPerServer)
-                 .arg(timeText(snap_->now)));
+  p.drawText(QRectF(8, 4, width() - 16, headerHeight() - 4),
+             Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, headerText());
   for (int s = 0; s < snap_->servers; ++s) {
     p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1));
     p.setBrush(QColor(0xf6, 0xf6, 0xfa));

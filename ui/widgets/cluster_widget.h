@@ -31,6 +31,8 @@ class ClusterWidget : public QWidget {
   bool event(QEvent* e) override;
 
  private:
+  QString headerText() const;
+  int headerHeight() const;
   QRectF serverRect(int server) const;
   QPointF fabricPoint() const;
   int cardAt(const QPointF& p) const;

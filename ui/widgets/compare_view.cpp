@@ -1,5 +1,9 @@
 #include "ui/widgets/compare_view.h"
 
+#include <QScrollArea>
+
+#include "ui/widgets/chart_column.h"
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -28,7 +32,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   verdict_->setWordWrap(true);
   table_ = new QTableView;
   table_->setModel(model_);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  // Columns as wide as their figures: a stretched column elided "4756.234 us" to "4756.2..." at
+  // presenter scale. The last one takes what is left.
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setStretchLastSection(true);
   table_->setToolTip(tr("Key figures of each dispatch design on the same scenario and gating"));
   chart_ = new QChartView(new QChart);
   chart_->setRenderHint(QPainter::Antialiasing);
@@ -36,9 +43,14 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* top = new QHBoxLayout;
   top->addWidget(run_);
   top->addWidget(verdict_, 1);
-  auto* body = new QHBoxLayout;
-  body->addWidget(table_, 1);
-  body->addWidget(chart_, 1);
+  // Table above chart, each the full width (side by side, the chart's stage names and the
+  // table's 16-digit digests did not both fit a presenter-scaled window); the pair scrolls
+  // when the window is too short for both.
+  table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  QScrollArea* body = chartColumn({table_, chart_}, 0);
+  chart_->setMinimumHeight(16 * chart_->fontMetrics().height());
   staleLabel_ = new QLabel(
       tr("Stale: these figures are for the previous scenario. Press the button to compare the "
          "current one."));
@@ -48,7 +60,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(top);
   lay->addWidget(staleLabel_);
-  lay->addLayout(body, 1);
+  lay->addWidget(body, 1);
   connect(run_, &QPushButton::clicked, this, &CompareView::runRequested);
 }
 
@@ -145,6 +157,9 @@ void CompareView::setResult(const CompareResult& r) {
   y->append(r.stacked ? r.impls : r.stageNames);
   auto* x = new QValueAxis;
   x->setRange(0, top * 1.1 + 1e-9);
+  // Round ticks with whole numbers: "684.9 1369.7 2054.6" ran into each other.
+  x->applyNiceNumbers();
+  x->setLabelFormat("%.0f");
   x->setTitleText(tr("us"));
   chart->addAxis(y, Qt::AlignLeft);
   chart->addAxis(x, Qt::AlignBottom);

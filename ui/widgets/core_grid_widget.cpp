@@ -25,7 +25,11 @@ QString roleCounts(const Snapshot& s, const std::vector<int>& ids) {
 constexpr int kColumns = 10;
 constexpr int kGap = 4;
 constexpr int kLegendHeight = 44;
-constexpr int kSectionLabel = 16;
+// A section heading ("AIV (vector) cores ..."): one line of the widget's font and a gap, so a
+// larger font never pushes its top out of the widget.
+int sectionLabel(const QWidget& w) {
+  return w.fontMetrics().height() + 4;
+}
 }  // namespace
 
 CoreGridWidget::CoreGridWidget(QWidget* parent) : QWidget(parent) {
@@ -52,10 +56,10 @@ void CoreGridWidget::layoutCells() {
   const int aivRows = (static_cast<int>(card.aiv.size()) + kColumns - 1) / kColumns;
   const int aicRows = (static_cast<int>(card.aic.size()) + kColumns - 1) / kColumns;
   const int rows = aivRows + aicRows;
-  const int availH = height() - kLegendHeight - 2 * kSectionLabel - kGap;
+  const int availH = height() - kLegendHeight - 2 * sectionLabel(*this) - kGap;
   const int cell =
       std::max(8, std::min((width() - kGap) / kColumns - kGap, rows ? availH / rows - kGap : 0));
-  int y = kSectionLabel;
+  int y = sectionLabel(*this);
   auto place = [&](const std::vector<int>& ids) {
     for (std::size_t i = 0; i < ids.size(); ++i) {
       const int r = static_cast<int>(i) / kColumns, c = static_cast<int>(i) % kColumns;
@@ -65,7 +69,7 @@ void CoreGridWidget::layoutCells() {
     y += ((static_cast<int>(ids.size()) + kColumns - 1) / kColumns) * (cell + kGap);
   };
   place(card.aiv);
-  y += kSectionLabel;
+  y += sectionLabel(*this);
   place(card.aic);
   legendTop_ = y + kGap;
 }
@@ -87,11 +91,11 @@ void CoreGridWidget::paintEvent(QPaintEvent*) {
   p.setRenderHint(QPainter::Antialiasing, false);
   const CardSnap& card = snap_->cards[card_];
   p.setPen(palette().text().color());
-  p.drawText(QPoint(kGap, kSectionLabel - 4),
+  p.drawText(QPoint(kGap, sectionLabel(*this) - 4 - fontMetrics().descent()),
              tr("AIV (vector) cores of card %1: %2").arg(card_).arg(roleCounts(*snap_, card.aiv)));
   if (!card.aic.empty()) {
     const int aicTop = cells_[card.aiv.size()].rect.top();
-    p.drawText(QPoint(kGap, aicTop - 4),
+    p.drawText(QPoint(kGap, aicTop - 4 - fontMetrics().descent()),
                tr("AIC (cube) cores: %1").arg(roleCounts(*snap_, card.aic)));
   }
   QFont small = font();

@@ -4,9 +4,11 @@
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
+#include <QHeaderView>
 #include <QLabel>
 #include <QStyle>
 #include <QTabBar>
+#include <QTableView>
 #include <QTextDocument>
 #include <QToolButton>
 #include <QtCharts/QChartView>
@@ -61,6 +63,36 @@ QStringList elidedTexts(QWidget* root) {
                      .arg(t->tabText(i))
                      .arg(need)
                      .arg(t->tabRect(i).width());
+      }
+    } else if (auto* tv = qobject_cast<QTableView*>(w)) {
+      // Item views elide a cell's text that does not fit its column (and the row's height
+      // when wrapped). Only the rows on screen are checked.
+      const QAbstractItemModel* m = tv->model();
+      if (!m) continue;
+      const QFontMetrics fm = tv->fontMetrics();
+      const int margin =
+          2 * (tv->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, tv) + 1);
+      for (int r = 0; r < m->rowCount(); ++r) {
+        if (tv->isRowHidden(r) || tv->rowViewportPosition(r) > tv->viewport()->height()) continue;
+        if (tv->rowViewportPosition(r) + tv->rowHeight(r) < 0) continue;
+        for (int c = 0; c < m->columnCount(); ++c) {
+          if (tv->isColumnHidden(c)) continue;
+          const QString text = m->index(r, c).data().toString();
+          if (text.isEmpty()) continue;
+          const int room = tv->columnWidth(c) - margin;
+          const bool fits =
+              tv->wordWrap()
+                  ? fm.boundingRect(QRect(0, 0, std::max(1, room), 100000), Qt::TextWordWrap, text)
+                                .height() <= tv->rowHeight(r) &&
+                        fm.horizontalAdvance(text.section(' ', 0, 0)) <= room
+                  : fm.horizontalAdvance(text) <= room;
+          if (!fits)
+            out << QString("%1: cell \"%2\" (row %3, column %4) has %5 px")
+                       .arg(who(tv), text)
+                       .arg(r)
+                       .arg(c)
+                       .arg(room);
+        }
       }
     } else if (auto* v = qobject_cast<QChartView*>(w)) {
       // Qt Charts shortens titles and axis labels that do not fit with "...".

@@ -1,6 +1,7 @@
 #include "ui/widgets/experts_view.h"
 
 #include "ui/models/eplb_table_model.h"
+#include "ui/widgets/chart_column.h"
 #include "ui/widgets/instance_load_widget.h"
 
 #include <QHBoxLayout>
@@ -128,12 +129,7 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   head->addWidget(summary_, 1);
   head->addWidget(redundant_);
   head->addWidget(rebalance_);
-  auto* charts = new QWidget;
-  auto* left = new QVBoxLayout(charts);
-  left->setContentsMargins(0, 0, 0, 0);
-  left->addWidget(experts_, 3);
-  left->addWidget(instances_, 3);
-  left->addWidget(ranks_, 3);
+  QWidget* charts = chartColumn({experts_, instances_, ranks_}, 10);
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(charts);
   split->addWidget(table_);

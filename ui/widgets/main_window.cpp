@@ -103,6 +103,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   timelineLay->setContentsMargins(0, 4, 0, 0);
   timelineLay->addLayout(timelineHead);
   timelineLay->addWidget(timeline_, 1);
+  auto* legend = new TimelineLegend;
+  legend->setObjectName("timelineLegend");
+  timelineLay->addWidget(legend);
+  // Lanes are laid out while painting: update the key afterwards, not inside the paint.
+  connect(
+      timeline_, &TimelineWidget::lanesRebuilt, legend,
+      [this, legend] { legend->setContent(timeline_->legendContent()); }, Qt::QueuedConnection);
   tabs_->addTab(timelineTab, tr("Timeline"));
   tabs_->addTab(metrics_, tr("Metrics"));
   tabs_->addTab(editor_, tr("Scenario"));
@@ -115,7 +122,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     emit abDone(side);
   });
   // A clicked sweep point becomes the scenario of the editor and the live run.
-  connect(sweep_, &SweepView::loadRequested, this, &MainWindow::loadScenario);
+  connect(sweep_, &SweepView::loadRequested, this,
+          [this](const Scenario& sc) { loadScenario(sc); });
   setCentralWidget(tabs_);
 
   inspector_ = new QTextBrowser;
@@ -203,7 +211,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     run_->setToolTip(ok ? tr("Run at the chosen speed")
                         : tr("Disabled: the edited scenario is invalid (%1)").arg(msg));
   });
-  connect(editor_, &ScenarioEditor::applyRequested, this, &MainWindow::loadScenario);
+  connect(editor_, &ScenarioEditor::applyRequested, this,
+          [this](const Scenario& sc) { loadScenario(sc); });
 
   resize(1400, 900);
   loadScenario(defaultScenario());
@@ -434,7 +443,7 @@ void MainWindow::showLessonStep(const Lesson& lesson, int index) {
   }
   scrub_.reset();
   liveButton_->hide();
-  loadScenario(step.scenario);
+  loadScenario(step.scenario, step.fault);
   QMetaObject::invokeMethod(controller_,
                             [c = controller_, t = step.target] { c->runFromStartTo(t); });
   const auto& views = lessonViews();
@@ -471,7 +480,7 @@ void MainWindow::setDesignChoices(WorkloadKind kind) {
   }
 }
 
-void MainWindow::loadScenario(const Scenario& sc) {
+void MainWindow::loadScenario(const Scenario& sc, Fault fault) {
   const bool workloadChanged = sc.workload.kind != designsFor_ || !live_;
   if (sc.workload.kind != designsFor_) setDesignChoices(sc.workload.kind);
   if (workloadChanged) {
@@ -495,7 +504,8 @@ void MainWindow::loadScenario(const Scenario& sc) {
   if (!(editor_->scenario() == sc)) editor_->setScenario(sc);
   const auto design = static_cast<Design>(impl_->currentData().toInt());
   ab_->setCurrent(sc, design);
-  QMetaObject::invokeMethod(controller_, [c = controller_, sc, design] { c->load(sc, design); });
+  QMetaObject::invokeMethod(controller_,
+                            [c = controller_, sc, design, fault] { c->load(sc, design, fault); });
 }
 
 void MainWindow::startAb(int side) {

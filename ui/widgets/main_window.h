@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/runtime/layer_context.h"
 #include "ui/models/selection.h"
 #include "ui/run/ab_runner.h"
 #include "ui/run/compare_runner.h"
@@ -44,7 +45,7 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   // Loads a scenario into the live run (and the editor), paused at time 0.
-  void loadScenario(const Scenario& sc);
+  void loadScenario(const Scenario& sc, Fault fault = Fault::None);
   RunController* controller() const { return controller_; }
   std::shared_ptr<const Snapshot> liveSnapshot() const { return live_; }
   std::shared_ptr<const Snapshot> shownSnapshot() const { return scrub_ ? scrub_ : live_; }

@@ -1,5 +1,7 @@
 #include "ui/widgets/metrics_view.h"
 
+#include "ui/widgets/chart_column.h"
+
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -16,13 +18,20 @@ const int kChartOf[] = {0, 0, 0, 1, 1, 2, 2};
 }  // namespace
 
 MetricsView::MetricsView(QWidget* parent) : QWidget(parent) {
+  auto* bandwidth = addChart(tr("Link bandwidth by type"), tr("GB/s"), {Hccs, Nic, Hbm});
+  auto* occupancy = addChart(tr("Buffer occupancy"), tr("%"), {RingFill, StageFill});
+  occupancy->setToolTip(
+      tr("Ring bytes in flight / ring capacity, and workspace-stage bytes "
+         "holding data / workspace bytes, sampled by the worker on a grid of "
+         "emulated time"));
+  auto* cores = addChart(tr("Cores working vs waiting"), tr("cores"), {Busy, Waiting});
+  // The three charts share one time axis: only the bottom one names it, which leaves the
+  // upper two the room their labels need.
+  x_[0]->setTitleVisible(false);
+  x_[1]->setTitleVisible(false);
   auto* lay = new QVBoxLayout(this);
-  lay->addWidget(addChart(tr("Link bandwidth by type"), tr("GB/s"), {Hccs, Nic, Hbm}));
-  lay->addWidget(
-      addChart(tr("Buffer occupancy: ring bytes in flight / ring capacity, workspace-stage bytes "
-                  "holding data / workspace bytes"),
-               tr("%"), {RingFill, StageFill}));
-  lay->addWidget(addChart(tr("Cores working vs waiting"), tr("cores"), {Busy, Waiting}));
+  lay->setContentsMargins(0, 0, 0, 0);
+  lay->addWidget(chartColumn({bandwidth, occupancy, cores}, 11));
   for (auto& p : points_) p.reserve(4096);
 }
 

@@ -13,9 +13,15 @@ namespace moe::ui {
 
 namespace {
 constexpr int kRowH = 34;
-constexpr int kHeader = 20;
+// The key above the rings: two lines of text, wrapped, so it never runs off a narrow view.
+int headerHeight(const QWidget& w) {
+  return 2 * w.fontMetrics().height() + 4;
+}
 constexpr int kLabelW = 230;
-constexpr int kValueW = 190;
+// The value column fits the longest figure ("512.0 KiB/512.0 KiB w9999") in the widget's font.
+int valueWidth(const QWidget& w) {
+  return w.fontMetrics().horizontalAdvance("888.88 KiB/888.88 KiB w8888") + 12;
+}
 const QColor kPublished(0x4e, 0x9a, 0xf1);
 const QColor kUnpublished(0xa8, 0xcc, 0xf8);
 const QColor kHead(0x10, 0x90, 0x40);
@@ -62,11 +68,11 @@ void marker(QPainter& p, double x, const QRectF& bar, const QColor& c, bool abov
 
 RingStripWidget::RingStripWidget(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
-  setMinimumHeight(kHeader + kRowH);
+  setMinimumHeight(headerHeight(*this) + kRowH);
 }
 
 QSize RingStripWidget::sizeHint() const {
-  return {640, kHeader + kRowH * std::max<int>(1, static_cast<int>(rows_.size()))};
+  return {640, headerHeight(*this) + kRowH * std::max<int>(1, static_cast<int>(rows_.size()))};
 }
 
 void RingStripWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
@@ -77,7 +83,8 @@ void RingStripWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
     for (std::size_t i = 0; i < snap_->rings.size(); ++i)
       if (snap_->rings[i].consumerCard == card) rows_.push_back(static_cast<int>(i));
   if (rows_.size() != before) {
-    setMinimumHeight(kHeader + kRowH * std::max<int>(1, static_cast<int>(rows_.size())));
+    setMinimumHeight(headerHeight(*this) +
+                     kRowH * std::max<int>(1, static_cast<int>(rows_.size())));
     updateGeometry();
   }
   update();
@@ -89,12 +96,13 @@ void RingStripWidget::setSelectedRing(int id) {
 }
 
 int RingStripWidget::rowAt(const QPoint& p) const {
-  const int r = (p.y() - kHeader) / kRowH;
-  return p.y() >= kHeader && r >= 0 && r < static_cast<int>(rows_.size()) ? rows_[r] : -1;
+  const int r = (p.y() - headerHeight(*this)) / kRowH;
+  return p.y() >= headerHeight(*this) && r >= 0 && r < static_cast<int>(rows_.size()) ? rows_[r]
+                                                                                      : -1;
 }
 
 void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row) const {
-  const QRectF bar(row.left() + kLabelW, row.top() + 10, row.width() - kLabelW - kValueW,
+  const QRectF bar(row.left() + kLabelW, row.top() + 10, row.width() - kLabelW - valueWidth(*this),
                    row.height() - 20);
   p.setPen(palette().text().color());
   p.drawText(QRect(row.left() + 4, row.top(), kLabelW - 8, row.height()),
@@ -126,11 +134,12 @@ void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row
   p.setFont(font());
   p.setPen(palette().text().color());
   const double used = static_cast<double>(r.occupied());
-  p.drawText(QRect(static_cast<int>(bar.right()) + 6, row.top(), kValueW - 8, row.height()),
-             Qt::AlignVCenter,
-             QString("%1/%2 w%3")
-                 .arg(bytesText(used), bytesText(static_cast<double>(r.capacity)))
-                 .arg(r.stats.wraps));
+  p.drawText(
+      QRect(static_cast<int>(bar.right()) + 6, row.top(), valueWidth(*this) - 8, row.height()),
+      Qt::AlignVCenter,
+      QString("%1/%2 w%3")
+          .arg(bytesText(used), bytesText(static_cast<double>(r.capacity)))
+          .arg(r.stats.wraps));
   if (r.id == selected_) {
     p.setPen(QPen(Qt::black, 1, Qt::DashLine));
     p.drawRect(row.adjusted(1, 1, -2, -2));
@@ -146,12 +155,12 @@ void RingStripWidget::paintEvent(QPaintEvent*) {
     return;
   }
   p.drawText(
-      QRect(4, 0, width() - 8, kHeader), Qt::AlignVCenter,
+      QRect(4, 0, width() - 8, headerHeight(*this)), Qt::AlignVCenter | Qt::TextWordWrap,
       tr("Rings into this card: blue = published, pale = written not yet published, hatched = read "
          "not yet freed; H head, T tail, dashed = producer's cached head; wN = wraps"));
   for (std::size_t i = 0; i < rows_.size(); ++i)
     paintRing(p, snap_->rings[rows_[i]],
-              QRect(0, kHeader + static_cast<int>(i) * kRowH, width(), kRowH));
+              QRect(0, headerHeight(*this) + static_cast<int>(i) * kRowH, width(), kRowH));
 }
 
 void RingStripWidget::mousePressEvent(QMouseEvent* e) {

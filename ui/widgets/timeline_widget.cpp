@@ -13,20 +13,17 @@
 namespace moe::ui {
 
 namespace {
-constexpr int kCoreLabelW = 90;     // per core: only card names
-constexpr int kLaneLabelW = 160;    // role and summary lanes are labelled
-constexpr int kRowH = 5;            // one core
-constexpr int kRoleH = 16;          // one role on one card
-constexpr int kSummaryH = 14;       // one summary lane
-constexpr int kSummaryHeader = 34;  // the stage names, then the overlap figure
-constexpr int kCardGap = 14;
+constexpr int kCoreLabelW = 90;   // per core: only card names
+constexpr int kLaneLabelW = 160;  // role and summary lanes are labelled
+constexpr int kRowH = 5;          // one core
+constexpr int kRoleH = 16;        // one role on one card
+constexpr int kSummaryH = 14;     // one summary lane
 constexpr int kAxisH = 22;
-const QColor kHidden(0x3c, 0xa0, 0x6a);
-const QColor kExposed(0xd0, 0x40, 0x40);
-
-// `c` washed towards white: a waiting share reads as the same role, but quieter.
-QColor pale(const QColor& c) {
-  return QColor((c.red() + 2 * 255) / 3, (c.green() + 2 * 255) / 3, (c.blue() + 2 * 255) / 3);
+// Text rows are sized from the font, so a larger (presenter) font never runs into the axis:
+// below the axis one row of stage names, then (fused workload) the overlap figure, then
+// each card's heading above its lanes.
+int textRow(const QFontMetrics& fm) {
+  return fm.height() + 2;
 }
 
 // Adds the pixel coverage of [x0, x1) (plot pixels, fractional) to cov: whole pixels via
@@ -90,7 +87,8 @@ void TimelineWidget::rebuildLanes() {
   const bool hasComm = model_.hasCommunication();
   // The plot starts after the label column (t0 stays the time at its left edge).
   axis_.left = grouping_ == Grouping::PerCore && !hasComm ? kCoreLabelW : kLaneLabelW;
-  int y = kAxisH + (hasComm ? kSummaryHeader : 0);
+  const int row = textRow(fontMetrics());
+  int y = kAxisH + row + (hasComm ? row : 0);
   int card = -1;
   const auto grouping =
       grouping_ == Grouping::PerCore ? TimelineGrouping::PerCore : TimelineGrouping::ByRole;
@@ -99,13 +97,26 @@ void TimelineWidget::rebuildLanes() {
     static_cast<TimelineLane&>(l) = std::move(m);
     if (l.kind != Lane::Kind::Summary && l.card != card) {
       card = l.card;
-      y += kCardGap;
+      y += row;
     }
     l.top = y;
     l.height = l.kind == Lane::Kind::Core ? kRowH : l.kind == Lane::Kind::Role ? kRoleH : kSummaryH;
     y += l.height;
     lanes_.push_back(std::move(l));
   }
+  emit lanesRebuilt();
+}
+
+TimelineLegendContent TimelineWidget::legendContent() const {
+  TimelineLegendContent c;
+  c.perCore = grouping_ == Grouping::PerCore;
+  for (const Lane& l : lanes_) {
+    if (l.kind == Lane::Kind::Summary) c.summary = true;
+    if (l.kind == Lane::Kind::Role &&
+        std::find(c.roles.begin(), c.roles.end(), l.role) == c.roles.end())
+      c.roles.push_back(l.role);
+  }
+  return c;
 }
 
 void TimelineWidget::setSnapshot(std::shared_ptr<const Snapshot> s) {
@@ -192,7 +203,7 @@ void TimelineWidget::paintRoleLane(QPainter& p, const Lane& lane, int y, Time tL
   }
   const double n = static_cast<double>(lane.cores.size());
   const int h = lane.height - 2;
-  const QColor full = roleColor(lane.role).darker(115), quiet = pale(roleColor(lane.role));
+  const QColor full = roleColor(lane.role).darker(115), quiet = paleOf(roleColor(lane.role));
   p.fillRect(QRect(axis_.left, y, w, h), QColor(0xf6, 0xf6, 0xf6));
   // Run-length: one rectangle per run of columns with the same working/waiting heights.
   double runW = 0, runD = 0;
@@ -253,12 +264,12 @@ void TimelineWidget::paintSummaryLane(QPainter& p, const Lane& lane, int y, Time
     while (ct != compute.spans().end() && ct->second <= t) ++ct;
     for (auto c = ct; t < it->second; ++c) {
       if (c == compute.spans().end() || c->first >= it->second) {
-        span(t, it->second, kExposed);
+        span(t, it->second, exposedCommunicationColor());
         break;
       }
-      if (c->first > t) span(t, c->first, kExposed);
+      if (c->first > t) span(t, c->first, exposedCommunicationColor());
       const Time hiddenEnd = std::min(c->second, it->second);
-      span(std::max(t, c->first), hiddenEnd, kHidden);
+      span(std::max(t, c->first), hiddenEnd, hiddenCommunicationColor());
       t = hiddenEnd;
     }
   }
@@ -293,16 +304,20 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   const Time tRight = static_cast<Time>(axis_.t(right));
   QFont small = font();
   small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
-  int card = -1;
+  // Per-core lanes are too thin for a label each: every k-th core is numbered, k chosen so
+  // the small labels never overlap.
+  const int labelEvery = std::max(1, (QFontMetrics(small).height() + kRowH) / kRowH);
+  int card = -1, coreInCard = 0;
   for (const Lane& lane : lanes_) {
     const int y = lane.top - yOffset_;
     if (lane.kind != Lane::Kind::Summary && lane.card != card) {
       card = lane.card;
+      coreInCard = 0;
       const int gy = y - 2;
-      if (gy > kAxisH && gy < height()) {
+      if (gy - fontMetrics().ascent() > kAxisH && gy < height()) {
         p.setFont(font());
         p.setPen(palette().text().color());
-        p.drawText(QPoint(4, gy - 1), tr("card %1").arg(card));
+        p.drawText(QPoint(4, gy - fontMetrics().descent()), tr("card %1").arg(card));
         p.setPen(QColor(0xd0, 0xd0, 0xd0));
         p.drawLine(axis_.left, gy, right, gy);
       }
@@ -311,6 +326,12 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     if (lane.kind == Lane::Kind::Core) paintCoreLane(p, lane, y, tLeft, tRight);
     if (lane.kind == Lane::Kind::Role) paintRoleLane(p, lane, y, tLeft, tRight);
     if (lane.kind == Lane::Kind::Summary) paintSummaryLane(p, lane, y, tLeft, tRight);
+    if (lane.kind == Lane::Kind::Core && coreInCard++ % labelEvery == 0) {
+      p.setFont(small);
+      p.setPen(palette().text().color());
+      p.drawText(QPoint(14, y + QFontMetrics(small).ascent() - 1),
+                 tr("core %1").arg(coreInCard - 1));
+    }
     const QString label = laneLabel(lane);
     if (!label.isEmpty()) {
       p.setFont(small);
@@ -322,7 +343,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   p.setFont(font());
   if (model_.hasCommunication()) {
     // The headline figure above the summary lanes, from the same unions the lanes draw.
-    const int y = kAxisH + kSummaryHeader - 5 - yOffset_;
+    const int y = kAxisH + textRow(fontMetrics()) + fontMetrics().ascent() + 1 - yOffset_;
     if (y > kAxisH) {
       const IntervalUnion comm = model_.communicationAt(*snap_);
       const IntervalUnion compute = model_.computeAt(*snap_);
@@ -347,7 +368,10 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   for (double t = std::ceil(tLeft / step) * step; t <= tRight; t += step) {
     const double x = axis_.x(t);
     p.drawLine(QPointF(x, kAxisH - 5), QPointF(x, kAxisH));
-    p.drawText(QPointF(x + 2, kAxisH - 7), timeText(static_cast<long long>(t)));
+    // A label that would run off the right edge is left out rather than cut.
+    const QString label = timeText(static_cast<long long>(t));
+    if (x + 2 + p.fontMetrics().horizontalAdvance(label) <= right)
+      p.drawText(QPointF(x + 2, kAxisH - 7), label);
   }
   const QFontMetrics fm(p.font());
   const auto& marks = snap_->stageMarks;
@@ -364,7 +388,8 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
             : right;
     const int room = static_cast<int>(next - x) - 6;
     const QString name = fm.elidedText(QString::fromStdString(marks[i].name), Qt::ElideRight, room);
-    if (room >= fm.horizontalAdvance("ab…")) p.drawText(QPointF(x + 3, kAxisH + 10), name);
+    if (room >= fm.horizontalAdvance("ab…"))
+      p.drawText(QPointF(x + 3, kAxisH + fm.ascent() + 1), name);
   }
   const double sx = axis_.x(static_cast<double>(scrub_));
   if (sx >= axis_.left && sx <= right) {

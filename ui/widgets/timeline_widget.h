@@ -14,6 +14,7 @@
 
 #include "core/observe/snapshot.h"
 #include "core/observe/timeline_model.h"
+#include "ui/widgets/timeline_legend.h"
 
 namespace moe::ui {
 
@@ -44,6 +45,8 @@ class TimelineWidget : public QWidget {
   std::size_t intervalCount() const { return model_.intervalCount(); }
   const TimelineModel& model() const { return model_; }
   int laneCount() const;
+  // What the key under the timeline must explain for the lanes now laid out.
+  TimelineLegendContent legendContent() const;
 
   // Closed activity so far: time any communication core (a2a, reduce-scatter) was working,
   // and how much of it some compute core (gemm) was working too.
@@ -53,6 +56,8 @@ class TimelineWidget : public QWidget {
 
  signals:
   void scrubbed(Time t);
+  // The lanes were laid out again (grouping, new roles, new run): the key may change.
+  void lanesRebuilt();
 
  protected:
   void paintEvent(QPaintEvent*) override;
