@@ -6,12 +6,15 @@
 #include <QTimer>
 #include <cstdio>
 
+#include <QComboBox>
+#include <QLineEdit>
 #include "ui/models/lesson.h"
 #include "ui/run/run_controller.h"
 #include "ui/widgets/card_view.h"
 #include "ui/widgets/elided_text.h"
 #include "ui/widgets/lesson_panel.h"
 #include "ui/widgets/main_window.h"
+#include "ui/widgets/sweep_view.h"
 #include "ui/widgets/timeline_widget.h"
 
 namespace moe::ui {
@@ -77,6 +80,51 @@ int writeScreenshots(MainWindow& w, const QString& dir, QSize size, bool failOnE
     std::printf("wrote %s\n", qPrintable(file));
     for (const QString& e : elidedTexts(&w)) {
       std::fprintf(stderr, "%s: elided: %s\n", names[i], qPrintable(e));
+      elided = true;
+    }
+  }
+  // A/B: the default run pinned as A, then B with half the ring chunk: A is marked stale
+  // (its scenario is no longer the current one) and the figures sit side by side.
+  w.startAb(0);
+  if (!waitFor(&w, &MainWindow::abDone, 300000)) {
+    std::fprintf(stderr, "A/B: side A did not finish\n");
+    return 1;
+  }
+  // B also drops the payload bytes (the same times, much less work), so the sweep below,
+  // which starts from the current scenario, stays cheap.
+  Scenario b = w.scenario();
+  b.rings.chunkBytes /= 2;
+  b.payload = PayloadMode::None;
+  w.loadScenario(b);
+  w.startAb(1);
+  if (!waitFor(&w, &MainWindow::abDone, 300000)) {
+    std::fprintf(stderr, "A/B: side B did not finish\n");
+    return 1;
+  }
+  // Sweep: ring chunk x ring depth on the current scenario, as a heat map.
+  SweepView* sv = w.sweep();
+  sv->fieldCombo(0)->setCurrentIndex(sv->fieldCombo(0)->findText("rings.chunk_bytes"));
+  sv->valuesEdit(0)->setText("16384, 32768, 65536");
+  sv->fieldCombo(1)->setCurrentIndex(sv->fieldCombo(1)->findText("rings.queue_chunks"));
+  sv->valuesEdit(1)->setText("2, 4, 8");
+  if (!sv->start() || !waitFor(sv, &SweepView::sweepDone, 600000)) {
+    std::fprintf(stderr, "the sweep did not finish\n");
+    return 1;
+  }
+  sv->figureCombo()->setCurrentIndex(sv->figureCombo()->findText("combine_us"));
+  for (const char* name : {"ab", "sweep"}) {
+    w.tabs()->setCurrentIndex(std::string(name) == "ab" ? 7 : 8);
+    QEventLoop loop;
+    QTimer::singleShot(150, &loop, &QEventLoop::quit);
+    loop.exec();
+    const QString file = QDir(dir).filePath(QString(name) + ".png");
+    if (!w.grab().save(file)) {
+      std::fprintf(stderr, "cannot write %s\n", qPrintable(file));
+      return 1;
+    }
+    std::printf("wrote %s\n", qPrintable(file));
+    for (const QString& e : elidedTexts(&w)) {
+      std::fprintf(stderr, "%s: elided: %s\n", name, qPrintable(e));
       elided = true;
     }
   }

@@ -8,9 +8,9 @@
 
 namespace moe::ui {
 class MainWindow;
-// Returns the process exit code: 0 when all seven PNGs were written; with failOnElided, 3
-// when some view has clipped or elided text (each listed on stderr). `size` is the window
-// size in device-independent pixels.
+// Returns the process exit code: 0 when all nine PNGs (seven views, A/B, Sweep) were written; with
+// failOnElided, 3 when some view has clipped or elided text (each listed on stderr). `size` is the
+// window size in device-independent pixels.
 int writeScreenshots(MainWindow& w, const QString& dir, QSize size = QSize(1400, 900),
                      bool failOnElided = false);
 // `moe-workbench --lesson NAME|all --screenshot DIR`: one PNG per lesson step,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 namespace moe {
 
@@ -13,8 +14,12 @@ constexpr std::size_t kChunk = std::size_t{64} << 20;
 
 // Chunks of finished runs, kept for the next run in this process (a CLI run of both
 // designs, a benchmark loop): reusing warm pages avoids the kernel faulting and zeroing
-// them again, which dominated wall time. Bounded, and only standard-size chunks.
+// them again, which dominated wall time. Bounded, and only standard-size chunks. Shared
+// by every run in the process, and runs may be on several threads at once (moe-sim sweep
+// -j, the workbench's sweep, compare and live run): the list is only touched under the
+// lock, or two arenas could be handed the same chunk.
 struct ChunkPool {
+  std::mutex mutex;
   std::vector<std::pair<std::uint8_t*, bool>> free;  // (base, huge pages)
   static constexpr std::size_t kMaxChunks = 24;      // 1.5 GiB of address space at most
   ~ChunkPool() {
@@ -31,12 +36,19 @@ std::uint8_t* GmArena::allocate(std::size_t n) {
   const std::size_t need = (std::max<std::size_t>(n, 1) + 63) / 64 * 64;
   if (chunks_.empty() || used_ + need > chunks_.back().size) {
     const std::size_t size = std::max(kChunk, (need + kHugePage - 1) / kHugePage * kHugePage);
-    auto& freeList = pool().free;
-    auto reuse = std::find_if(freeList.begin(), freeList.end(),
-                              [&](auto& c) { return c.second == hugePages_; });
-    if (size == kChunk && reuse != freeList.end()) {
-      chunks_.push_back({reuse->first, size, true});
-      freeList.erase(reuse);
+    std::uint8_t* recycled = nullptr;
+    if (size == kChunk) {
+      std::lock_guard lock(pool().mutex);
+      auto& freeList = pool().free;
+      auto reuse = std::find_if(freeList.begin(), freeList.end(),
+                                [&](auto& c) { return c.second == hugePages_; });
+      if (reuse != freeList.end()) {
+        recycled = reuse->first;
+        freeList.erase(reuse);
+      }
+    }
+    if (recycled) {
+      chunks_.push_back({recycled, size, true});
     } else {
       void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (p == MAP_FAILED) throw std::bad_alloc();
@@ -54,6 +66,7 @@ std::uint8_t* GmArena::allocate(std::size_t n) {
 }
 
 void GmArena::release() {
+  std::lock_guard lock(pool().mutex);
   for (const Chunk& c : chunks_) {
     // Sparse (window) chunks are returned to the OS: their touched pages would otherwise
     // stay resident unused, since dense arenas do not draw from them.

@@ -1,6 +1,6 @@
-// `moe-workbench --screenshot DIR` writes seven distinct, non-trivial PNGs; in presenter
-// mode at 1920x1080 none of them has an elided label; `--lesson all` writes one distinct
-// image per step of every shipped lesson.
+// `moe-workbench --screenshot DIR` writes nine distinct, non-trivial PNGs (the seven
+// views, A/B and Sweep); in presenter mode at 1920x1080 none of them has an elided label;
+// `--lesson all` writes one distinct image per step of every shipped lesson.
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -51,7 +51,7 @@ QString distinctAndNonTrivial(const QStringList& files, QSize minSize) {
 QStringList viewFiles(const QString& dir) {
   QStringList out;
   for (const char* name :
-       {"cluster", "card", "experts", "timeline", "metrics", "editor", "compare"})
+       {"cluster", "card", "experts", "timeline", "metrics", "editor", "compare", "ab", "sweep"})
     out << QDir(dir).filePath(QString(name) + ".png");
   return out;
 }
@@ -60,7 +60,7 @@ QStringList viewFiles(const QString& dir) {
 class ScreenshotTest : public QObject {
   Q_OBJECT
  private slots:
-  void writesSevenDistinctNonTrivialPngs() {
+  void writesNineDistinctNonTrivialPngs() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString error = runWorkbench({"--screenshot", dir.path()});

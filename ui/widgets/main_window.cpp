@@ -25,6 +25,7 @@
 #include "ui/run/run_controller.h"
 #include "ui/style/palette.h"
 #include "ui/style/presenter.h"
+#include "ui/widgets/ab_compare_view.h"
 #include "ui/widgets/card_view.h"
 #include "ui/widgets/cluster_widget.h"
 #include "ui/widgets/compare_view.h"
@@ -34,6 +35,7 @@
 #include "ui/widgets/metrics_view.h"
 #include "ui/widgets/ring_strip_widget.h"
 #include "ui/widgets/scenario_editor.h"
+#include "ui/widgets/sweep_view.h"
 #include "ui/widgets/timeline_widget.h"
 #include "ui/widgets/view_help.h"
 #include "ui/widgets/workspace_stages_widget.h"
@@ -60,6 +62,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tuneRunner_->moveToThread(&tuneThread_);
   connect(&tuneThread_, &QThread::finished, tuneRunner_, &QObject::deleteLater);
   tuneThread_.start();
+  qRegisterMetaType<std::shared_ptr<const moe::SweepSpec>>();
+  qRegisterMetaType<std::shared_ptr<const moe::ui::SweepResult>>();
+  sweepRunner_ = new SweepRunner;
+  sweepRunner_->moveToThread(&sweepThread_);
+  connect(&sweepThread_, &QThread::finished, sweepRunner_, &QObject::deleteLater);
+  sweepThread_.start();
+  qRegisterMetaType<moe::ui::AbSide>();
+  abRunner_ = new AbRunner;
+  abRunner_->moveToThread(&abThread_);
+  connect(&abThread_, &QThread::finished, abRunner_, &QObject::deleteLater);
+  abThread_.start();
 
   tabs_ = new QTabWidget;
   cluster_ = new ClusterWidget;
@@ -69,6 +82,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   metrics_ = new MetricsView;
   editor_ = new ScenarioEditor;
   compare_ = new CompareView;
+  sweep_ = new SweepView(sweepRunner_);
+  ab_ = new AbCompareView;
   tabs_->addTab(cluster_, tr("Cluster"));
   tabs_->addTab(card_, tr("Card"));
   tabs_->addTab(experts_, tr("Experts"));
@@ -103,6 +118,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->addTab(metrics_, tr("Metrics"));
   tabs_->addTab(editor_, tr("Scenario"));
   tabs_->addTab(compare_, tr("Compare"));
+  tabs_->addTab(ab_, tr("A/B"));
+  tabs_->addTab(sweep_, tr("Sweep"));
+  connect(ab_, &AbCompareView::runRequested, this, &MainWindow::startAb);
+  connect(abRunner_, &AbRunner::finished, this, [this](int side, const AbSide& r) {
+    ab_->setResult(side, r);
+    emit abDone(side);
+  });
+  // A clicked sweep point becomes the scenario of the editor and the live run.
+  connect(sweep_, &SweepView::loadRequested, this,
+          [this](const Scenario& sc) { loadScenario(sc); });
   setCentralWidget(tabs_);
 
   inspector_ = new QTextBrowser;
@@ -221,6 +246,12 @@ MainWindow::~MainWindow() {
   tuneRunner_->cancel();  // a search stops after its running candidates
   tuneThread_.quit();
   tuneThread_.wait();
+  // A sweep under way stops after its running points.
+  sweepRunner_->cancel();
+  sweepThread_.quit();
+  sweepThread_.wait();
+  abThread_.quit();
+  abThread_.wait();
 }
 
 void MainWindow::buildControls() {
@@ -496,6 +527,7 @@ void MainWindow::loadScenario(const Scenario& sc, Fault fault) {
             : QString());
   }
   scenario_ = sc;
+  sweep_->setScenario(sc);
   compare_->setStale(!(sc == compared_));
   scrub_.reset();
   liveButton_->hide();
@@ -503,8 +535,16 @@ void MainWindow::loadScenario(const Scenario& sc, Fault fault) {
   metrics_->clear();
   if (!(editor_->scenario() == sc)) editor_->setScenario(sc);
   const auto design = static_cast<Design>(impl_->currentData().toInt());
+  ab_->setCurrent(sc, design);
   QMetaObject::invokeMethod(controller_,
                             [c = controller_, sc, design, fault] { c->load(sc, design, fault); });
+}
+
+void MainWindow::startAb(int side) {
+  ab_->setBusy(side);
+  const int design = impl_->currentData().toInt();
+  QMetaObject::invokeMethod(
+      abRunner_, [r = abRunner_, sc = scenario_, design, side] { r->run(sc, design, side); });
 }
 
 void MainWindow::rebalance(const std::vector<double>& perExpertLoad, int redundantExperts) {

@@ -10,9 +10,11 @@
 
 #include "core/runtime/layer_context.h"
 #include "ui/models/selection.h"
+#include "ui/run/ab_runner.h"
 #include "ui/run/compare_runner.h"
 #include "ui/run/frame.h"
 #include "ui/run/tune_runner.h"
+#include "ui/run/sweep_runner.h"
 
 class QAction;
 class QComboBox;
@@ -32,6 +34,8 @@ class TimelineWidget;
 class MetricsView;
 class ScenarioEditor;
 class CompareView;
+class SweepView;
+class AbCompareView;
 class LessonPanel;
 struct Lesson;
 
@@ -55,6 +59,10 @@ class MainWindow : public QMainWindow {
   MetricsView* metrics() const { return metrics_; }
   ScenarioEditor* editor() const { return editor_; }
   CompareView* compare() const { return compare_; }
+  SweepView* sweep() const { return sweep_; }
+  AbCompareView* abCompare() const { return ab_; }
+  // Runs the current scenario and design to the end as A/B side 0 (pin A) or 1 (B).
+  void startAb(int side);
   QAction* runAction() const { return run_; }
   QComboBox* designCombo() const { return impl_; }
   QComboBox* laneCombo() const { return lanes_; }
@@ -85,6 +93,7 @@ class MainWindow : public QMainWindow {
   void scrubShown();  // after the views took a scrubbed snapshot
   void compareDone();
   void tuneDone();
+  void abDone(int side);
   void lessonStepShown();
 
  private:
@@ -108,6 +117,10 @@ class MainWindow : public QMainWindow {
   QThread worker_;
   QThread compareThread_;
   QThread tuneThread_;
+  QThread sweepThread_;
+  QThread abThread_;
+  AbRunner* abRunner_;
+  SweepRunner* sweepRunner_;
   RunController* controller_;
   CompareRunner* compareRunner_;
   TuneRunner* tuneRunner_;
@@ -131,6 +144,8 @@ class MainWindow : public QMainWindow {
   MetricsView* metrics_;
   ScenarioEditor* editor_;
   CompareView* compare_;
+  SweepView* sweep_;
+  AbCompareView* ab_;
   QTextBrowser* inspector_;
   LessonPanel* lessons_;
   class QDockWidget* lessonDock_;

@@ -54,6 +54,20 @@ QString viewHelp(const QString& view) {
         "same scenario and "
         "inputs, each checked against the golden reference. The table and chart show where "
         "the time goes. When the scenario changes, the old figures are marked stale.</p>");
+  if (view == "A/B")
+    return QObject::tr(
+        "<h3>A/B</h3><p>Pin the current run as A, change anything (a field, the hardware, the "
+        "design) and run B: both run to the end and their key figures, stage durations and "
+        "ring occupancy over time sit side by side, B against A. A side whose scenario or "
+        "design is no longer the current one is marked stale and lists what changed.</p>");
+  if (view == "Sweep")
+    return QObject::tr(
+        "<h3>Sweep</h3><p>Runs the current scenario many times, varying one or two fields "
+        "(values separated by commas, or from:to:step, or from:to:*factor), every design, on "
+        "every core in a worker thread. One field gives a line per design, two a heat map for "
+        "the chosen design. A point whose values break a scenario rule is not run and says "
+        "which. Click a point to load its scenario; Save CSV writes what moe-sim sweep "
+        "--csv writes.</p>");
   return QObject::tr("<p>No help for this view yet.</p>");
 }
 

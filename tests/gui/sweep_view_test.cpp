@@ -1,0 +1,176 @@
+// The Sweep view through the real window and its worker thread: one axis gives a line per
+// design, two axes a heat map with the invalid point marked, a click loads that point's
+// scenario into the editor and the live run, cancel stops a sweep without blocking the GUI,
+// and Save CSV writes the rows `moe-sim sweep --csv` writes.
+
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLineSeries>
+
+#include "core/pipeline/sweep_table.h"
+#include "core/scenario/scenario_json.h"
+#include "gui_test_registry.h"
+#include "ui/widgets/heat_map_widget.h"
+#include "ui/widgets/main_window.h"
+#include "ui/widgets/scenario_editor.h"
+#include "ui/widgets/sweep_view.h"
+
+MOE_CHARTS_USE_NAMESPACE
+
+namespace moe::ui::test {
+
+namespace {
+// A small layer, so each point runs in well under a second.
+Scenario smallScenario() {
+  Scenario sc = defaultScenario();
+  sc.model.tokensPerRank = 16;
+  sc.model.hidden = 512;
+  sc.model.experts = 32;
+  sc.model.topk = 4;
+  sc.rings.chunkBytes = 4096;
+  return sc;
+}
+
+void setAxis(SweepView* v, int axis, const QString& field, const QString& values) {
+  v->fieldCombo(axis)->setCurrentIndex(v->fieldCombo(axis)->findText(field));
+  QCOMPARE(v->fieldCombo(axis)->currentText(), field);
+  v->valuesEdit(axis)->setText(values);
+}
+}  // namespace
+
+class SweepViewTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void offersTheEditorsFields() {
+    MainWindow w;
+    SweepView* v = w.sweep();
+    QVERIFY(w.tabs()->indexOf(v) >= 0);
+    // Every field the editor shows for these groups is offered (same JSON paths).
+    for (const char* f : {"model.tokens_per_rank", "rings.chunk_bytes", "routing.alpha",
+                          "hardware.overrides.hccs_gbps_per_pair", "eplb.redundant_experts"}) {
+      QVERIFY2(v->fieldCombo(0)->findText(f) >= 0, f);
+      QVERIFY2(w.editor()->fieldEditor(f) != nullptr, f);
+    }
+    QCOMPARE(v->fieldCombo(1)->itemText(0), QString("(none)"));
+    QCOMPARE(v->fieldCombo(0)->findText("dispatch_impl"), -1);
+  }
+
+  void oneAxisDrawsALinePerDesignAndAClickLoadsThePoint() {
+    MainWindow w;
+    w.loadScenario(smallScenario());
+    SweepView* v = w.sweep();
+    setAxis(v, 0, "rings.queue_chunks", "2, 4, 8");
+    QVERIFY(v->start());
+    QVERIFY(!v->runButton()->isEnabled());
+    QVERIFY(v->cancelButton()->isEnabled());
+    QVERIFY(QTest::qWaitFor([&] { return v->result() != nullptr; }, 120000));
+    QCOMPARE(v->progressBar()->value(), 3);
+    QVERIFY(!v->showsHeatMap());
+    v->figureCombo()->setCurrentIndex(v->figureCombo()->findText("combine_us"));
+    const auto series = v->lineChart()->chart()->series();
+    QCOMPARE(series.size(), 2);
+    auto* streaming = qobject_cast<QLineSeries*>(series[1]);
+    QVERIFY(streaming);
+    QCOMPARE(streaming->name(), QString("streaming"));
+    QCOMPARE(streaming->count(), 3);
+    // The chart's y values are the rows' figures.
+    for (int p = 0; p < 3; ++p) {
+      QCOMPARE(streaming->at(p).x(), static_cast<double>(2 << p));
+      QCOMPARE(streaming->at(p).y(), v->result()->points[p][1]["combine_us"].get<double>());
+      QVERIFY(streaming->at(p).y() > 0);
+    }
+    // A click near x = 4 loads point 1: ring depth 4, everything else the small scenario.
+    emit streaming->clicked(QPointF(4.2, streaming->at(1).y()));
+    Scenario expect = smallScenario();
+    expect.rings.queueChunks = 4;
+    QVERIFY(QTest::qWaitFor([&] { return w.scenario() == expect; }, 5000));
+    QCOMPARE(w.editor()->scenario(), expect);
+  }
+
+  void twoAxesDrawAHeatMapWithTheInvalidPointNamed() {
+    MainWindow w;
+    w.loadScenario(smallScenario());
+    SweepView* v = w.sweep();
+    setAxis(v, 0, "rings.queue_chunks", "2, 4");
+    setAxis(v, 1, "rings.sender_cores", "4, 64");
+    QVERIFY(v->start());
+    QVERIFY(QTest::qWaitFor([&] { return v->result() != nullptr; }, 120000));
+    QVERIFY(v->showsHeatMap());
+    HeatMapWidget* h = v->heatMap();
+    QCOMPARE(h->columns(), 2);
+    QCOMPARE(h->rows(), 2);
+    QVERIFY(h->cell(0, 0).value.has_value());
+    QVERIFY(h->cell(1, 0).value.has_value());
+    QVERIFY(!h->cell(0, 1).value.has_value());  // 64 senders: more cores than a card has
+    QCOMPARE(h->cell(0, 1).text, QString("invalid"));
+    QVERIFY(v->statusLabel()->text().contains("rings: sender_cores"));
+    // Clicking the cell of point 2 (queue 4, senders 4) loads it.
+    QTest::mouseClick(h, Qt::LeftButton, {}, h->cellRect(1, 0).center());
+    QVERIFY(QTest::qWaitFor([&] { return w.scenario().rings.queueChunks == 4; }, 5000));
+    QCOMPARE(w.scenario().rings.senderCores, 4);
+  }
+
+  void cancelStopsTheSweepAndTheGuiKeepsResponding() {
+    MainWindow w;
+    w.loadScenario(smallScenario());
+    SweepView* v = w.sweep();
+    setAxis(v, 0, "seed", "1:40:1");
+    QVERIFY(v->start());
+    v->cancelButton()->click();
+    // The GUI thread is free while the worker winds down: timers fire, widgets repaint.
+    bool ticked = false;
+    QTimer::singleShot(10, [&] { ticked = true; });
+    QVERIFY(QTest::qWaitFor([&] { return ticked; }, 5000));
+    QVERIFY(QTest::qWaitFor([&] { return v->result() != nullptr; }, 120000));
+    QVERIFY(v->result()->cancelled);
+    std::size_t ran = 0;
+    for (const auto& p : v->result()->points) ran += p.empty() ? 0 : 1;
+    QVERIFY(ran < 40);
+    QVERIFY(v->runButton()->isEnabled());
+    QVERIFY(v->statusLabel()->text().contains("cancelled"));
+  }
+
+  void savesTheCliCsv() {
+    MainWindow w;
+    w.loadScenario(smallScenario());
+    SweepView* v = w.sweep();
+    setAxis(v, 0, "rings.queue_chunks", "2, 4");
+    QVERIFY(v->start());
+    QVERIFY(QTest::qWaitFor([&] { return v->result() != nullptr; }, 120000));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("sweep.csv");
+    v->saveCsv(path);
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = f.readAll().split('\n');
+    QCOMPARE(lines.size(), 1 + 2 * 2 + 1);  // header, 2 points x 2 designs, final newline
+    QVERIFY(lines[0].startsWith("point,rings.queue_chunks,design,status,message,"));
+    QVERIFY(lines[1].startsWith("0,2,phased,ok,,"));
+    QVERIFY(lines[4].startsWith("1,4,streaming,ok,,"));
+  }
+
+  void aBadValueIsRefusedWithTheKeyPath() {
+    MainWindow w;
+    SweepView* v = w.sweep();
+    setAxis(v, 0, "rings.queue_chunks", "2:8:0");
+    QVERIFY(!v->start());
+    QVERIFY(v->statusLabel()->text().contains("axes[0].range.step: must not be 0"));
+    QVERIFY(v->runButton()->isEnabled());
+  }
+};
+
+static Register<SweepViewTest> reg;
+
+}  // namespace moe::ui::test
+
+#include "sweep_view_test.moc"

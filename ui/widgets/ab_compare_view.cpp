@@ -1,0 +1,270 @@
+#include "ui/widgets/ab_compare_view.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QHorizontalBarSeries>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+#include <algorithm>
+#include <map>
+
+#include "core/scenario/scenario_json.h"
+
+namespace moe::ui {
+
+namespace {
+
+const char* kSideName[2] = {"A", "B"};
+const QColor kSideColor[2] = {QColor(0x33, 0x66, 0xcc), QColor(0xdd, 0x77, 0x11)};
+
+void flatten(const nlohmann::json& j, const std::string& prefix,
+             std::map<std::string, std::string>& out) {
+  if (!j.is_object()) {
+    out[prefix] = j.dump();
+    return;
+  }
+  for (auto it = j.begin(); it != j.end(); ++it)
+    flatten(*it, prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+}
+
+// "rings.chunk_bytes 65536 → 32768, …": the fields where `from` and `to` differ.
+QString scenarioDiff(const Scenario& from, const Scenario& to) {
+  std::map<std::string, std::string> a, b;
+  flatten(scenarioToJson(from), "", a);
+  flatten(scenarioToJson(to), "", b);
+  for (const auto& [k, v] : b) a.emplace(k, "(none)");
+  QStringList parts;
+  for (const auto& [k, v] : a) {
+    const auto it = b.find(k);
+    const std::string w = it == b.end() ? "(none)" : it->second;
+    if (v == w) continue;
+    if (parts.size() == 3) {
+      parts << QObject::tr("…");
+      break;
+    }
+    parts << QString("%1 %2 → %3")
+                 .arg(QString::fromStdString(k), QString::fromStdString(v).left(16),
+                      QString::fromStdString(w).left(16));
+  }
+  return parts.join(", ");
+}
+
+void clearChart(QChart* chart) {
+  chart->removeAllSeries();
+  for (QAbstractAxis* a : chart->axes()) {
+    chart->removeAxis(a);
+    delete a;
+  }
+}
+
+}  // namespace
+
+AbCompareView::AbCompareView(QWidget* parent) : QWidget(parent) {
+  pin_ = new QPushButton(tr("Pin current run as A"));
+  pin_->setToolTip(tr("Runs the current scenario and design to the end and keeps it as A"));
+  runB_ = new QPushButton(tr("Run B"));
+  runB_->setToolTip(tr("Runs the current scenario and design (change anything first) as B"));
+  for (int s = 0; s < 2; ++s) {
+    label_[s] = new QLabel;
+    label_[s]->setWordWrap(true);
+  }
+  auto* top = new QHBoxLayout;
+  top->addWidget(pin_);
+  top->addWidget(label_[0], 1);
+  top->addWidget(runB_);
+  top->addWidget(label_[1], 1);
+
+  table_ = new QTableWidget(0, 3);
+  table_->setHorizontalHeaderLabels({tr("A"), tr("B"), tr("B vs A")});
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  stages_ = new QChartView(new QChart);
+  stages_->setRenderHint(QPainter::Antialiasing);
+  stages_->setToolTip(tr("Each stage's duration, A against B"));
+  rings_ = new QChartView(new QChart);
+  rings_->setRenderHint(QPainter::Antialiasing);
+  rings_->setToolTip(tr("Bytes held in all rings together over emulated time, A against B"));
+  auto* charts = new QHBoxLayout;
+  charts->addWidget(stages_, 1);
+  charts->addWidget(rings_, 1);
+  auto* lay = new QVBoxLayout(this);
+  lay->addLayout(top);
+  lay->addWidget(table_, 2);
+  lay->addLayout(charts, 3);
+  connect(pin_, &QPushButton::clicked, this, [this] { emit runRequested(0); });
+  connect(runB_, &QPushButton::clicked, this, [this] { emit runRequested(1); });
+  refresh();
+}
+
+void AbCompareView::setCurrent(const Scenario& sc, Design design) {
+  current_ = sc;
+  design_ = design;
+  refresh();
+}
+
+void AbCompareView::setBusy(int side) {
+  busy_[side] = true;
+  refresh();
+}
+
+void AbCompareView::setResult(int side, const AbSide& result) {
+  busy_[side] = false;
+  sides_[side] = result;
+  refresh();
+}
+
+bool AbCompareView::isStale(int side) const {
+  return sides_[side] && (!(sides_[side]->scenario == current_) || sides_[side]->design != design_);
+}
+
+void AbCompareView::refresh() {
+  for (int s = 0; s < 2; ++s) {
+    QString text;
+    QString style;
+    if (busy_[s]) {
+      text = tr("%1: running to the end…").arg(kSideName[s]);
+    } else if (!sides_[s]) {
+      text = s == 0 ? tr("A: not pinned yet") : tr("B: not run yet");
+    } else {
+      const AbSide& r = *sides_[s];
+      text = QString("%1: %2 %3")
+                 .arg(kSideName[s], QString::fromStdString(std::string(designName(r.design))),
+                      r.error.isEmpty() ? tr("digest %1").arg(r.digest) : r.error);
+      if (isStale(s)) {
+        QString diff = scenarioDiff(r.scenario, current_);
+        if (r.design != design_)
+          diff = (diff.isEmpty() ? QString() : diff + ", ") +
+                 tr("design %1 → %2")
+                     .arg(QString::fromStdString(std::string(designName(r.design))),
+                          QString::fromStdString(std::string(designName(design_))));
+        text += tr(" — STALE, not the current scenario (%1)").arg(diff);
+        style = "color:#b05000";
+      } else {
+        text += tr(" — current");
+      }
+    }
+    label_[s]->setText(text);
+    label_[s]->setStyleSheet(style);
+  }
+  pin_->setEnabled(!busy_[0]);
+  runB_->setEnabled(!busy_[1]);
+
+  // Key figures: names from whichever side has them (the MoE layer has buffer figures).
+  QStringList names;
+  for (int s = 0; s < 2; ++s)
+    if (sides_[s] && sides_[s]->figureNames.size() > names.size()) names = sides_[s]->figureNames;
+  table_->setRowCount(static_cast<int>(names.size()) + 1);
+  table_->setVerticalHeaderLabels(names + QStringList{tr("digest")});
+  for (int row = 0; row <= names.size(); ++row) {
+    double v[2] = {0, 0};
+    bool have[2] = {false, false};
+    for (int s = 0; s < 2; ++s) {
+      QString cell;
+      if (sides_[s] && sides_[s]->error.isEmpty() && row < names.size()) {
+        const int i = static_cast<int>(sides_[s]->figureNames.indexOf(names[row]));
+        if (i >= 0) {
+          v[s] = sides_[s]->figures[static_cast<std::size_t>(i)];
+          have[s] = true;
+          cell = QString::number(v[s], 'f', v[s] == static_cast<long long>(v[s]) ? 0 : 3);
+        }
+      } else if (sides_[s] && row == names.size()) {
+        cell = sides_[s]->digest;
+      }
+      auto* item = new QTableWidgetItem(cell);
+      // A stale side is greyed out: it is not the current scenario's figure.
+      if (isStale(s)) item->setForeground(QColor(150, 150, 150));
+      table_->setItem(row, s, item);
+    }
+    QString delta;
+    if (have[0] && have[1] && v[0] != 0)
+      delta = QString("%1%2%").arg(v[1] >= v[0] ? "+" : "").arg((v[1] / v[0] - 1) * 100, 0, 'f', 1);
+    else if (row == names.size() && sides_[0] && sides_[1])
+      delta = sides_[0]->digest == sides_[1]->digest ? tr("same run") : tr("different");
+    table_->setItem(row, 2, new QTableWidgetItem(delta));
+  }
+
+  // Stage durations, grouped by stage.
+  QChart* sc = stages_->chart();
+  clearChart(sc);
+  sc->setTitle(tr("Stage durations (us)"));
+  QStringList stageNames;
+  for (int s = 0; s < 2; ++s)
+    if (sides_[s])
+      for (const QString& n : sides_[s]->stageNames)
+        if (!stageNames.contains(n)) stageNames << n;
+  if (!stageNames.isEmpty()) {
+    auto* series = new QHorizontalBarSeries;
+    double hi = 1;
+    for (int s = 0; s < 2; ++s) {
+      if (!sides_[s]) continue;
+      auto* set = new QBarSet(QString("%1%2").arg(kSideName[s], isStale(s) ? tr(" (stale)") : ""));
+      set->setColor(isStale(s) ? kSideColor[s].lighter(160) : kSideColor[s]);
+      for (const QString& n : stageNames) {
+        const int i = static_cast<int>(sides_[s]->stageNames.indexOf(n));
+        const double us = i >= 0 ? sides_[s]->stageUs[static_cast<std::size_t>(i)] : 0.0;
+        *set << us;
+        hi = std::max(hi, us);
+      }
+      series->append(set);
+    }
+    sc->addSeries(series);
+    auto* cats = new QBarCategoryAxis;
+    cats->append(stageNames);
+    auto* values = new QValueAxis;
+    values->setRange(0, hi * 1.1);
+    values->setTickCount(4);
+    values->setLabelFormat("%.0f");
+    sc->addAxis(cats, Qt::AlignLeft);
+    sc->addAxis(values, Qt::AlignBottom);
+    series->attachAxis(cats);
+    series->attachAxis(values);
+  }
+
+  // Ring occupancy over time.
+  QChart* rc = rings_->chart();
+  clearChart(rc);
+  rc->setTitle(tr("Bytes in all rings (KiB) over time (us)"));
+  double tMax = 1, kMax = 1;
+  bool any = false;
+  for (int s = 0; s < 2; ++s) {
+    if (!sides_[s] || sides_[s]->ringOccupancy.empty()) continue;
+    auto* line = new QLineSeries;
+    line->setName(QString("%1%2").arg(kSideName[s], isStale(s) ? tr(" (stale)") : ""));
+    line->setColor(isStale(s) ? kSideColor[s].lighter(160) : kSideColor[s]);
+    // A step function: a value holds until the next change (no ring samples during the
+    // experts stage must not draw a slope across it).
+    for (const QPointF& p : sides_[s]->ringOccupancy) {
+      if (line->count() > 0) line->append(p.x(), line->at(line->count() - 1).y());
+      line->append(p);
+      tMax = std::max(tMax, p.x());
+      kMax = std::max(kMax, p.y());
+    }
+    rc->addSeries(line);
+    any = true;
+  }
+  if (any) {
+    auto* ax = new QValueAxis;
+    ax->setRange(0, tMax);
+    ax->setTickCount(5);
+    ax->setLabelFormat("%.0f");
+    auto* ay = new QValueAxis;
+    ay->setRange(0, kMax * 1.1);
+    ay->setLabelFormat("%.0f");
+    rc->addAxis(ax, Qt::AlignBottom);
+    rc->addAxis(ay, Qt::AlignLeft);
+    for (QAbstractSeries* s : rc->series()) {
+      s->attachAxis(ax);
+      s->attachAxis(ay);
+    }
+  }
+}
+
+}  // namespace moe::ui
