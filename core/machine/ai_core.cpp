@@ -71,6 +71,11 @@ void AiCore::noteWordWrite(Word& w) {
   }
 }
 
+void AiCore::noteLostWordWrite(Word& w) {
+  noteWordWrite(w);
+  --w.inFlightWrites;  // issued, but nothing will land
+}
+
 void AiCore::setActivity(Activity a) {
   if (a == activity_) return;
   const Time now = m_.sim().now();

@@ -207,6 +207,10 @@ class AiCore {
   };
   SyncAwait syncAll(SyncBarrier& b) { return SyncAwait{this, &b}; }
 
+  // An injected fault lost this core's write to `w` (it never lands): the core still counts
+  // as the word's writer, so the early deadlock watch can judge waiters on it.
+  void noteLostWordWrite(Word& w);
+
   // Called by the machine.
   void wake(Word& w);
   static void opLanded(void* op, std::uint64_t);

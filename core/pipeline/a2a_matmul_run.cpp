@@ -52,7 +52,10 @@ void A2aMatmulRun::runToEnd() {
 }
 
 bool A2aMatmulRun::finished() const {
-  return emu_->sim().programDone(driverProgram_);
+  // Done when the driver has finished and every operation it left in flight has landed
+  // (a last RDMA word write can land after the last core finished): stepping event by
+  // event then ends at the same time as runToEnd.
+  return emu_->sim().programDone(driverProgram_) && emu_->sim().pendingEvents() == 0;
 }
 
 VerificationCheck A2aMatmulRun::completion() const {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/plan/combine_plan.h"
 #include "core/protocol/ring_buffer.h"
 #include "core/runtime/record_layout.h"
 #include "core/util/error.h"
@@ -56,13 +57,19 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
   // Rings or windows into one card: direct from each local card, one RDMA per other server,
   // and one forward per (local card, other server).
   const std::int64_t dispatchLinks = cps + (S - 1) * (cps + 1);
-  const std::int64_t lanes =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(sc.rings.forwarderCores, S));
-  const std::int64_t channels =
-      std::max<std::int64_t>(1, std::min<std::int64_t>(sc.rings.receiverCores, BS));
+  // The streaming combine as core/plan/combine_plan lays it out: IPC rings per (local card,
+  // lane), partial rings per (server, channel), and on each forwarder card two staging halves
+  // of one RDMA batch per (other server, channel) it sends partials to.
+  int lanes = 1, channels = 1;
+  combineLanesAndChannels(sc, lanes, channels);
+  const std::int64_t pb = partialRecordBytes(sc);
+  const std::int64_t perPost =
+      std::max<std::int64_t>(1, std::min(sc.combine.rdmaBatchBytes, ring) / pb);
+  const std::int64_t batchStaging = (S - 1) * channels * 2 * perPost * pb;
   std::int64_t streamingBytes = 0, phasedBytes = 0;
   if (streaming)
-    streamingBytes = (dispatchLinks + cps * lanes + S * channels) * (ring + 2 * kControlLineBytes);
+    streamingBytes = (dispatchLinks + cps * lanes + S * channels) * (ring + 2 * kControlLineBytes) +
+                     batchStaging;
   if (phased) {
     const std::int64_t slots = S * BS * std::min<std::int64_t>(K, P);
     phasedBytes =

@@ -110,7 +110,10 @@ OpRef RingBuffer::writeByRdma(AiCore& c, Region gmSrc, const std::vector<RecordM
 
 OpRef RingBuffer::publishTail(AiCore& c, const OpRef& lastData) {
   const std::int64_t value = localTail_;
-  if (value == dropTail_) return c.scalarWork(0);  // injected fault: the write is lost
+  if (value == dropTail_) {  // injected fault: the write is lost
+    c.noteLostWordWrite(*tail_);
+    return c.scalarWork(0);
+  }
   OpRef op = kind_ == RingKind::Rdma ? c.rdmaWriteWord(*tail_, value, lastData)
                                      : c.writeWord(*tail_, value);
   op.op()->onLand.push_back([this, value] {

@@ -227,6 +227,9 @@ TEST(MoeSimRun, StalledForwarderIsDiagnosedAndItsSendersWaitForSpace) {
   const auto file = smallScenarioFile("stall.json", [](nlohmann::json& j) {
     j["rings"]["chunk_bytes"] = 2048;  // small rings, so the stalled forwarder's senders block
     j["rings"]["queue_chunks"] = 2;
+    // Enough tokens that the stalled lane's rows overflow a ring: with forwarder channels a
+    // lane carries only its share of the tokens.
+    j["model"]["tokens_per_rank"] = 64;
   });
   const Result r = runSim("run " + file.string() + " --impl streaming --fault stall-core");
   EXPECT_EQ(r.exitCode, 1) << r.err;
