@@ -71,6 +71,9 @@ void runLayer(const SweepSpec& spec, const ResolvedScenario& rs, std::vector<Swe
     auto run = makeLayerRun(rs, spec.designs[d]);
     run->runToEnd();
     putStages(row, run->stages());
+    // The total is the emulated clock at the end, as moe-sim run prints it: it includes
+    // operations still landing after the last stage's cores finished.
+    row["total_us"] = toMicroseconds(run->emulation().sim().now());
     row["dispatch_buffer_bytes"] = run->commBufferBytes();
     row["combine_buffer_bytes"] = run->combineBufferBytes();
     row["peak_ring_occupancy_bytes"] = run->peakRingOccupancy();

@@ -17,6 +17,7 @@
 #include <QtCharts/QChartView>
 #include <QtCharts/QLineSeries>
 
+#include "core/pipeline/design.h"
 #include "core/pipeline/sweep_table.h"
 #include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
@@ -78,7 +79,8 @@ class SweepViewTest : public QObject {
     QVERIFY(!v->showsHeatMap());
     v->figureCombo()->setCurrentIndex(v->figureCombo()->findText("combine_us"));
     const auto series = v->lineChart()->chart()->series();
-    QCOMPARE(series.size(), 2);
+    // One line per design of the MoE layer: phased, streaming, flat.
+    QCOMPARE(series.size(), static_cast<int>(designsOf(WorkloadKind::MoeLayer).size()));
     auto* streaming = qobject_cast<QLineSeries*>(series[1]);
     QVERIFY(streaming);
     QCOMPARE(streaming->name(), QString("streaming"));
@@ -153,10 +155,11 @@ class SweepViewTest : public QObject {
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = f.readAll().split('\n');
-    QCOMPARE(lines.size(), 1 + 2 * 2 + 1);  // header, 2 points x 2 designs, final newline
+    // Header, 2 points x 3 designs (phased, streaming, flat), final newline.
+    QCOMPARE(lines.size(), 1 + 2 * 3 + 1);
     QVERIFY(lines[0].startsWith("point,rings.queue_chunks,design,status,message,"));
     QVERIFY(lines[1].startsWith("0,2,phased,ok,,"));
-    QVERIFY(lines[4].startsWith("1,4,streaming,ok,,"));
+    QVERIFY(lines[5].startsWith("1,4,streaming,ok,,"));
   }
 
   void aBadValueIsRefusedWithTheKeyPath() {

@@ -42,7 +42,9 @@ void AbRunner::run(const Scenario& sc, int design, int side) {
       r.stageUs.push_back(toMicroseconds(st.duration()));
       end = std::max(end, st.end);
     }
-    r.figures[0] = toMicroseconds(end);
+    // As moe-sim run prints it: the clock at the end, which includes operations still
+    // landing after the last stage's cores finished.
+    r.figures[0] = toMicroseconds(std::max(end, emu.sim().now()));
     r.figureNames << QObject::tr("RDMA posts") << QObject::tr("events");
     r.figures.push_back(static_cast<double>(emu.machine().rdmaPosts));
     r.figures.push_back(static_cast<double>(emu.sim().eventsRun()));

@@ -1,9 +1,12 @@
 #include "ui/widgets/ab_compare_view.h"
 
+#include "ui/widgets/chart_column.h"
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtCharts/QBarCategoryAxis>
@@ -92,13 +95,20 @@ AbCompareView::AbCompareView(QWidget* parent) : QWidget(parent) {
   rings_ = new QChartView(new QChart);
   rings_->setRenderHint(QPainter::Antialiasing);
   rings_->setToolTip(tr("Bytes held in all rings together over emulated time, A against B"));
-  auto* charts = new QHBoxLayout;
+  auto* chartRow = new QWidget;
+  auto* charts = new QHBoxLayout(chartRow);
+  charts->setContentsMargins(0, 0, 0, 0);
   charts->addWidget(stages_, 1);
   charts->addWidget(rings_, 1);
+  // Charts keep the height their labels need (Qt Charts elides them to "..." otherwise, as at
+  // presenter scale); the table and the charts scroll together when the window is shorter.
+  chartRow->setMinimumHeight(16 * chartRow->fontMetrics().height());
+  table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(top);
-  lay->addWidget(table_, 2);
-  lay->addLayout(charts, 3);
+  lay->addWidget(chartColumn({table_, chartRow}, 0), 1);
   connect(pin_, &QPushButton::clicked, this, [this] { emit runRequested(0); });
   connect(runB_, &QPushButton::clicked, this, [this] { emit runRequested(1); });
   refresh();
