@@ -13,8 +13,8 @@
 #include "ui/run/ab_runner.h"
 #include "ui/run/compare_runner.h"
 #include "ui/run/frame.h"
-#include "ui/run/tune_runner.h"
 #include "ui/run/sweep_runner.h"
+#include "ui/run/tune_runner.h"
 
 class QAction;
 class QComboBox;
