@@ -17,6 +17,7 @@
 #include "core/pipeline/run_factory.h"
 #include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
+#include "small_scenario.h"
 #include "ui/widgets/ab_compare_view.h"
 #include "ui/widgets/main_window.h"
 
@@ -25,15 +26,6 @@ MOE_CHARTS_USE_NAMESPACE
 namespace moe::ui::test {
 
 namespace {
-Scenario smallScenario() {
-  Scenario sc = defaultScenario();
-  sc.model.tokensPerRank = 16;
-  sc.model.hidden = 512;
-  sc.model.experts = 32;
-  sc.model.topk = 4;
-  sc.rings.chunkBytes = 4096;
-  return sc;
-}
 
 bool runSide(MainWindow& w, int side) {
   QSignalSpy done(&w, &MainWindow::abDone);

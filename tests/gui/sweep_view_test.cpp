@@ -21,6 +21,7 @@
 #include "core/pipeline/sweep_table.h"
 #include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
+#include "small_scenario.h"
 #include "ui/widgets/heat_map_widget.h"
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/scenario_editor.h"
@@ -31,16 +32,6 @@ MOE_CHARTS_USE_NAMESPACE
 namespace moe::ui::test {
 
 namespace {
-// A small layer, so each point runs in well under a second.
-Scenario smallScenario() {
-  Scenario sc = defaultScenario();
-  sc.model.tokensPerRank = 16;
-  sc.model.hidden = 512;
-  sc.model.experts = 32;
-  sc.model.topk = 4;
-  sc.rings.chunkBytes = 4096;
-  return sc;
-}
 
 void setAxis(SweepView* v, int axis, const QString& field, const QString& values) {
   v->fieldCombo(axis)->setCurrentIndex(v->fieldCombo(axis)->findText(field));
