@@ -8,7 +8,14 @@ void Simulator::at(Time t, Action a) {
   if (t > kMaxEmulatedTime) throw emulatedTimeCapError();
   if (t < now_) throw std::logic_error("event scheduled in the past");
   if (halted_) return;  // the run is over (halt): nothing may run again
-  queue_.push(t, a);
+  queue_.push(t, now_, a);
+}
+
+void Simulator::setTimer(TimerId id, Time t, Action a) {
+  if (t > kMaxEmulatedTime) throw emulatedTimeCapError();
+  if (t < now_) throw std::logic_error("timer set in the past");
+  if (halted_) return;
+  queue_.setTimer(id, t, a);
 }
 
 int Simulator::spawn(Task task, std::string name) {
@@ -31,7 +38,7 @@ bool Simulator::step() {
   // nothing left to run.
   if (halted_) queue_.clear();
   if (queue_.empty()) return false;
-  const Event e = queue_.pop();
+  const Event e = queue_.pop(now_);
   now_ = e.time;
   ++eventsRun_;
   e.action();
@@ -39,7 +46,7 @@ bool Simulator::step() {
 }
 
 void Simulator::runUntil(Time limit) {
-  while (!halted_ && !queue_.empty() && queue_.top().time <= limit) step();
+  while (!halted_ && !queue_.empty() && queue_.nextTime(now_) <= limit) step();
   if (halted_) queue_.clear();
   // A program that threw stops there; surface the kernel bug instead of a silent stall.
   for (const auto& p : programs_) p.task.rethrowIfFailed();

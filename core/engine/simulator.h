@@ -19,12 +19,17 @@ class Simulator {
   std::uint64_t eventsRun() const { return eventsRun_; }
   std::size_t pendingEvents() const { return queue_.size(); }
   // Time of the next event; only valid when pendingEvents() > 0.
-  Time nextEventTime() const { return queue_.top().time; }
+  Time nextEventTime() const { return queue_.nextTime(now_); }
 
   // Schedules an action at an absolute time (never in the past, never past
   // kMaxEmulatedTime: that throws the InputError of emulatedTimeCapError()).
   void at(Time t, Action a);
   void after(Time dt, Action a) { at(checkedAdd(now_, dt), a); }
+  // A timer: an event that can be re-armed or cancelled before it runs (see EventQueue).
+  TimerId newTimer() { return queue_.newTimer(); }
+  // Arms `id` for time t (same rules as at()), replacing its pending event if any.
+  void setTimer(TimerId id, Time t, Action a);
+  void cancelTimer(TimerId id) { queue_.cancelTimer(id); }
   void resumeAt(Time t, std::coroutine_handle<> h) {
     at(t, Action{&resumeTrampoline, h.address(), 0});
   }

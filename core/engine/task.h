@@ -4,8 +4,11 @@
 // caller when it finishes (symmetric transfer, so deep call chains do not grow the stack).
 
 #include <coroutine>
+#include <cstddef>
 #include <exception>
 #include <utility>
+
+#include "core/engine/frame_pool.h"
 
 namespace moe {
 
@@ -14,6 +17,11 @@ class [[nodiscard]] Task {
   struct promise_type {
     std::coroutine_handle<> continuation;
     std::exception_ptr error;
+    // Frames are recycled (frame_pool.h): a kernel awaits millions of helper Tasks per run.
+    static void* operator new(std::size_t bytes) { return FramePool::allocate(bytes); }
+    static void operator delete(void* frame, std::size_t bytes) noexcept {
+      FramePool::release(frame, bytes);
+    }
 
     Task get_return_object() {
       return Task(std::coroutine_handle<promise_type>::from_promise(*this));

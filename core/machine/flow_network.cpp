@@ -56,6 +56,7 @@ void FlowNetwork::start(const std::vector<int>& path, std::int64_t bytes, Action
   } else {
     slot = static_cast<int>(flows_.size());
     flows_.emplace_back();
+    flows_.back().end = sim_.newTimer();
     newRate_.push_back(0);
   }
   Flow& f = flows_[slot];
@@ -338,8 +339,10 @@ void FlowNetwork::scheduleCompletion(int slot) {
   const Flow& f = flows_[slot];
   // Checked: a starved resource (rate near zero) must stop the run, not wrap the time.
   const Time dt = checkedPs(f.remaining / f.rate);
-  sim_.at(checkedAdd(sim_.now(), dt),
-          Action{&flowEvent, this, (static_cast<std::uint64_t>(slot) << 32) | f.generation});
+  // Re-arming the flow's timer drops its old end from the queue: a flow is re-rated many
+  // times, and dead ends would otherwise crowd the queue.
+  sim_.setTimer(f.end, checkedAdd(sim_.now(), dt),
+                Action{&flowEvent, this, (static_cast<std::uint64_t>(slot) << 32) | f.generation});
 }
 
 }  // namespace moe

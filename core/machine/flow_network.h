@@ -70,6 +70,7 @@ class FlowNetwork {
     double rate = 0;
     Time lastUpdate = 0;
     std::uint32_t generation = 0;
+    TimerId end = kNoTimer;  // the completion event, re-armed when the rate changes
     Action onDone;
     bool active = false;
     bool inSet = false;    // in the working set of the current recompute

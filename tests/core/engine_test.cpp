@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "core/engine/simulator.h"
@@ -31,6 +34,44 @@ TEST(EventQueue, EqualTimeEventsRunInInsertionOrderAndTimeNeverGoesBack) {
   }
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
   EXPECT_THROW(sim.at(10, Action{&record, &order, 9}), std::logic_error);
+}
+
+// The queue splits "now" events (a FIFO) from later ones (a 4-ary heap). Against a plain
+// reference, a std::multimap on (time, insertion number): random events that schedule more
+// events, many of them at the current instant, must run in exactly the same order.
+TEST(EventQueue, MatchesAPlainTimeThenInsertionOrderReferenceOnRandomSchedules) {
+  struct World {
+    Simulator sim;
+    std::mt19937_64 rng{7};
+    std::vector<std::uint64_t> ran;
+    std::uint64_t nextId = 0;
+    int budget = 20000;
+    // The reference: (time, insertion number) -> id, replayed in key order afterwards.
+    std::map<std::pair<Time, std::uint64_t>, std::uint64_t> reference;
+    std::uint64_t inserted = 0;
+    void schedule(Time t) {
+      const std::uint64_t id = nextId++;
+      reference.emplace(std::make_pair(t, inserted++), id);
+      sim.at(t, Action{&World::fire, this, id});
+    }
+    static void fire(void* self, std::uint64_t id) {
+      auto* w = static_cast<World*>(self);
+      w->ran.push_back(id);
+      const int children = static_cast<int>(w->rng() % 3);
+      for (int c = 0; c < children && w->budget > 0; ++c, --w->budget) {
+        const std::uint64_t pick = w->rng() % 4;  // half of them at the current instant
+        const Time dt = pick < 2 ? 0 : static_cast<Time>(w->rng() % (pick == 2 ? 5 : 1000));
+        w->schedule(w->sim.now() + dt);
+      }
+    }
+  } w;
+  for (int i = 0; i < 64; ++i) w.schedule(static_cast<Time>(w.rng() % 100));
+  while (w.sim.step()) {
+  }
+  std::vector<std::uint64_t> expected;
+  for (const auto& [key, id] : w.reference) expected.push_back(id);
+  ASSERT_GT(expected.size(), 1000u);
+  EXPECT_EQ(w.ran, expected);
 }
 
 TEST(FlowNetwork, FlowsSharingOneLinkSplitItEvenlyAndSpeedUpWhenOneEnds) {
