@@ -88,8 +88,8 @@ class EventQueue {
   Time nextTime(Time now) const { return nowEmpty() ? heap_.front().time : now; }
   // Removes and returns the next event; `now` is the clock before it runs.
   Event pop(Time now) {
-    if (!heap_.empty() && (nowEmpty() || (heap_.front().time == now &&
-                                          heap_.front().seq < now_[nowHead_].seq))) {
+    if (!heap_.empty() &&
+        (nowEmpty() || (heap_.front().time == now && heap_.front().seq < now_[nowHead_].seq))) {
       Event e = heap_.front();
       if (e.timer != kNoTimer) timerPos_[e.timer] = kIdle;
       heap_.front() = heap_.back();
@@ -156,7 +156,7 @@ class EventQueue {
 
   std::vector<Event> heap_;
   std::vector<std::size_t> timerPos_;  // by TimerId: index in heap_, or kIdle
-  std::vector<Event> now_;  // FIFO of events at the current instant, from nowHead_
+  std::vector<Event> now_;             // FIFO of events at the current instant, from nowHead_
   std::size_t nowHead_ = 0;
   std::uint64_t nextSeq_ = 0;
 };

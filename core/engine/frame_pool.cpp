@@ -15,7 +15,7 @@ constexpr bool kPooled = true;
 #endif
 
 constexpr std::size_t kGrain = 64;
-constexpr std::size_t kClasses = 64;          // frames up to 4 KiB are pooled
+constexpr std::size_t kClasses = 64;               // frames up to 4 KiB are pooled
 constexpr std::size_t kMaxKeptPerClass = 1 << 16;  // bounds what an idle thread keeps
 
 std::size_t sizeClass(std::size_t bytes) {
@@ -44,7 +44,7 @@ void* FramePool::allocate(std::size_t bytes) {
   const std::size_t c = sizeClass(bytes);
   if (!kPooled || c > kClasses) return ::operator new(bytes);
   auto& list = lists().byClass[c];
-  if (list.empty()) return ::operator new(c * kGrain);
+  if (list.empty()) return ::operator new(c* kGrain);
   void* p = list.back();
   list.pop_back();
   return p;

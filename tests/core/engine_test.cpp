@@ -74,6 +74,70 @@ TEST(EventQueue, MatchesAPlainTimeThenInsertionOrderReferenceOnRandomSchedules) 
   EXPECT_EQ(w.ran, expected);
 }
 
+// Timers (a transfer's end) are re-armed and cancelled in place. Against the same kind of
+// reference: re-arming erases the old entry and inserts a new one; each timer fires at most
+// once per arming, in (time, insertion) order with the plain events.
+constexpr std::uint64_t kPlain = 1u << 20;  // event ids below this are timer indices
+
+TEST(EventQueue, ReArmedAndCancelledTimersRunOnceAtTheirLastTimeInOrder) {
+  struct World {
+    Simulator sim;
+    std::mt19937_64 rng{11};
+    std::vector<std::uint64_t> ran;
+    std::map<std::pair<Time, std::uint64_t>, std::uint64_t> reference;
+    std::vector<std::pair<Time, std::uint64_t>> armedKey;  // by timer: its reference key
+    std::vector<TimerId> timers;
+    std::uint64_t inserted = 0;
+    int budget = 20000;
+    void arm(int t, Time when) {
+      if (armedKey[t].second != ~std::uint64_t{0}) reference.erase(armedKey[t]);
+      armedKey[t] = {when, inserted++};
+      reference.emplace(armedKey[t], static_cast<std::uint64_t>(t));
+      sim.setTimer(timers[t], when, Action{&World::fire, this, static_cast<std::uint64_t>(t)});
+    }
+    void cancel(int t) {
+      if (armedKey[t].second != ~std::uint64_t{0}) reference.erase(armedKey[t]);
+      armedKey[t].second = ~std::uint64_t{0};
+      sim.cancelTimer(timers[t]);
+    }
+    static void fire(void* self, std::uint64_t id) {
+      auto* w = static_cast<World*>(self);
+      w->ran.push_back(id);
+      if (id < kPlain) w->armedKey[id].second = ~std::uint64_t{0};
+      for (int c = 0; c < 3 && w->budget > 0; ++c, --w->budget) {
+        const int t = static_cast<int>(w->rng() % w->timers.size());
+        const Time when = w->sim.now() + static_cast<Time>(w->rng() % 50);
+        switch (w->rng() % 4) {
+          case 0:
+            w->cancel(t);
+            break;
+          case 1: {  // a plain event
+            const std::uint64_t plain = kPlain + w->inserted;
+            w->reference.emplace(std::make_pair(when, w->inserted++), plain);
+            w->sim.at(when, Action{&World::fire, w, plain});
+            break;
+          }
+          default:
+            w->arm(t, when);
+        }
+      }
+    }
+  } w;
+  for (int t = 0; t < 32; ++t) {
+    w.timers.push_back(w.sim.newTimer());
+    w.armedKey.emplace_back(0, ~std::uint64_t{0});
+  }
+  for (int t = 0; t < 32; ++t) w.arm(t, static_cast<Time>(w.rng() % 100));
+  // The reference replays in key order; entries are only added at or after the clock, and
+  // erased before they would run, so its key order is the order the queue must produce.
+  std::vector<std::uint64_t> expected;
+  while (w.sim.step()) {
+  }
+  for (const auto& [key, id] : w.reference) expected.push_back(id);
+  ASSERT_GT(w.ran.size(), 1000u);
+  EXPECT_EQ(w.ran, expected);
+}
+
 TEST(FlowNetwork, FlowsSharingOneLinkSplitItEvenlyAndSpeedUpWhenOneEnds) {
   Simulator sim;
   FlowNetwork net(sim);
