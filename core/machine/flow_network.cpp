@@ -35,7 +35,7 @@ void FlowNetwork::touch(const Flow& f) {
     if (s.dirty) continue;
     s.dirty = true;
     double load = 0;
-    for (int h : s.flows) load += flows_[h].rate;
+    for (const Member& m : s.flows) load += m.rate;
     s.wasSaturated = load >= resources_[r].capacity * (1 - kEps);
     dirty_.push_back(r);
   }
@@ -74,7 +74,7 @@ void FlowNetwork::start(const std::vector<int>& path, std::int64_t bytes, Action
     const int r = f.path[i];
     ++resources_[r].activeFlows;
     f.slotOn[i] = static_cast<int>(state_[r].flows.size());
-    state_[r].flows.push_back(slot);
+    state_[r].flows.push_back(Member{slot, false, 0.0});
   }
   newFlows_.push_back(slot);
   requestRecompute();
@@ -120,8 +120,8 @@ void FlowNetwork::finish(int slot) {
     --resources_[r].activeFlows;
     // Swap-remove from the resource's list, telling the moved flow where it now sits.
     auto& on = state_[r].flows;
-    const int moved = on.back();
-    on[f.slotOn[i]] = moved;
+    const int moved = on.back().slot;
+    on[f.slotOn[i]] = on.back();
     Flow& m = flows_[moved];
     for (int j = 0; j < m.hops; ++j)
       if (m.path[j] == r) m.slotOn[j] = f.slotOn[i];
@@ -141,8 +141,18 @@ void FlowNetwork::finish(int slot) {
 void FlowNetwork::addToSet(int slot) {
   Flow& f = flows_[slot];
   if (!f.active || f.inSet) return;
-  f.inSet = true;
+  setInSet(f, true);
   set_.push_back(slot);
+}
+
+void FlowNetwork::setInSet(Flow& f, bool inSet) {
+  f.inSet = inSet;
+  for (int i = 0; i < f.hops; ++i) state_[f.path[i]].flows[f.slotOn[i]].inSet = inSet;
+}
+
+void FlowNetwork::setRate(Flow& f, double rate) {
+  f.rate = rate;
+  for (int i = 0; i < f.hops; ++i) state_[f.path[i]].flows[f.slotOn[i]].rate = rate;
 }
 
 double FlowNetwork::current(int slot) const {
@@ -158,7 +168,7 @@ void FlowNetwork::recompute() {
   for (int s : newFlows_) addToSet(s);
   for (int r : dirty_)
     if (state_[r].wasSaturated)
-      for (int s : state_[r].flows) addToSet(s);
+      for (std::size_t k = 0; k < state_[r].flows.size(); ++k) addToSet(state_[r].flows[k].slot);
   newFlows_.clear();
   if (!set_.empty()) {
     for (;;) {
@@ -179,11 +189,11 @@ void FlowNetwork::recompute() {
   // Apply: only flows whose rate changed get progressed and a new completion event.
   for (int s : set_) {
     Flow& f = flows_[s];
-    f.inSet = false;
+    setInSet(f, false);
     if (newRate_[s] == f.rate) continue;
     progress(f);
     for (int i = 0; i < f.hops; ++i) resources_[f.path[i]].activeRate += newRate_[s] - f.rate;
-    f.rate = newRate_[s];
+    setRate(f, newRate_[s]);
     ++f.generation;
     scheduleCompletion(s);
   }
@@ -211,11 +221,11 @@ void FlowNetwork::fill() {
     st.inFill = false;
     st.left = resources_[r].capacity;
     st.unfrozen = 0;
-    for (int s : st.flows) {
-      if (flows_[s].inSet)
+    for (const Member& m : st.flows) {
+      if (m.inSet)
         ++st.unfrozen;
       else
-        st.left -= flows_[s].rate;
+        st.left -= m.rate;
     }
     st.left = std::max(0.0, st.left);
     if (st.unfrozen > 0) heap_.push_back({st.left / st.unfrozen, r});
@@ -230,8 +240,9 @@ void FlowNetwork::fill() {
     const int b = top.resource;
     ResourceState& bs = state_[b];
     if (bs.unfrozen == 0 || top.share != bs.left / bs.unfrozen) continue;  // stale
-    for (int s : bs.flows) {
-      if (!flows_[s].inSet || newRate_[s] >= 0) continue;
+    for (const Member& m : bs.flows) {
+      const int s = m.slot;
+      if (!m.inSet || newRate_[s] >= 0) continue;
       newRate_[s] = top.share;
       --unfrozen;
       const Flow& f = flows_[s];
@@ -256,8 +267,8 @@ void FlowNetwork::measure(int r) {
   measured_.push_back(r);
   st.load = 0;
   st.fastest = 0;
-  for (int s : st.flows) {
-    const double v = current(s);
+  for (const Member& m : st.flows) {
+    const double v = m.inSet ? newRate_[m.slot] : m.rate;
     st.load += v;
     st.fastest = std::max(st.fastest, v);
   }
@@ -294,8 +305,8 @@ bool FlowNetwork::checkBottlenecks() {
     }
     const double v = current(g);
     for (int i = 0; i < f.hops; ++i)
-      for (int h : state_[f.path[i]].flows)
-        if (!flows_[h].inSet && flows_[h].rate > v * (1 + kEps)) grow_.push_back(h);
+      for (const Member& m : state_[f.path[i]].flows)
+        if (!m.inSet && m.rate > v * (1 + kEps)) grow_.push_back(m.slot);
   };
   scanned_.clear();
   auto checkResource = [&](int r) {
@@ -312,12 +323,12 @@ bool FlowNetwork::checkBottlenecks() {
       bool before = st.wasSaturated;
       if (!st.dirty) {  // the same flows as before: sum their rates before this recompute
         double oldLoad = 0;
-        for (int h : st.flows) oldLoad += flows_[h].rate;
+        for (const Member& m : st.flows) oldLoad += m.rate;
         before = oldLoad >= full;
       }
       if (!before) return;
     }
-    for (int g : st.flows) check(g);
+    for (std::size_t k = 0; k < st.flows.size(); ++k) check(st.flows[k].slot);
   };
   const std::size_t setSize = set_.size();
   for (std::size_t k = 0; k < setSize; ++k) {

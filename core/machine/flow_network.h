@@ -76,8 +76,17 @@ class FlowNetwork {
     bool inSet = false;    // in the working set of the current recompute
     bool checked = false;  // bottleneck rule already checked in this round
   };
+  // A flow as seen from one resource it crosses. The rate and working-set flag are copies
+  // kept in step with the Flow, so the solver's scans over a resource's flows read one
+  // contiguous array instead of jumping to every flow (those cache misses were most of
+  // the solver's time once a NIC or an HBM carried hundreds of flows).
+  struct Member {
+    int slot;
+    bool inSet;
+    double rate;
+  };
   struct ResourceState {
-    std::vector<int> flows;     // active flow slots crossing it
+    std::vector<Member> flows;  // active flows crossing it
     double left = 0;            // fill scratch: capacity not yet given out
     int unfrozen = 0;           // fill scratch: working-set flows still rising
     double load = 0;            // check scratch: summed rate (new rates for the working set)
@@ -95,6 +104,8 @@ class FlowNetwork {
   void finish(int slot);
   void recompute();
   void addToSet(int slot);
+  void setInSet(Flow& f, bool inSet);  // sets the flag on the flow and its members
+  void setRate(Flow& f, double rate);  // the same for the rate
   void fill();
   bool checkBottlenecks();  // false if the working set grew
   void measure(int r);
