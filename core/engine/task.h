@@ -8,7 +8,7 @@
 #include <exception>
 #include <utility>
 
-#include "core/engine/frame_pool.h"
+#include "core/engine/block_pool.h"
 
 namespace moe {
 
@@ -17,10 +17,10 @@ class [[nodiscard]] Task {
   struct promise_type {
     std::coroutine_handle<> continuation;
     std::exception_ptr error;
-    // Frames are recycled (frame_pool.h): a kernel awaits millions of helper Tasks per run.
-    static void* operator new(std::size_t bytes) { return FramePool::allocate(bytes); }
+    // Frames are recycled (block_pool.h): a kernel awaits millions of helper Tasks per run.
+    static void* operator new(std::size_t bytes) { return BlockPool::allocate(bytes); }
     static void operator delete(void* frame, std::size_t bytes) noexcept {
-      FramePool::release(frame, bytes);
+      BlockPool::release(frame, bytes);
     }
 
     Task get_return_object() {

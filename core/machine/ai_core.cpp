@@ -5,12 +5,18 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/engine/block_pool.h"
 #include "core/machine/machine.h"
 #include "core/util/error.h"
 
 namespace moe {
 
 namespace {
+// Op records come from the engine's block pool: a run makes and drops millions of them.
+std::shared_ptr<Op> newOp() {
+  return std::allocate_shared<Op>(PoolAllocator<Op>{});
+}
+
 Time cyclesToPs(double cycles, int clockMhz) {
   return checkedPs(cycles * 1e6 / clockMhz);
 }
@@ -233,7 +239,7 @@ void AiCore::releasePipe(Op* op) {
 OpRef AiCore::copy(Region dst, Region src) {
   if (dst.length != src.length)
     throw std::logic_error(name_ + ": DataCopy with different source and destination lengths");
-  auto op = std::make_shared<Op>();
+  auto op = newOp();
   op->kind = Op::Kind::Copy;
   op->activity = Activity::Copy;
   op->dst = dst;
@@ -261,12 +267,12 @@ OpRef AiCore::copy(Region dst, Region src) {
   op->wireBytes = gm.length == 0 ? 0 : a1 - a0;
   m_.overreadBytes += op->wireBytes - gm.length;
   m_.routeCopy(*this, dst, src, op->path, op->latency);
-  op->path.insert(op->path.begin(), mtePort_);
+  op->path.push_front(mtePort_);
   return issue(std::move(op));
 }
 
 OpRef AiCore::vector(std::int64_t elements, int bytesPerElement) {
-  auto op = std::make_shared<Op>();
+  auto op = newOp();
   op->kind = Op::Kind::Compute;
   op->pipe = Pipe::Vector;
   op->activity = Activity::Vector;
@@ -277,7 +283,7 @@ OpRef AiCore::vector(std::int64_t elements, int bytesPerElement) {
 }
 
 OpRef AiCore::cube(double flops) {
-  auto op = std::make_shared<Op>();
+  auto op = newOp();
   op->kind = Op::Kind::Compute;
   op->pipe = Pipe::Cube;
   op->activity = Activity::Cube;
@@ -286,7 +292,7 @@ OpRef AiCore::cube(double flops) {
 }
 
 OpRef AiCore::scalarWork(Time t) {
-  auto op = std::make_shared<Op>();
+  auto op = newOp();
   op->kind = Op::Kind::Compute;
   op->pipe = Pipe::Scalar;
   op->activity = Activity::Copy;
@@ -301,7 +307,7 @@ OpRef AiCore::pollWords() {
 OpRef AiCore::rdmaWrite(Region dst, Region src) {
   if (dst.length != src.length)
     throw std::logic_error(name_ + ": RDMA write with different lengths");
-  auto op = std::make_shared<Op>();
+  auto op = newOp();
   op->kind = Op::Kind::Rdma;
   op->pipe = Pipe::Scalar;
   op->activity = Activity::Copy;
@@ -318,7 +324,7 @@ OpRef AiCore::rdmaWrite(Region dst, Region src) {
 }
 
 OpRef AiCore::writeWord(Word& w, std::int64_t value) {
-  auto op = std::make_shared<Op>();
+  auto op = newOp();
   op->kind = Op::Kind::WordWrite;
   op->pipe = Pipe::Scalar;
   op->activity = Activity::Copy;
@@ -330,7 +336,7 @@ OpRef AiCore::writeWord(Word& w, std::int64_t value) {
 }
 
 OpRef AiCore::rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after) {
-  auto op = std::make_shared<Op>();
+  auto op = newOp();
   op->kind = Op::Kind::Rdma;
   op->pipe = Pipe::Scalar;
   op->activity = Activity::Copy;
@@ -345,7 +351,7 @@ OpRef AiCore::rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after) {
 }
 
 OpRef AiCore::readWord(Word& w) {
-  auto op = std::make_shared<Op>();
+  auto op = newOp();
   op->kind = Op::Kind::WordRead;
   op->pipe = Pipe::Scalar;
   op->activity = Activity::Copy;
@@ -355,7 +361,7 @@ OpRef AiCore::readWord(Word& w) {
 }
 
 OpRef AiCore::fence(Pipe pipe) {
-  auto op = std::make_shared<Op>();
+  auto op = newOp();
   op->kind = Op::Kind::Fence;
   op->pipe = pipe;
   op->activity = pipe == Pipe::Vector ? Activity::Vector : Activity::Copy;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/engine/simulator.h"
+#include "core/machine/flow_network.h"
 #include "core/machine/memory.h"
 #include "core/record/states.h"
 
@@ -54,7 +55,7 @@ struct Op {
   Time duration = 0;  // Compute: pipe time; Rdma: post (issue) time
   Region dst, src;
   std::int64_t wireBytes = 0;
-  std::vector<int> path;
+  FlowPath path;
   Time latency = 0;
   Word* word = nullptr;
   std::int64_t wordValue = 0;

@@ -41,14 +41,11 @@ void FlowNetwork::touch(const Flow& f) {
   }
 }
 
-void FlowNetwork::start(const std::vector<int>& path, std::int64_t bytes, Action onDone) {
+void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone) {
   if (bytes <= 0 || path.empty()) {  // nothing crosses: done now, in event order
     sim_.at(sim_.now(), onDone);
     return;
   }
-  if (path.size() > static_cast<std::size_t>(kMaxPath))
-    throw std::logic_error("FlowNetwork: a path of " + std::to_string(path.size()) +
-                           " resources (at most " + std::to_string(kMaxPath) + ")");
   int slot;
   if (!freeSlots_.empty()) {
     slot = freeSlots_.back();
@@ -60,7 +57,7 @@ void FlowNetwork::start(const std::vector<int>& path, std::int64_t bytes, Action
     newRate_.push_back(0);
   }
   Flow& f = flows_[slot];
-  f.hops = static_cast<int>(path.size());
+  f.hops = path.size();
   std::copy(path.begin(), path.end(), f.path.begin());
   touch(f);
   f.remaining = static_cast<double>(bytes);

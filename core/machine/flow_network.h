@@ -14,14 +14,52 @@
 // handful of flows, whatever the size of the cluster: a change ripples only as far as
 // rates really move. Starts and ends at the same instant share one recompute.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/engine/simulator.h"
 
 namespace moe {
+
+// A transfer's route: the resources it crosses, at most FlowPath::kMax of them (DMA port,
+// HCCS or switch ports, NIC tx, NIC rx, two HBMs). Held inline, so an operation record
+// needs no allocation for its path.
+class FlowPath {
+ public:
+  static constexpr int kMax = 6;
+  FlowPath() = default;
+  FlowPath(std::initializer_list<int> ids) {
+    for (int r : ids) push_back(r);
+  }
+  explicit FlowPath(const std::vector<int>& ids) {
+    for (int r : ids) push_back(r);
+  }
+  void push_back(int resource) {
+    if (size_ == kMax)
+      throw std::logic_error("FlowNetwork: a path of more than " + std::to_string(kMax) +
+                             " resources");
+    ids_[size_++] = resource;
+  }
+  void push_front(int resource) {
+    push_back(resource);
+    std::rotate(ids_.begin(), ids_.begin() + size_ - 1, ids_.begin() + size_);
+  }
+  void clear() { size_ = 0; }
+  int size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  int operator[](int i) const { return ids_[i]; }
+  const int* begin() const { return ids_.data(); }
+  const int* end() const { return ids_.data() + size_; }
+
+ private:
+  std::array<int, kMax> ids_{};
+  int size_ = 0;
+};
 
 struct NetResource {
   std::string name;
@@ -36,7 +74,7 @@ struct NetResource {
 class FlowNetwork {
  public:
   // The longest path a transfer may cross (DMA port, HCCS, NIC tx, NIC rx, two HBMs).
-  static constexpr int kMaxPath = 6;
+  static constexpr int kMaxPath = FlowPath::kMax;
 
   explicit FlowNetwork(Simulator& sim) : sim_(sim) {}
 
@@ -52,7 +90,7 @@ class FlowNetwork {
   // Starts moving `bytes` over `path` now; `onDone` runs when the last byte has crossed.
   // Per-hop latency is the caller's business (it is fixed, not shared). A resource may
   // appear at most once on a path.
-  void start(const std::vector<int>& path, std::int64_t bytes, Action onDone);
+  void start(const FlowPath& path, std::int64_t bytes, Action onDone);
 
   // Every active flow's path and current rate, for tests against the reference solver.
   struct FlowView {

@@ -168,7 +168,7 @@ int Machine::hccsLink(int srcCard, int dstCard) const {
   return r;
 }
 
-void Machine::addIntraServerHop(int srcCard, int dstCard, std::vector<int>& path) const {
+void Machine::addIntraServerHop(int srcCard, int dstCard, FlowPath& path) const {
   if (!switch_) {
     path.push_back(hccsLink(srcCard, dstCard));
     return;
@@ -180,8 +180,8 @@ void Machine::addIntraServerHop(int srcCard, int dstCard, std::vector<int>& path
   path.push_back(cards_[dstCard].switchRx);
 }
 
-void Machine::routeCopy(const AiCore& core, const Region& dst, const Region& src,
-                        std::vector<int>& path, Time& latency) const {
+void Machine::routeCopy(const AiCore& core, const Region& dst, const Region& src, FlowPath& path,
+                        Time& latency) const {
   const bool toUb = dst.buf->space == MemSpace::Ub;
   const Region& ub = toUb ? dst : src;
   const Region& gm = toUb ? src : dst;
@@ -207,8 +207,7 @@ void Machine::routeCopy(const AiCore& core, const Region& dst, const Region& src
   path.push_back(cards_[gmCard].hbm);
 }
 
-void Machine::routeRdma(const Region& dst, const Region& src, std::vector<int>& path,
-                        Time& latency) const {
+void Machine::routeRdma(const Region& dst, const Region& src, FlowPath& path, Time& latency) const {
   if (dst.buf->space != MemSpace::Gm || src.buf->space != MemSpace::Gm)
     throw std::logic_error("RDMA moves GM to GM (" + src.buf->name + " -> " + dst.buf->name + ")");
   const int s = src.buf->card, d = dst.buf->card;

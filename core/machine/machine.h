@@ -92,14 +92,14 @@ class Machine {
 
   // Resolves the path of a DataCopy issued by `core`; throws std::logic_error for copies
   // the hardware cannot do (UB of another core, MTE across servers).
-  void routeCopy(const AiCore& core, const Region& dst, const Region& src, std::vector<int>& path,
+  void routeCopy(const AiCore& core, const Region& dst, const Region& src, FlowPath& path,
                  Time& latency) const;
-  void routeRdma(const Region& dst, const Region& src, std::vector<int>& path, Time& latency) const;
+  void routeRdma(const Region& dst, const Region& src, FlowPath& path, Time& latency) const;
   int hccsLink(int srcCard, int dstCard) const;
   bool switchFabric() const { return switch_; }
   // Appends the intra-server fabric resources from one card to another of its server: the
   // pair link (hccs-mesh, supernode) or the source's tx port and the target's rx port.
-  void addIntraServerHop(int srcCard, int dstCard, std::vector<int>& path) const;
+  void addIntraServerHop(int srcCard, int dstCard, FlowPath& path) const;
 
   // Totals for the summary.
   std::int64_t overreadBytes = 0;  // extra bytes moved by DMA alignment (over-read + crop)

@@ -36,7 +36,7 @@ struct Starter {
 };
 void startOne(void* ctx, std::uint64_t i) {
   auto* s = static_cast<Starter*>(ctx);
-  s->net->start((*s->plan)[i].path, (*s->plan)[i].bytes, Action{&completed, s->done, i});
+  s->net->start(FlowPath((*s->plan)[i].path), (*s->plan)[i].bytes, Action{&completed, s->done, i});
 }
 
 // Runs the plan; after each instant, compares every rate with the reference.

@@ -36,7 +36,7 @@ std::vector<double> ratesFor(const std::string& fabric,
   for (auto [s, d] : pairs) {
     Buffer* src = m.allocGm(s, bytes, "src", true);
     Buffer* dst = m.allocGm(d, bytes, "dst", true);
-    std::vector<int> path;
+    FlowPath path;
     Time latency = 0;
     m.routeRdma(Region{dst, 0, bytes}, Region{src, 0, bytes}, path, latency);
     EXPECT_EQ(latency, nanoseconds(hw.hccsLatencyNs));

@@ -1,4 +1,4 @@
-#include "core/engine/frame_pool.h"
+#include "core/engine/block_pool.h"
 
 #include <array>
 #include <new>
@@ -15,7 +15,7 @@ constexpr bool kPooled = true;
 #endif
 
 constexpr std::size_t kGrain = 64;
-constexpr std::size_t kClasses = 64;               // frames up to 4 KiB are pooled
+constexpr std::size_t kClasses = 64;               // blocks up to 4 KiB are pooled
 constexpr std::size_t kMaxKeptPerClass = 1 << 16;  // bounds what an idle thread keeps
 
 std::size_t sizeClass(std::size_t bytes) {
@@ -23,11 +23,16 @@ std::size_t sizeClass(std::size_t bytes) {
 }
 
 // Per thread: runs on different threads (sweeps, the workbench's worker) never share a
-// list, so no lock. A frame freed on another thread than the one that made it simply joins
+// list, so no lock. A block freed on another thread than the one that made it simply joins
 // that thread's list; every block is an ordinary operator-new block, so that is safe.
+// Set once this thread's lists are gone (thread exit): a block released after that, by a
+// destructor that runs later in the same thread, goes straight back to operator delete.
+thread_local bool listsGone = false;
+
 struct FreeLists {
   std::array<std::vector<void*>, kClasses + 1> byClass;
   ~FreeLists() {
+    listsGone = true;
     for (auto& list : byClass)
       for (void* p : list) ::operator delete(p);
   }
@@ -40,9 +45,9 @@ FreeLists& lists() {
 
 }  // namespace
 
-void* FramePool::allocate(std::size_t bytes) {
+void* BlockPool::allocate(std::size_t bytes) {
   const std::size_t c = sizeClass(bytes);
-  if (!kPooled || c > kClasses) return ::operator new(bytes);
+  if (!kPooled || c > kClasses || listsGone) return ::operator new(bytes);
   auto& list = lists().byClass[c];
   if (list.empty()) return ::operator new(c* kGrain);
   void* p = list.back();
@@ -50,21 +55,21 @@ void* FramePool::allocate(std::size_t bytes) {
   return p;
 }
 
-void FramePool::release(void* frame, std::size_t bytes) noexcept {
+void BlockPool::release(void* block, std::size_t bytes) noexcept {
   const std::size_t c = sizeClass(bytes);
-  if (!kPooled || c > kClasses) {
-    ::operator delete(frame);
+  if (!kPooled || c > kClasses || listsGone) {
+    ::operator delete(block);
     return;
   }
   auto& list = lists().byClass[c];
   if (list.size() >= kMaxKeptPerClass) {
-    ::operator delete(frame);
+    ::operator delete(block);
     return;
   }
   try {
-    list.push_back(frame);
+    list.push_back(block);
   } catch (...) {  // no room to remember it: give it back instead
-    ::operator delete(frame);
+    ::operator delete(block);
   }
 }
 
