@@ -237,6 +237,9 @@ void FlowNetwork::fill() {
     const int b = top.resource;
     ResourceState& bs = state_[b];
     if (bs.unfrozen == 0 || top.share != bs.left / bs.unfrozen) continue;  // stale
+    // Every unfrozen flow of the bottleneck freezes at its share. Their other resources get
+    // one fresh heap entry each, after all of them: entries in between would only go stale.
+    touched_.clear();
     for (const Member& m : bs.flows) {
       const int s = m.slot;
       if (!m.inSet || newRate_[s] >= 0) continue;
@@ -248,10 +251,18 @@ void FlowNetwork::fill() {
         ResourceState& rs = state_[r];
         rs.left = std::max(0.0, rs.left - top.share);
         --rs.unfrozen;
-        if (r != b && rs.unfrozen > 0) {
-          heap_.push_back({rs.left / rs.unfrozen, r});
-          std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+        if (r != b && !rs.inFill) {
+          rs.inFill = true;
+          touched_.push_back(r);
         }
+      }
+    }
+    for (int r : touched_) {
+      ResourceState& rs = state_[r];
+      rs.inFill = false;
+      if (rs.unfrozen > 0) {
+        heap_.push_back({rs.left / rs.unfrozen, r});
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
       }
     }
   }

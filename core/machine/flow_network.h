@@ -176,7 +176,8 @@ class FlowNetwork {
   std::vector<int> measured_;       // resources whose load/fastest were computed
   std::vector<int> scanned_;        // resources whose flows were checked
   std::vector<int> checkedFlows_;
-  std::vector<int> grow_;  // flows joining the working set
+  std::vector<int> grow_;     // flows joining the working set
+  std::vector<int> touched_;  // fill: resources whose share moved while freezing one level
   std::vector<HeapEntry> heap_;
   std::vector<double> newRate_;  // by slot
 };
