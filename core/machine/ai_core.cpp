@@ -340,11 +340,20 @@ OpRef AiCore::rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after) {
   op->kind = Op::Kind::Rdma;
   op->pipe = Pipe::Scalar;
   op->activity = Activity::Copy;
-  op->duration = nanoseconds(m_.hw().rdmaPostNs);
+  // BatchWrite: a flag that follows its own data to the same card, with nothing issued on
+  // the scalar pipe in between, goes in the data's post (an HCCL BatchWrite is one post of
+  // a descriptor list). It costs no second post; it still lands only after the data.
+  const auto& scalar = pipes_[static_cast<int>(Pipe::Scalar)];
+  const Op* data = after.op().get();
+  const bool inDataPost = data && data->kind == Op::Kind::Rdma && data->word == nullptr &&
+                          data->core == this && !scalar.empty() && scalar.back().get() == data &&
+                          !lastOnQp_.empty() &&
+                          lastOnQp_[static_cast<std::size_t>(w.card)].get() == data;
+  op->duration = inDataPost ? 0 : nanoseconds(m_.hw().rdmaPostNs);
   op->word = &w;
   op->wordValue = value;
   op->after = after.op();
-  ++m_.rdmaPosts;
+  if (!inDataPost) ++m_.rdmaPosts;
   noteWordWrite(w);
   chainOnQueuePair(op, w.card);
   return issue(std::move(op));

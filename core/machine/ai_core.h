@@ -160,7 +160,9 @@ class AiCore {
   OpRef rdmaWrite(Region dst, Region src);
   // Scalar write of a GM word (local or a peer's over HCCS); lands after the latency.
   OpRef writeWord(Word& w, std::int64_t value);
-  // RDMA write of a word, ordered behind `after` (same queue pair): lands after it.
+  // RDMA write of a word, ordered behind `after` (same queue pair): lands after it. Issued
+  // right behind its data write (nothing in between on the scalar pipe), it joins that
+  // write's post, as in an HCCL BatchWrite, and costs no post of its own.
   OpRef rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after);
   // Scalar read of a GM word; co_await gives the value.
   OpRef readWord(Word& w);
