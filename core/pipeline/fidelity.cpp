@@ -83,11 +83,14 @@ std::vector<FidelityCase> deepEpCases(const HardwareProfile& profile, int normal
     s.name = "deepep-normal-ep" + std::to_string(ep);
     s.dispatchImpl = DispatchImpl::Streaming;
     if (s.cluster.servers == 1) {
-      // test_intranode.py: plain top-8 of random scores; 24 SMs as 12 send + 12 receive.
+      // test_intranode.py: plain top-8 of random scores; DeepEP's 24 SMs. With one server
+      // the dispatch forwarder has nothing to do, but the streaming combine still sums each
+      // token's partials on forwarder cores: one forwarder per card made it the bottleneck
+      // (30.7 ms against 15.9 ms with 8 at 4096 tokens), so the SMs are split evenly.
       s.routing.kind = RoutingKind::Uniform;
-      s.rings.senderCores = 12;
-      s.rings.forwarderCores = 1;  // no other server: it stays idle
-      s.rings.receiverCores = 11;
+      s.rings.senderCores = 8;
+      s.rings.forwarderCores = 8;
+      s.rings.receiverCores = 8;
     } else {
       // test_internode.py: one expert group per node, top-min(nodes, 4) groups.
       s.routing.kind = RoutingKind::GroupLimited;
