@@ -2,8 +2,6 @@
 
 #include "core/util/error.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -121,12 +119,23 @@ void Machine::releaseGmStorage() {
 }
 
 void Machine::discard(Buffer* b) {
-  if (b->bytes.empty()) return;
-  const std::uintptr_t page = 4096;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(b->data()) + page - 1) / page * page;
-  const auto end = (reinterpret_cast<std::uintptr_t>(b->data()) + b->bytes.size()) / page * page;
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  if (b->bytes.empty() || b->space != MemSpace::Gm) return;
+  // Back to its card's arena, zeroed where written, for later buffers of this run.
+  for (auto* arenas : {&arenas_, &sparseArenas_}) {
+    GmArena& a = (*arenas)[static_cast<std::size_t>(b->card)];
+    if (a.owns(b->data())) {
+      a.free(b->data(), b->bytes.size());
+      break;
+    }
+  }
   b->bytes = ByteStore();
+}
+
+std::size_t Machine::residentGmBytes() const {
+  std::size_t total = 0;
+  for (const auto* arenas : {&arenas_, &sparseArenas_})
+    for (const GmArena& a : *arenas) total += a.residentBytes();
+  return total;
 }
 
 void Machine::checkWaiters(const Word& w) {

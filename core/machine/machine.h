@@ -77,9 +77,12 @@ class Machine {
   Word* makeWord(int card, std::string name);
   // Frees the bytes of every GM buffer (sizes stay): for dropping a finished run's tensors.
   void releaseGmStorage();
-  // Returns a dead buffer's pages to the OS (its bytes read as absent afterwards): a
-  // stage's communication buffers once the stage is over.
+  // Frees a dead GM buffer (its bytes read as absent afterwards): its memory is zeroed
+  // where written and reused by later buffers, e.g. a stage's communication buffers once
+  // the stage is over.
   void discard(Buffer* b);
+  // GM bytes the host really holds now (resident pages of every card's arenas).
+  std::size_t residentGmBytes() const;
   // Scalar access latency from a core to a word's card.
   Time wordLatency(const AiCore& from, const Word& w) const;
   // Writes a word now (host-side init or a landed write) and wakes its waiters.
