@@ -54,9 +54,11 @@ Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& 
       for (int i = 0; i < hw.aicCores; ++i) c.aic.push_back(addCore(CoreKind::Aic, i));
       cards_.push_back(std::move(c));
     }
+  // With payload "none" only metadata (ids, counts, ring control) has bytes: small chunks.
+  const bool metadataOnly = payload != PayloadMode::Full;
   for (std::size_t i = 0; i < cards_.size(); ++i) {
-    arenas_.emplace_back(true);
-    sparseArenas_.emplace_back(false);
+    arenas_.emplace_back(true, metadataOnly);
+    sparseArenas_.emplace_back(false, metadataOnly);
   }
   // HCCS: one resource per ordered card pair inside a server (full mesh, per direction).
   // A switch fabric has none: its ports, made above, are the only shared resources.
@@ -129,6 +131,13 @@ void Machine::discard(Buffer* b) {
     }
   }
   b->bytes = ByteStore();
+}
+
+std::size_t Machine::reservedGmBytes() const {
+  std::size_t total = 0;
+  for (const auto* arenas : {&arenas_, &sparseArenas_})
+    for (const GmArena& a : *arenas) total += a.reservedBytes();
+  return total;
 }
 
 std::size_t Machine::residentGmBytes() const {

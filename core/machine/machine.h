@@ -83,6 +83,8 @@ class Machine {
   void discard(Buffer* b);
   // GM bytes the host really holds now (resident pages of every card's arenas).
   std::size_t residentGmBytes() const;
+  // Host address space the cards' GM arenas hold (touched or not).
+  std::size_t reservedGmBytes() const;
   // Scalar access latency from a core to a word's card.
   Time wordLatency(const AiCore& from, const Word& w) const;
   // Writes a word now (host-side init or a landed write) and wakes its waiters.

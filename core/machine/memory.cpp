@@ -12,6 +12,7 @@ namespace {
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kChunk = std::size_t{64} << 20;
+constexpr std::size_t kSmallChunk = std::size_t{1} << 20;
 
 // Chunks of finished runs, kept for the next run in this process (a CLI run of both
 // designs, a benchmark loop): reusing warm pages avoids the kernel faulting and zeroing
@@ -86,7 +87,9 @@ std::uint8_t* GmArena::allocate(std::size_t n) {
       if (len > need) c.free.emplace(off + need, len - need);
       return c.base + off;
     }
-  const std::size_t size = std::max(kChunk, (need + kHugePage - 1) / kHugePage * kHugePage);
+  const std::size_t unit = smallChunks_ ? kPage : kHugePage;
+  const std::size_t size =
+      std::max(smallChunks_ ? kSmallChunk : kChunk, (need + unit - 1) / unit * unit);
   std::uint8_t* base = nullptr;
   if (size == kChunk && hugePages_) {
     std::lock_guard lock(pool().mutex);
@@ -139,6 +142,12 @@ std::size_t GmArena::residentBytes() const {
   std::size_t total = 0;
   for (const Chunk& c : chunks_)
     forEachResident(c.base, c.size, [&](std::size_t, std::size_t len) { total += len; });
+  return total;
+}
+
+std::size_t GmArena::reservedBytes() const {
+  std::size_t total = 0;
+  for (const Chunk& c : chunks_) total += c.size;
   return total;
 }
 

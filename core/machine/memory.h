@@ -72,10 +72,14 @@ class ByteStore {
 // nothing.
 class GmArena {
  public:
-  explicit GmArena(bool hugePages = true) : hugePages_(hugePages) {}
+  // Chunks of 64 MiB, or `smallChunks` of 1 MiB for arenas that only ever hold metadata
+  // (payload "none"), so hundreds of cards do not reserve gigabytes of address space.
+  explicit GmArena(bool hugePages = true, bool smallChunks = false)
+      : hugePages_(hugePages && !smallChunks), smallChunks_(smallChunks) {}
   GmArena(const GmArena&) = delete;
   GmArena& operator=(const GmArena&) = delete;
-  GmArena(GmArena&& o) noexcept : chunks_(std::move(o.chunks_)), hugePages_(o.hugePages_) {
+  GmArena(GmArena&& o) noexcept
+      : chunks_(std::move(o.chunks_)), hugePages_(o.hugePages_), smallChunks_(o.smallChunks_) {
     o.chunks_.clear();
   }
   ~GmArena() { release(); }
@@ -87,6 +91,8 @@ class GmArena {
   void release();
   // Bytes of this arena's chunks that are resident (touched and not yet given back).
   std::size_t residentBytes() const;
+  // Address space this arena holds (its chunks' sizes).
+  std::size_t reservedBytes() const;
 
  private:
   struct Chunk {
@@ -96,6 +102,7 @@ class GmArena {
   };
   std::vector<Chunk> chunks_;
   bool hugePages_ = true;
+  bool smallChunks_ = false;
 };
 
 struct Buffer {
