@@ -81,7 +81,7 @@ class Machine {
   // where written and reused by later buffers, e.g. a stage's communication buffers once
   // the stage is over.
   void discard(Buffer* b);
-  // GM bytes the host really holds now (resident pages of every card's arenas).
+  // GM bytes the host really holds now: resident pages of the live buffers of every card.
   std::size_t residentGmBytes() const;
   // Host address space the cards' GM arenas hold (touched or not).
   std::size_t reservedGmBytes() const;

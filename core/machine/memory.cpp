@@ -140,8 +140,17 @@ void GmArena::free(std::uint8_t* p, std::size_t n) {
 
 std::size_t GmArena::residentBytes() const {
   std::size_t total = 0;
-  for (const Chunk& c : chunks_)
-    forEachResident(c.base, c.size, [&](std::size_t, std::size_t len) { total += len; });
+  auto count = [&](std::uint8_t* p, std::size_t n) {
+    forEachResident(p, n, [&](std::size_t, std::size_t len) { total += len; });
+  };
+  for (const Chunk& c : chunks_) {
+    std::size_t at = 0;  // the allocated ranges are the gaps between free ones
+    for (const auto& [off, len] : c.free) {
+      count(c.base + at, off - at);
+      at = off + len;
+    }
+    count(c.base + at, c.size - at);
+  }
   return total;
 }
 

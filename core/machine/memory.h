@@ -89,7 +89,8 @@ class GmArena {
   bool owns(const std::uint8_t* p) const;
   // Frees everything; pooled chunks go back zeroed, the rest to the OS.
   void release();
-  // Bytes of this arena's chunks that are resident (touched and not yet given back).
+  // Bytes of the live allocations that are resident (touched). Free ranges are left out:
+  // they are zero and kept warm for reuse, a cache rather than what the run holds.
   std::size_t residentBytes() const;
   // Address space this arena holds (its chunks' sizes).
   std::size_t reservedBytes() const;
