@@ -146,7 +146,7 @@ Task phasedCombineCore(LayerContext& ctx, int card, AiCore& core, std::shared_pt
   co_await core.syncAll(*w->afterGm2Ipc);
   // Host-side frees take no emulated time. Past the barrier every expert row is in a
   // window: the card's expert_out is dead (once the host has hashed and checked it).
-  if (i == 0 && ctx.freeDeadTensors) ctx.m.discard(ctx.cards[card].expertOut);
+  if (i == 0 && ctx.freeDeadTensors) ctx.m.discard(ctx.cards[card].expertOut, /*keepWarm=*/false);
   if (i >= t.senderCores && i < t.senderCores + t.forwarderCores) {
     core.setRole(Role::Forwarder);
     co_await sumToWindow(ctx, card, core, *w, i - t.senderCores);
@@ -155,8 +155,8 @@ Task phasedCombineCore(LayerContext& ctx, int card, AiCore& core, std::shared_pt
   // Every partial has landed in its server window: the windows and partial buffers this
   // card forwarded through are dead.
   if (i == 0) {
-    for (Window& win : w->ipc[card]) ctx.m.discard(win.data);
-    for (Buffer* b : w->partial[card]) ctx.m.discard(b);
+    for (Window& win : w->ipc[card]) ctx.m.discard(win.data, /*keepWarm=*/false);
+    for (Buffer* b : w->partial[card]) ctx.m.discard(b, /*keepWarm=*/false);
   }
   if (i >= t.senderCores + t.forwarderCores) {
     core.setRole(Role::Receiver);

@@ -99,8 +99,10 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
     co_await flush();
   }
   co_await core.fence(Pipe::Scalar);  // every tail write has landed
-  // The card's last sender has read every expert row into a ring: expert_out is dead.
-  if (--rings->sendersLeft[d] == 0 && ctx.freeDeadTensors) m.discard(g.expertOut);
+  // The card's last sender has read every expert row into a ring: expert_out is dead, and
+  // nothing allocated later in the stage would reuse its pages.
+  if (--rings->sendersLeft[d] == 0 && ctx.freeDeadTensors)
+    m.discard(g.expertOut, /*keepWarm=*/false);
 }
 
 // Per (owner server, token) partial being summed by one forwarder lane.

@@ -120,13 +120,13 @@ void Machine::releaseGmStorage() {
   for (GmArena& a : sparseArenas_) a.release();
 }
 
-void Machine::discard(Buffer* b) {
+void Machine::discard(Buffer* b, bool keepWarm) {
   if (b->bytes.empty() || b->space != MemSpace::Gm) return;
   // Back to its card's arena, zeroed where written, for later buffers of this run.
   for (auto* arenas : {&arenas_, &sparseArenas_}) {
     GmArena& a = (*arenas)[static_cast<std::size_t>(b->card)];
     if (a.owns(b->data())) {
-      a.free(b->data(), b->bytes.size());
+      a.free(b->data(), b->bytes.size(), keepWarm);
       break;
     }
   }

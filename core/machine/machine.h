@@ -80,7 +80,9 @@ class Machine {
   // Frees a dead GM buffer (its bytes read as absent afterwards): its memory is zeroed
   // where written and reused by later buffers, e.g. a stage's communication buffers once
   // the stage is over.
-  void discard(Buffer* b);
+  // `keepWarm` false: its pages go back to the OS instead (nothing later in the run would
+  // reuse them, e.g. a tensor freed during the last stage).
+  void discard(Buffer* b, bool keepWarm = true);
   // GM bytes the host really holds now: resident pages of the live buffers of every card.
   std::size_t residentGmBytes() const;
   // Host address space the cards' GM arenas hold (touched or not).

@@ -114,12 +114,12 @@ bool GmArena::owns(const std::uint8_t* p) const {
                      [p](const Chunk& c) { return p >= c.base && p < c.base + c.size; });
 }
 
-void GmArena::free(std::uint8_t* p, std::size_t n) {
+void GmArena::free(std::uint8_t* p, std::size_t n, bool keepWarm) {
   const std::size_t need = (std::max<std::size_t>(n, 1) + 63) / 64 * 64;
   auto c = std::find_if(chunks_.begin(), chunks_.end(),
                         [p](const Chunk& k) { return p >= k.base && p < k.base + k.size; });
   if (c == chunks_.end()) throw std::logic_error("GmArena::free of memory it does not own");
-  zeroTouched(p, need, hugePages_);
+  zeroTouched(p, need, hugePages_ && keepWarm);
   std::size_t off = static_cast<std::size_t>(p - c->base), len = need;
   // Coalesce with the free neighbours, so a later large buffer finds the whole hole.
   auto next = c->free.lower_bound(off);

@@ -85,7 +85,9 @@ class GmArena {
   ~GmArena() { release(); }
   std::uint8_t* allocate(std::size_t n);  // zeroed, 64-B aligned
   // Returns [p, p + n) of an earlier allocate(n): zeroed where touched, reusable after.
-  void free(std::uint8_t* p, std::size_t n);
+  // `keepWarm`: zero touched pages in place for a later buffer of the run to reuse; else
+  // give whole pages back to the OS (nothing will be allocated after this free).
+  void free(std::uint8_t* p, std::size_t n, bool keepWarm = true);
   bool owns(const std::uint8_t* p) const;
   // Frees everything; pooled chunks go back zeroed, the rest to the OS.
   void release();
