@@ -3,7 +3,8 @@
 //     (R/8 servers x 8 cards, 128 tokens per rank, 256 experts, payload none): "ns_per_event"
 //     (process CPU time per event) should stay flat from 16 to 256 ranks;
 //     "events_per_second" is its inverse.
-//   * BM_FullPayloadRss: the default scenario (16 ranks, full payload, streaming):
+//   * BM_FullPayloadRss: the default scenario (16 ranks, full payload, streaming, freeing
+//     dead tensors as moe-sim run does):
 //     "tensor_bytes" (x, expanded rows, expert outputs, combine output, summed over ranks)
 //     against the process's peak RSS after the run ("peak_rss_bytes", "rss_per_tensor_byte").
 //     Run it alone (--benchmark_filter) for a clean peak: RSS is a process-wide maximum.
@@ -83,6 +84,7 @@ void BM_FullPayloadRss(benchmark::State& state) {
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(sc));
   for (auto _ : state) {
     LayerRun run(ResolvedScenario::resolve(sc, gating), DispatchImpl::Streaming);
+    run.freeTensorsWhenDead(nullptr);  // as moe-sim run holds memory
     run.runToEnd();
     rusage u{};
     getrusage(RUSAGE_SELF, &u);

@@ -158,8 +158,8 @@ void printReport(std::ostream& out, const RunReport& r) {
     }
   out << "memory: layer tensors " << fmt("%.2f", static_cast<double>(r.tensorBytes) / (1 << 20))
       << " MiB (x, expanded rows, expert outputs, combine output; "
-      << (sc.payload == PayloadMode::Full ? "held" : "not held: payload none") << "), peak RSS "
-      << fmt("%.2f", static_cast<double>(r.peakRssBytes) / (1 << 20)) << " MiB";
+      << (sc.payload == PayloadMode::Full ? "each freed once dead" : "not held: payload none")
+      << "), peak RSS " << fmt("%.2f", static_cast<double>(r.peakRssBytes) / (1 << 20)) << " MiB";
   if (r.tensorBytes > 0 && sc.payload == PayloadMode::Full)
     out << " ("
         << fmt("%.2f", static_cast<double>(r.peakRssBytes) / static_cast<double>(r.tensorBytes))

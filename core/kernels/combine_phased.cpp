@@ -144,11 +144,20 @@ Task phasedCombineCore(LayerContext& ctx, int card, AiCore& core, std::shared_pt
   if (i < t.senderCores) co_await gm2ipc(ctx, card, core, *w, i);
   co_await core.fence(Pipe::Mte3);
   co_await core.syncAll(*w->afterGm2Ipc);
+  // Host-side frees take no emulated time. Past the barrier every expert row is in a
+  // window: the card's expert_out is dead (once the host has hashed and checked it).
+  if (i == 0 && ctx.freeDeadTensors) ctx.m.discard(ctx.cards[card].expertOut, /*keepWarm=*/false);
   if (i >= t.senderCores && i < t.senderCores + t.forwarderCores) {
     core.setRole(Role::Forwarder);
     co_await sumToWindow(ctx, card, core, *w, i - t.senderCores);
   }
   co_await core.syncAll(*w->afterSend);
+  // Every partial has landed in its server window: the windows and partial buffers this
+  // card forwarded through are dead.
+  if (i == 0) {
+    for (Window& win : w->ipc[card]) ctx.m.discard(win.data, /*keepWarm=*/false);
+    for (Buffer* b : w->partial[card]) ctx.m.discard(b, /*keepWarm=*/false);
+  }
   if (i >= t.senderCores + t.forwarderCores) {
     core.setRole(Role::Receiver);
     co_await sumToServer(ctx, card, core, *w, i - t.senderCores - t.forwarderCores);

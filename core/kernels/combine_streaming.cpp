@@ -35,6 +35,7 @@ struct CombineRings {
   std::vector<std::vector<RingBuffer*>> ipc;      // [f][dLocal * lanes + lane]
   std::vector<std::vector<RingBuffer*>> partial;  // [r][S * channels + c]
   CombinePlan plan;
+  std::vector<int> sendersLeft;  // [card]: sender cores still reading its expert_out
 };
 
 struct SenderTarget {
@@ -42,8 +43,8 @@ struct SenderTarget {
   int lane;
 };
 
-Task combineSender(LayerContext& ctx, int d, AiCore& core,
-                   std::shared_ptr<const CombineRings> rings, std::vector<SenderTarget> targets) {
+Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<CombineRings> rings,
+                   std::vector<SenderTarget> targets) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[d];
   const CombinePlan& plan = rings->plan;
@@ -98,6 +99,10 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core,
     co_await flush();
   }
   co_await core.fence(Pipe::Scalar);  // every tail write has landed
+  // The card's last sender has read every expert row into a ring: expert_out is dead, and
+  // nothing allocated later in the stage would reuse its pages.
+  if (--rings->sendersLeft[d] == 0 && ctx.freeDeadTensors)
+    m.discard(g.expertOut, /*keepWarm=*/false);
 }
 
 // Per (owner server, token) partial being summed by one forwarder lane.
@@ -368,6 +373,7 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
   auto rings = std::make_shared<CombineRings>();
   rings->plan = buildCombinePlan(ctx);
   const CombinePlan& plan = rings->plan;
+  rings->sendersLeft.assign(ctx.R, 0);
   auto name = [](int card) { return "card" + std::to_string(card); };
   rings->ipc.assign(
       ctx.R, std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.cps) * plan.lanes, nullptr));
@@ -418,6 +424,7 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
       for (const auto& tg : perSender[i])
         rings->ipc[tg.f][ctx.localOf(c) * plan.lanes + tg.lane]->producerCore = core.id();
       done.add(1);
+      ++rings->sendersLeft[c];
       emu.launch(core, Role::Sender, combineSender(ctx, c, core, rings, perSender[i]), &done);
     }
     // Forwarders: one core per lane (a set of (destination server, channel) pairs).

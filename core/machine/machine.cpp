@@ -2,8 +2,6 @@
 
 #include "core/util/error.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -56,9 +54,11 @@ Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& 
       for (int i = 0; i < hw.aicCores; ++i) c.aic.push_back(addCore(CoreKind::Aic, i));
       cards_.push_back(std::move(c));
     }
+  // With payload "none" only metadata (ids, counts, ring control) has bytes: small chunks.
+  const bool metadataOnly = payload != PayloadMode::Full;
   for (std::size_t i = 0; i < cards_.size(); ++i) {
-    arenas_.emplace_back(true);
-    sparseArenas_.emplace_back(false);
+    arenas_.emplace_back(true, metadataOnly);
+    sparseArenas_.emplace_back(false, metadataOnly);
   }
   // HCCS: one resource per ordered card pair inside a server (full mesh, per direction).
   // A switch fabric has none: its ports, made above, are the only shared resources.
@@ -120,13 +120,31 @@ void Machine::releaseGmStorage() {
   for (GmArena& a : sparseArenas_) a.release();
 }
 
-void Machine::discard(Buffer* b) {
-  if (b->bytes.empty()) return;
-  const std::uintptr_t page = 4096;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(b->data()) + page - 1) / page * page;
-  const auto end = (reinterpret_cast<std::uintptr_t>(b->data()) + b->bytes.size()) / page * page;
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+void Machine::discard(Buffer* b, bool keepWarm) {
+  if (b->bytes.empty() || b->space != MemSpace::Gm) return;
+  // Back to its card's arena, zeroed where written, for later buffers of this run.
+  for (auto* arenas : {&arenas_, &sparseArenas_}) {
+    GmArena& a = (*arenas)[static_cast<std::size_t>(b->card)];
+    if (a.owns(b->data())) {
+      a.free(b->data(), b->bytes.size(), keepWarm);
+      break;
+    }
+  }
   b->bytes = ByteStore();
+}
+
+std::size_t Machine::reservedGmBytes() const {
+  std::size_t total = 0;
+  for (const auto* arenas : {&arenas_, &sparseArenas_})
+    for (const GmArena& a : *arenas) total += a.reservedBytes();
+  return total;
+}
+
+std::size_t Machine::residentGmBytes() const {
+  std::size_t total = 0;
+  for (const auto* arenas : {&arenas_, &sparseArenas_})
+    for (const GmArena& a : *arenas) total += a.residentBytes();
+  return total;
 }
 
 void Machine::checkWaiters(const Word& w) {

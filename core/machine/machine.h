@@ -77,9 +77,16 @@ class Machine {
   Word* makeWord(int card, std::string name);
   // Frees the bytes of every GM buffer (sizes stay): for dropping a finished run's tensors.
   void releaseGmStorage();
-  // Returns a dead buffer's pages to the OS (its bytes read as absent afterwards): a
-  // stage's communication buffers once the stage is over.
-  void discard(Buffer* b);
+  // Frees a dead GM buffer (its bytes read as absent afterwards): its memory is zeroed
+  // where written and reused by later buffers, e.g. a stage's communication buffers once
+  // the stage is over.
+  // `keepWarm` false: its pages go back to the OS instead (nothing later in the run would
+  // reuse them, e.g. a tensor freed during the last stage).
+  void discard(Buffer* b, bool keepWarm = true);
+  // GM bytes the host really holds now: resident pages of the live buffers of every card.
+  std::size_t residentGmBytes() const;
+  // Host address space the cards' GM arenas hold (touched or not).
+  std::size_t reservedGmBytes() const;
   // Scalar access latency from a core to a word's card.
   Time wordLatency(const AiCore& from, const Word& w) const;
   // Writes a word now (host-side init or a landed write) and wakes its waiters.

@@ -9,74 +9,173 @@
 namespace moe {
 
 namespace {
+constexpr std::size_t kPage = 4096;
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kChunk = std::size_t{64} << 20;
+constexpr std::size_t kSmallChunk = std::size_t{1} << 20;
 
 // Chunks of finished runs, kept for the next run in this process (a CLI run of both
 // designs, a benchmark loop): reusing warm pages avoids the kernel faulting and zeroing
-// them again, which dominated wall time. Bounded, and only standard-size chunks. Shared
-// by every run in the process, and runs may be on several threads at once (moe-sim sweep
-// -j, the workbench's sweep, compare and live run): the list is only touched under the
-// lock, or two arenas could be handed the same chunk.
+// them again, which dominated wall time. Bounded, and only standard-size dense chunks; a
+// pooled chunk is all zero (GmArena's invariant). Shared by every run in the process, and
+// runs may be on several threads at once (moe-sim sweep -j, the workbench's sweep, compare
+// and live run): the list is only touched under the lock, or two arenas could be handed
+// the same chunk.
 struct ChunkPool {
   std::mutex mutex;
-  std::vector<std::pair<std::uint8_t*, bool>> free;  // (base, huge pages)
-  static constexpr std::size_t kMaxChunks = 24;      // 1.5 GiB of address space at most
+  std::vector<std::uint8_t*> free;
+  static constexpr std::size_t kMaxChunks = 24;  // 1.5 GiB of address space at most
   ~ChunkPool() {
-    for (auto [p, huge] : free) munmap(p, kChunk);
+    for (std::uint8_t* p : free) munmap(p, kChunk);
   }
 };
 ChunkPool& pool() {
   static ChunkPool p;
   return p;
 }
+
+// Calls f(offset, length) for each run of resident pages of [p, p + n), clipped to it.
+template <typename F>
+void forEachResident(std::uint8_t* p, std::size_t n, F f) {
+  if (n == 0) return;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t first = a / kPage * kPage, last = (a + n + kPage - 1) / kPage * kPage;
+  std::vector<unsigned char> resident((last - first) / kPage);
+  if (mincore(reinterpret_cast<void*>(first), last - first, resident.data()) != 0) {
+    f(0, n);  // cannot tell: treat all as touched
+    return;
+  }
+  for (std::size_t i = 0; i < resident.size();) {
+    if (!(resident[i] & 1)) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < resident.size() && (resident[j] & 1)) ++j;
+    const std::uintptr_t b = std::max(a, first + i * kPage), e = std::min(a + n, first + j * kPage);
+    f(b - a, e - b);
+    i = j;
+  }
+}
+
+// Restores the all-zero invariant on [p, p + n). Dense memory is zeroed in place where it
+// was touched, so its pages stay for reuse; sparse memory gives whole pages back to the OS
+// (a window's touched pages are scattered and rarely reused by the same arena).
+void zeroTouched(std::uint8_t* p, std::size_t n, bool dense) {
+  forEachResident(p, n, [&](std::size_t off, std::size_t len) {
+    std::uint8_t* b = p + off;
+    const auto ab = reinterpret_cast<std::uintptr_t>(b);
+    const std::uintptr_t in0 = (ab + kPage - 1) / kPage * kPage, in1 = (ab + len) / kPage * kPage;
+    if (dense || in1 <= in0) {
+      std::memset(b, 0, len);
+      return;
+    }
+    std::memset(b, 0, in0 - ab);
+    madvise(reinterpret_cast<void*>(in0), in1 - in0, MADV_DONTNEED);
+    std::memset(reinterpret_cast<std::uint8_t*>(in1), 0, ab + len - in1);
+  });
+}
 }  // namespace
 
 std::uint8_t* GmArena::allocate(std::size_t n) {
   const std::size_t need = (std::max<std::size_t>(n, 1) + 63) / 64 * 64;
-  if (chunks_.empty() || used_ + need > chunks_.back().size) {
-    const std::size_t size = std::max(kChunk, (need + kHugePage - 1) / kHugePage * kHugePage);
-    std::uint8_t* recycled = nullptr;
-    if (size == kChunk) {
-      std::lock_guard lock(pool().mutex);
-      auto& freeList = pool().free;
-      auto reuse = std::find_if(freeList.begin(), freeList.end(),
-                                [&](auto& c) { return c.second == hugePages_; });
-      if (reuse != freeList.end()) {
-        recycled = reuse->first;
-        freeList.erase(reuse);
-      }
+  for (Chunk& c : chunks_)
+    for (auto it = c.free.begin(); it != c.free.end(); ++it) {
+      if (it->second < need) continue;
+      const auto [off, len] = *it;
+      c.free.erase(it);
+      if (len > need) c.free.emplace(off + need, len - need);
+      return c.base + off;
     }
-    if (recycled) {
-      chunks_.push_back({recycled, size, true});
-    } else {
-      void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (p == MAP_FAILED) throw std::bad_alloc();
-      if (hugePages_) madvise(p, size, MADV_HUGEPAGE);  // advice only: 4 KiB pages work too
-      chunks_.push_back({static_cast<std::uint8_t*>(p), size, false});
+  const std::size_t unit = smallChunks_ ? kPage : kHugePage;
+  const std::size_t size =
+      std::max(smallChunks_ ? kSmallChunk : kChunk, (need + unit - 1) / unit * unit);
+  std::uint8_t* base = nullptr;
+  if (size == kChunk && hugePages_) {
+    std::lock_guard lock(pool().mutex);
+    if (!pool().free.empty()) {
+      base = pool().free.back();
+      pool().free.pop_back();
     }
-    used_ = 0;
   }
-  std::uint8_t* out = chunks_.back().base + used_;
-  // A recycled chunk holds the last run's bytes: zero what is handed out (fresh mappings
-  // are zero already). Every buffer starts zeroed, so runs stay deterministic.
-  if (chunks_.back().recycled) std::memset(out, 0, need);
-  used_ += need;
-  return out;
+  if (!base) {
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    if (hugePages_) madvise(p, size, MADV_HUGEPAGE);  // advice only: 4 KiB pages work too
+    base = static_cast<std::uint8_t*>(p);
+  }
+  Chunk& c = chunks_.emplace_back(Chunk{base, size, {}});
+  if (size > need) c.free.emplace(need, size - need);
+  return base;
+}
+
+bool GmArena::owns(const std::uint8_t* p) const {
+  return std::any_of(chunks_.begin(), chunks_.end(),
+                     [p](const Chunk& c) { return p >= c.base && p < c.base + c.size; });
+}
+
+void GmArena::free(std::uint8_t* p, std::size_t n, bool keepWarm) {
+  const std::size_t need = (std::max<std::size_t>(n, 1) + 63) / 64 * 64;
+  auto c = std::find_if(chunks_.begin(), chunks_.end(),
+                        [p](const Chunk& k) { return p >= k.base && p < k.base + k.size; });
+  if (c == chunks_.end()) throw std::logic_error("GmArena::free of memory it does not own");
+  zeroTouched(p, need, hugePages_ && keepWarm);
+  std::size_t off = static_cast<std::size_t>(p - c->base), len = need;
+  // Coalesce with the free neighbours, so a later large buffer finds the whole hole.
+  auto next = c->free.lower_bound(off);
+  if (next != c->free.end() && next->first == off + len) {
+    len += next->second;
+    next = c->free.erase(next);
+  }
+  if (next != c->free.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == off) {
+      off = prev->first;
+      len += prev->second;
+      c->free.erase(prev);
+    }
+  }
+  c->free.emplace(off, len);
+}
+
+std::size_t GmArena::residentBytes() const {
+  std::size_t total = 0;
+  auto count = [&](std::uint8_t* p, std::size_t n) {
+    forEachResident(p, n, [&](std::size_t, std::size_t len) { total += len; });
+  };
+  for (const Chunk& c : chunks_) {
+    std::size_t at = 0;  // the allocated ranges are the gaps between free ones
+    for (const auto& [off, len] : c.free) {
+      count(c.base + at, off - at);
+      at = off + len;
+    }
+    count(c.base + at, c.size - at);
+  }
+  return total;
+}
+
+std::size_t GmArena::reservedBytes() const {
+  std::size_t total = 0;
+  for (const Chunk& c : chunks_) total += c.size;
+  return total;
 }
 
 void GmArena::release() {
-  std::lock_guard lock(pool().mutex);
-  for (const Chunk& c : chunks_) {
-    // Sparse (window) chunks are returned to the OS: their touched pages would otherwise
-    // stay resident unused, since dense arenas do not draw from them.
-    if (hugePages_ && c.size == kChunk && pool().free.size() < ChunkPool::kMaxChunks)
-      pool().free.emplace_back(c.base, hugePages_);
-    else
-      munmap(c.base, c.size);
+  for (Chunk& c : chunks_) {
+    // Pooled chunks are zeroed where touched (their pages stay warm for the next run);
+    // sparse and odd-size chunks go back to the OS.
+    bool pooled = false;
+    if (hugePages_ && c.size == kChunk) {
+      zeroTouched(c.base, c.size, true);
+      std::lock_guard lock(pool().mutex);
+      if (pool().free.size() < ChunkPool::kMaxChunks) {
+        pool().free.push_back(c.base);
+        pooled = true;
+      }
+    }
+    if (!pooled) munmap(c.base, c.size);
   }
   chunks_.clear();
-  used_ = 0;
 }
 
 }  // namespace moe

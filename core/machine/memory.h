@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -60,31 +61,51 @@ class ByteStore {
   bool owned_ = false;
 };
 
-// Bump allocator for one card's GM: large anonymous mappings advised for transparent huge
-// pages. Emulated GM is touched densely (rings, outputs), and 4 KiB first-touch faults
-// were a third of a default run's wall time. Freed all at once.
+// Allocator for one card's GM. Every free byte of an arena is zero, so allocation never
+// writes: untouched pages of a fresh mapping stay unbacked (a worst-case window costs only
+// the pages written into it), and memory is zeroed once, when a buffer is freed, and only
+// where it was touched (mincore). Freed ranges are reused by later buffers of the run, and
+// a finished run's chunks by the next run, so pages the kernel has already faulted and
+// zeroed are written again instead of new ones: first-touch faults and kernel page zeroing
+// were most of a full-payload run's system time. Dense arenas use transparent huge pages
+// (fewer faults); sparse ones (worst-case windows) 4 KiB pages, so unwritten parts cost
+// nothing.
 class GmArena {
  public:
-  explicit GmArena(bool hugePages = true) : hugePages_(hugePages) {}
+  // Chunks of 64 MiB, or `smallChunks` of 1 MiB for arenas that only ever hold metadata
+  // (payload "none"), so hundreds of cards do not reserve gigabytes of address space.
+  explicit GmArena(bool hugePages = true, bool smallChunks = false)
+      : hugePages_(hugePages && !smallChunks), smallChunks_(smallChunks) {}
   GmArena(const GmArena&) = delete;
   GmArena& operator=(const GmArena&) = delete;
   GmArena(GmArena&& o) noexcept
-      : chunks_(std::move(o.chunks_)), used_(o.used_), hugePages_(o.hugePages_) {
+      : chunks_(std::move(o.chunks_)), hugePages_(o.hugePages_), smallChunks_(o.smallChunks_) {
     o.chunks_.clear();
   }
   ~GmArena() { release(); }
   std::uint8_t* allocate(std::size_t n);  // zeroed, 64-B aligned
+  // Returns [p, p + n) of an earlier allocate(n): zeroed where touched, reusable after.
+  // `keepWarm`: zero touched pages in place for a later buffer of the run to reuse; else
+  // give whole pages back to the OS (nothing will be allocated after this free).
+  void free(std::uint8_t* p, std::size_t n, bool keepWarm = true);
+  bool owns(const std::uint8_t* p) const;
+  // Frees everything; pooled chunks go back zeroed, the rest to the OS.
   void release();
+  // Bytes of the live allocations that are resident (touched). Free ranges are left out:
+  // they are zero and kept warm for reuse, a cache rather than what the run holds.
+  std::size_t residentBytes() const;
+  // Address space this arena holds (its chunks' sizes).
+  std::size_t reservedBytes() const;
 
  private:
   struct Chunk {
     std::uint8_t* base;
     std::size_t size;
-    bool recycled;  // taken from the pool: holds old bytes
+    std::map<std::size_t, std::size_t> free;  // offset -> length, coalesced
   };
   std::vector<Chunk> chunks_;
-  std::size_t used_ = 0;  // in the last chunk
   bool hugePages_ = true;
+  bool smallChunks_ = false;
 };
 
 struct Buffer {

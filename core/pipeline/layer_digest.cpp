@@ -4,7 +4,7 @@
 namespace moe {
 
 std::uint64_t LayerRun::outputHash() const {
-  if (released_) return outputHash_;
+  if (released_ || settled_) return outputHash_;
   Fnv1a h;
   for (const CardTensors& t : ctx_->cards)
     for (const Buffer* b : {t.balancedIds, t.mask, t.tokensPerRank, t.tokensPerRdmaRank,

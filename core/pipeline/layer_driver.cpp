@@ -30,6 +30,7 @@ Task LayerRun::driver() {
   for (Buffer* b : c.stageScratch) emu_->machine().discard(b);
   c.stageScratch.clear();
   co_await stages_->run("experts", launcher(launchExperts));
+  if (freeWhenDead_) settleThroughExperts();
   if (phased)
     co_await stages_->run("combine-phased", launcher(launchCombinePhased));
   else if (flat)

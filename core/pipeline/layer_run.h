@@ -72,11 +72,21 @@ class LayerRun : public SteppableRun {
   // Frees the cards' tensor bytes (keeps stages, rings and the event log). A CLI run does
   // this between designs to keep peak memory to one run; outputs read back empty after.
   void releaseTensors();
+  // Keeps only what later stages read (a CLI run; call before stepping): when the experts
+  // stage ends, the outputs through the experts are hashed (outputHash), and checked
+  // against `ref` if given (the update-expert, layout, dispatch and expert checks of
+  // verify); then expand_x is freed, and kernels may free what their stage consumed
+  // (LayerContext::freeDeadTensors). `ref` must outlive the run. Results and digest are
+  // unchanged; dispatchOutputs() and expertOutputs() read back empty rows afterwards.
+  void freeTensorsWhenDead(const ReferenceLayer* ref);
+  // Whether the outputs through the experts were settled (hashed, checked, freed) early.
+  bool settledThroughExperts() const { return settled_; }
 
  private:
   Task driver();
   void allocateInputs();
   void allocateDispatchOutputs();
+  void settleThroughExperts();
 
   Scenario sc_;
   DispatchImpl impl_;
@@ -90,6 +100,10 @@ class LayerRun : public SteppableRun {
   std::uint64_t outputHash_ = 0;
   std::uint64_t combineHash_ = 0;
   bool released_ = false;
+  bool freeWhenDead_ = false;
+  bool settled_ = false;
+  const ReferenceLayer* earlyRef_ = nullptr;
+  std::vector<VerificationCheck> earlyChecks_;  // update-expert .. experts, when settled
 };
 
 }  // namespace moe

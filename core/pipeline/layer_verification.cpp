@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "core/reference/combine_reference.h"
 #include "core/reference/fp8.h"
@@ -283,12 +285,41 @@ std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const
   std::vector<VerificationCheck> checks;
   addCheck(checks, "run completed", finished() ? "" : "the run did not finish (deadlock)",
            "all programs finished");
-  for (auto stage : {verifyUpdateExpert, verifyLayout, verifyDispatchAndExperts, verifyCombine,
-                     verifyProtocol}) {
+  // A settled run checked the stages through the experts when they ended (against the
+  // reference it was given), before freeing their rows.
+  if (settled_ && earlyRef_ == &ref)
+    checks.insert(checks.end(), earlyChecks_.begin(), earlyChecks_.end());
+  else if (settled_)
+    throw std::logic_error("verify: this run freed its rows after checking them against " +
+                           std::string(earlyRef_ ? "another reference" : "no reference"));
+  else
+    for (auto stage : {verifyUpdateExpert, verifyLayout, verifyDispatchAndExperts}) {
+      auto more = stage(*this, ref);
+      checks.insert(checks.end(), more.begin(), more.end());
+    }
+  for (auto stage : {verifyCombine, verifyProtocol}) {
     auto more = stage(*this, ref);
     checks.insert(checks.end(), more.begin(), more.end());
   }
   return checks;
+}
+
+void LayerRun::freeTensorsWhenDead(const ReferenceLayer* ref) {
+  freeWhenDead_ = true;
+  earlyRef_ = ref;
+}
+
+void LayerRun::settleThroughExperts() {
+  outputHash_ = outputHash();
+  if (earlyRef_)
+    for (auto stage : {verifyUpdateExpert, verifyLayout, verifyDispatchAndExperts}) {
+      auto more = stage(*this, *earlyRef_);
+      earlyChecks_.insert(earlyChecks_.end(), more.begin(), more.end());
+    }
+  settled_ = true;
+  // expand_x has been read by the experts, its last reader: only combine's inputs stay.
+  for (CardTensors& t : ctx_->cards) emu_->machine().discard(t.expandX);
+  ctx_->freeDeadTensors = true;
 }
 
 std::vector<VerificationCheck> LayerRun::verifyAgainstReference() const {

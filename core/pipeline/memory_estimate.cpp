@@ -90,6 +90,45 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
   return items;
 }
 
+// The host bytes of one card's activation data at the busiest moment of the largest
+// design, as a run that frees what is dead holds them (runScenario): GM is allocated lazily,
+// so a worst-case window costs what is written into it; expand_x is freed after the
+// experts, expert_out during the combine and the stage's windows and rings after their
+// stage; designs run one after the other. Counted: x and the combine output throughout,
+// plus the largest of dispatch (expand_x and what dispatch writes into its windows or
+// rings), experts (expand_x and expert_out) and combine (expert_out and the combine's
+// buffers as written).
+std::int64_t activationHostPerCard(const Scenario& sc) {
+  const std::int64_t cps = sc.cluster.cardsPerServer, S = sc.cluster.servers;
+  const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk, H = sc.model.hidden;
+  const RecordLayout rec = recordLayout(sc);
+  const std::int64_t row = rec.rowBytes, bk = BS * K;
+  const std::int64_t ring = sc.rings.chunkBytes * sc.rings.queueChunks + 2 * kControlLineBytes;
+  const std::int64_t dispatchLinks = cps + (S - 1) * (cps + 1);
+  int lanes = 1, channels = 1;
+  combineLanesAndChannels(sc, lanes, channels);
+  const std::int64_t pb = partialRecordBytes(sc);
+  const std::int64_t perPost = std::max<std::int64_t>(
+      1, std::min(sc.combine.rdmaBatchBytes, sc.rings.chunkBytes * sc.rings.queueChunks) / pb);
+  const std::int64_t fp32Tokens = BS * H * 4;  // one fp32 buffer of every token
+  const DispatchImpl impl = sc.dispatchImpl;
+  const bool all = impl == DispatchImpl::All, both = impl == DispatchImpl::Both || all;
+  std::int64_t worst = 0;
+  auto design = [&](std::int64_t dispatchWritten, std::int64_t combineWritten) {
+    worst = std::max({worst, bk * row + dispatchWritten, 2 * bk * row, bk * row + combineWritten});
+  };
+  if (impl == DispatchImpl::Streaming || both)  // rings cycle: every ring is touched whole
+    design(dispatchLinks * ring, (cps * lanes + S * channels) * ring +
+                                     (S - 1) * channels * 2 * perPost * pb + S * fp32Tokens +
+                                     fp32Tokens);
+  if (impl == DispatchImpl::Phased || both)  // windows: each received row written once
+    design(bk * rec.dispatchRecordBytes, bk * rec.recordBytes + 2 * S * fp32Tokens);
+  if (impl == DispatchImpl::Flat || all) design(bk * rec.dispatchRecordBytes, bk * row);
+  std::int64_t held = 2 * BS * row;  // x and x_out
+  if (sc.combine.addRmsNorm) held += BS * row;
+  return held + worst;
+}
+
 }  // namespace
 
 std::string formatBytes(double bytes) {
@@ -111,12 +150,13 @@ MemoryEstimate estimateMemory(const Scenario& sc, int placePerRank) {
   for (const Item& it : itemsPerCard(sc, placePerRank)) {
     e.gmPerCard += it.bytes;
     if (!it.routingDependent) e.fixedGmPerCard += it.bytes;
-    if (full || !it.activation) hostPerCard += static_cast<std::uint64_t>(it.bytes);
+    if (!it.activation) hostPerCard += static_cast<std::uint64_t>(it.bytes);
     if (it.bytes > e.largestItemBytes) {
       e.largestItem = it.name;
       e.largestItemBytes = it.bytes;
     }
   }
+  if (full) hostPerCard += static_cast<std::uint64_t>(activationHostPerCard(sc));
   e.hostBytes = hostPerCard * static_cast<std::uint64_t>(sc.cluster.ranks()) +
                 static_cast<std::uint64_t>(sc.eventLogCapacity) * kEventLogEntryBytes;
   return e;

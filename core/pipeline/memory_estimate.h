@@ -20,9 +20,12 @@ struct MemoryEstimate {
   // or windows; `fixedGmPerCard` leaves out the routing-dependent receive buffers.
   std::int64_t fixedGmPerCard = 0;
   std::int64_t gmPerCard = 0;
-  // What the emulator holds in host memory over all cards: every GM byte with payload
-  // "full"; with payload "none" only the non-activation buffers (ids, counts, ring control)
-  // plus the event log. Activation buffers of payload "none" hold no bytes.
+  // What the emulator holds in host memory over all cards, plus the event log: the
+  // non-activation buffers (ids, counts, ring control) and, with payload "full", the
+  // activation bytes at the busiest stage of the largest design as `moe-sim run` holds
+  // them: GM is allocated lazily (a worst-case window costs what is written), tensors are
+  // freed once dead and each design's memory before the next. Activation buffers of
+  // payload "none" hold no bytes.
   std::uint64_t hostBytes = 0;
   // The largest single item of one card, for messages ("x", "dispatch rings", ...).
   std::string largestItem;

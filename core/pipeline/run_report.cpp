@@ -70,6 +70,8 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
   for (Design design : designs) {
     AllocationScope scope("the emulated cluster's GM and event log");
     auto run = makeLayerRun(rs, design, fault);
+    // Only this function reads the run's tensors, checking them as their stages end.
+    run->freeTensorsWhenDead(ref ? &*ref : nullptr);
     if (progress) {
       // The same events in the same order as runToEnd, with a look every 2^16 of them.
       Simulator& sim = run->emulation().sim();

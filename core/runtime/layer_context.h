@@ -90,6 +90,10 @@ struct LayerContext {
   Fault fault = Fault::None;
   // A stage's communication buffers (windows), released once the stage is over.
   std::vector<Buffer*> stageScratch;
+  // Set by the host once the outputs through the experts are hashed and verified (a CLI
+  // run, LayerRun::freeTensorsWhenDead): a kernel may then free a card tensor as soon as
+  // its last reader is done with it, e.g. the phased combine frees expert_out after GM2IPC.
+  bool freeDeadTensors = false;
 
   int serverOf(int rank) const { return rank / cps; }
   int localOf(int rank) const { return rank % cps; }

@@ -92,3 +92,28 @@ TEST(MemoryEstimate, LargeRunsGetANoteAndTheDefaultDoesNot) {
   fused.workload.n = 65536;
   EXPECT_NE(largeWorkNote(fused).find("matmul tile steps"), std::string::npos);
 }
+
+// The host estimate follows what a run that frees its dead tensors (as moe-sim run does)
+// really holds: the peak of the cards' resident GM, sampled through the run, lies between
+// half the estimate's activation and metadata bytes and the estimate itself.
+TEST(MemoryEstimate, HostBytesTrackTheResidentGmOfARunThatFreesDeadTensors) {
+  for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming}) {
+    Scenario sc;  // the default, at half the tokens to keep the test short
+    sc.model.tokensPerRank = 64;
+    sc.dispatchImpl = impl;
+    sc.eventLogCapacity = 1024;
+    const MemoryEstimate e = estimateMemory(sc, placePerRankOf(sc));
+    const std::uint64_t gmEstimate = e.hostBytes - 1024 * 64;  // without the event log
+    LayerRun run(ResolvedScenario::resolve(sc), impl);
+    run.freeTensorsWhenDead(nullptr);
+    std::uint64_t peak = 0, events = 0;
+    while (run.step())
+      if ((++events & 0x7ff) == 0)
+        peak = std::max<std::uint64_t>(peak, run.emulation().machine().residentGmBytes());
+    ASSERT_TRUE(run.finished());
+    EXPECT_LT(peak, gmEstimate) << toString(impl) << ": resident peak " << peak << " B, estimate "
+                                << gmEstimate << " B";
+    EXPECT_GT(peak, gmEstimate / 2)
+        << toString(impl) << ": resident peak " << peak << " B, estimate " << gmEstimate << " B";
+  }
+}

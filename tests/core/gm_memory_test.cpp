@@ -1,0 +1,145 @@
+// Issue 12 (memory proportional to what a run holds): GM arenas allocate lazily and reuse
+// freed ranges, a CLI run frees each tensor once it is dead and each design's memory before
+// the next design starts, payload "none" reserves no GM for data, and none of it changes a
+// result or a digest.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/machine/memory.h"
+#include "core/pipeline/layer_run.h"
+#include "core/pipeline/memory_estimate.h"
+#include "core/pipeline/reference_chain.h"
+#include "core/pipeline/run_report.h"
+#include "core/scenario/scenario_json.h"
+
+using namespace moe;
+
+namespace {
+
+bool allZero(const std::uint8_t* p, std::size_t n) {
+  return std::all_of(p, p + n, [](std::uint8_t b) { return b == 0; });
+}
+
+Scenario smallFull(DispatchImpl impl) {
+  Scenario s;
+  s.cluster.servers = 2;
+  s.cluster.cardsPerServer = 4;
+  s.hardware.cardsPerServer = 4;
+  s.model.tokensPerRank = 32;
+  s.model.hidden = 512;
+  s.model.topk = 4;
+  s.model.experts = 16;
+  s.rings.chunkBytes = 8192;
+  s.rings.queueChunks = 4;
+  s.rings.senderCores = 2;
+  s.rings.forwarderCores = 2;
+  s.rings.receiverCores = 2;
+  s.dispatchImpl = impl;
+  return s;
+}
+
+}  // namespace
+
+TEST(GmArena, AFreedRangeIsZeroAgainAndReusedByTheNextBuffer) {
+  GmArena arena(true);
+  const std::size_t n = 3 << 20;
+  std::uint8_t* a = arena.allocate(n);
+  ASSERT_TRUE(allZero(a, n));
+  std::memset(a + 4096, 0xab, 100000);  // touched in the middle only
+  arena.free(a, n);
+  std::uint8_t* b = arena.allocate(n);
+  EXPECT_EQ(b, a) << "the freed range is the first fit";
+  EXPECT_TRUE(allZero(b, n)) << "a reused range reads as zeros";
+}
+
+TEST(GmArena, FreeRangesCoalesceSoALargerBufferFitsTheHole) {
+  GmArena arena(false);
+  std::uint8_t* a = arena.allocate(1 << 20);
+  std::uint8_t* b = arena.allocate(1 << 20);
+  std::uint8_t* c = arena.allocate(1 << 20);  // keeps the hole closed at its end
+  std::memset(a, 1, 1 << 20);
+  std::memset(b, 2, 1 << 20);
+  arena.free(b, 1 << 20);
+  arena.free(a, 1 << 20);
+  std::uint8_t* big = arena.allocate(2 << 20);
+  EXPECT_EQ(big, a);
+  EXPECT_TRUE(allZero(big, 2 << 20));
+  EXPECT_NE(c, nullptr);
+}
+
+TEST(GmArena, UnwrittenBytesOfASparseWindowCostNoMemoryAndReadAsZeros) {
+  GmArena arena(false);  // 4 KiB pages, as worst-case windows use
+  const std::size_t n = 32 << 20;
+  std::uint8_t* w = arena.allocate(n);
+  const std::size_t before = arena.residentBytes();
+  std::memset(w + (8 << 20), 7, 3 * 4096);  // three pages written
+  const std::size_t written = arena.residentBytes() - before;
+  EXPECT_GE(written, 3u * 4096);
+  EXPECT_LE(written, 64u * 4096) << "writing 12 KiB of a 32 MiB window";
+  EXPECT_TRUE(allZero(w, 8 << 20));
+  EXPECT_TRUE(allZero(w + (8 << 20) + 3 * 4096, n - (8 << 20) - 3 * 4096));
+  arena.free(w, n);
+  EXPECT_EQ(arena.residentBytes(), 0u) << "nothing is allocated any more";
+}
+
+TEST(GmMemory, FreeingDeadTensorsKeepsDigestAndChecksOfBothDesigns) {
+  for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming}) {
+    const Scenario sc = smallFull(impl);
+    const ResolvedScenario rs = ResolvedScenario::resolve(sc);
+    const ReferenceLayer ref = computeReference(rs);
+    LayerRun kept(rs, impl), freed(rs, impl);
+    freed.freeTensorsWhenDead(&ref);
+    kept.runToEnd();
+    freed.runToEnd();
+    ASSERT_TRUE(freed.finished());
+    EXPECT_TRUE(freed.settledThroughExperts());
+    EXPECT_EQ(freed.digest(), kept.digest()) << toString(impl);
+    const auto a = kept.verify(ref), b = freed.verify(ref);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].name, b[i].name);
+      EXPECT_TRUE(b[i].ok) << b[i].name << ": " << b[i].detail;
+      EXPECT_EQ(a[i].detail, b[i].detail);
+    }
+    // The rows are gone once their last reader is done: expand_x after the experts,
+    // expert_out during the combine.
+    for (const CardTensors& t : freed.context().cards) {
+      EXPECT_TRUE(t.expandX->bytes.empty());
+      EXPECT_TRUE(t.expertOut->bytes.empty());
+      EXPECT_FALSE(t.xOut->bytes.empty()) << "the combine output is kept";
+    }
+    EXPECT_FALSE(kept.context().cards[0].expandX->bytes.empty()) << "a plain run keeps them";
+    EXPECT_THROW(freed.verifyAgainstReference(), std::logic_error)
+        << "rows checked against one reference cannot be checked against another";
+  }
+}
+
+TEST(GmMemory, EachDesignsMemoryIsFreedBeforeTheNextDesignStarts) {
+  Scenario sc = smallFull(DispatchImpl::Both);
+  const RunReport r = runScenario(ResolvedScenario::resolve(sc), true);
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_TRUE(r.ok());
+  for (const auto& run : r.runs) {
+    const Machine& m = run->emulation().machine();
+    EXPECT_EQ(m.reservedGmBytes(), 0u) << run->design() << " still holds GM";
+    for (const CardTensors& t : run->context().cards) EXPECT_TRUE(t.x->bytes.empty());
+  }
+  EXPECT_GT(r.tensorBytes, 0);
+}
+
+TEST(GmMemory, PayloadNoneReservesNoGmForData) {
+  Scenario sc = smallFull(DispatchImpl::Streaming);
+  sc.payload = PayloadMode::None;
+  LayerRun run(ResolvedScenario::resolve(sc), DispatchImpl::Streaming);
+  run.runToEnd();
+  ASSERT_TRUE(run.finished());
+  const Machine& m = run.emulation().machine();
+  for (const CardTensors& t : run.context().cards)
+    for (const Buffer* b : {t.x, t.expandX, t.expertOut, t.xOut}) EXPECT_TRUE(b->bytes.empty());
+  // Only metadata (ids, counts, ring control lines) has bytes: one small chunk per card.
+  EXPECT_LE(m.reservedGmBytes(), static_cast<std::size_t>(m.cardCount()) * (1u << 20))
+      << m.reservedGmBytes() << " B of address space for " << m.cardCount() << " cards";
+}
