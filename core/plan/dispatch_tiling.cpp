@@ -70,6 +70,14 @@ void validateDispatchTiling(const Scenario& sc, int P) {
           "sender + forwarder + receiver cores (" +
               std::to_string(t.senderCores + t.forwarderCores + t.receiverCores) +
               ") exceed the card's " + std::to_string(hw.aivCores) + " AIV cores");
+  // The experts stream their rows through L1 (an AIC core's local buffer) a tile at a
+  // time: at least one bf16 row must fit, or the run would stop at the experts stage.
+  const std::int64_t l1Row =
+      alignUp(static_cast<std::int64_t>(sc.model.hidden) * 2, hw.dmaAlignBytes);
+  require(l1Row <= hw.l1Bytes, "hardware.overrides.l1_bytes",
+          std::to_string(hw.l1Bytes) + " B cannot hold one expert input row (hidden " +
+              std::to_string(sc.model.hidden) +
+              " x 2 B, aligned to dma_align_bytes: " + std::to_string(l1Row) + " B)");
   const RoleUbNeeds need = streamingUbNeeds(sc, P);
   auto fits = [&](std::int64_t bytes, const char* role) {
     require(bytes <= ub, "rings.chunk_bytes",
