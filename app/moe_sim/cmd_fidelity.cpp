@@ -24,7 +24,7 @@ struct FidelityOptions {
   unsigned threads = 2;
   // The largest EP run by default: past EP 32 the flat design's many concurrent flows make
   // the engine too slow for the 10-minute budget (docs/FIDELITY.md).
-  int maxEp = 32;
+  int maxEp = 64;
   std::string profile = "h800-nvswitch";
 };
 
@@ -100,9 +100,9 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
                   "(default 512; 0: do not substitute)")
       ->check(CLI::Range(0, 1 << 20));
   sub->add_option("--max-ep", opt->maxEp,
-                  "Largest low-latency EP to run (default 32; larger shapes are listed as "
-                  "skipped). "
-                  "--max-ep 256 runs every shape, past the 10-minute budget")
+                  "Largest low-latency EP to run (default 64; larger shapes are listed as "
+                  "skipped). --max-ep 128 adds EP 128; --max-ep 256 runs every shape, past "
+                  "the 10-minute budget")
       ->check(CLI::Range(8, 1024));
   sub->add_option("--threads", opt->threads,
                   "Shapes run at once (default 2; results do not "
