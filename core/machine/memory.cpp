@@ -101,7 +101,9 @@ std::uint8_t* GmArena::allocate(std::size_t n) {
   if (!base) {
     void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    if (hugePages_) madvise(p, size, MADV_HUGEPAGE);  // advice only: 4 KiB pages work too
+    // Advice only: 4 KiB pages work too. Sparse (window) arenas ask for small pages even
+    // where the kernel would hand out huge ones unasked, so a window costs what is written.
+    madvise(p, size, hugePages_ ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
     base = static_cast<std::uint8_t*>(p);
   }
   Chunk& c = chunks_.emplace_back(Chunk{base, size, {}});
