@@ -72,7 +72,6 @@ class EventQueue {
     if (i != last) {
       heap_[i] = heap_[last];
       heap_.pop_back();
-      place(i);
       // The moved entry may belong higher or lower than the hole it filled.
       if (i > 0 && before(heap_[i], heap_[(i - 1) / kArity]))
         siftUp(i);
@@ -94,10 +93,7 @@ class EventQueue {
       if (e.timer != kNoTimer) timerPos_[e.timer] = kIdle;
       heap_.front() = heap_.back();
       heap_.pop_back();
-      if (!heap_.empty()) {
-        place(0);
-        siftDown(0);
-      }
+      if (!heap_.empty()) siftDown(0);
       return e;
     }
     const Event e = now_[nowHead_++];

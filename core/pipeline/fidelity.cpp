@@ -82,23 +82,21 @@ std::vector<FidelityCase> deepEpCases(const HardwareProfile& profile, int normal
     Scenario& s = c.scenario;
     s.name = "deepep-normal-ep" + std::to_string(ep);
     s.dispatchImpl = DispatchImpl::Streaming;
+    // DeepEP's 24 SMs as 8 sender + 8 forwarder + 8 receiver, on one server too: there the
+    // dispatch forwarder has nothing to do, but the streaming combine still sums each
+    // token's partials on forwarder cores (one forwarder per card made it the bottleneck:
+    // 30.7 ms against 15.9 ms with 8 at 4096 tokens).
+    s.rings.senderCores = 8;
+    s.rings.forwarderCores = 8;
+    s.rings.receiverCores = 8;
     if (s.cluster.servers == 1) {
-      // test_intranode.py: plain top-8 of random scores; DeepEP's 24 SMs. With one server
-      // the dispatch forwarder has nothing to do, but the streaming combine still sums each
-      // token's partials on forwarder cores: one forwarder per card made it the bottleneck
-      // (30.7 ms against 15.9 ms with 8 at 4096 tokens), so the SMs are split evenly.
+      // test_intranode.py: plain top-8 of random scores.
       s.routing.kind = RoutingKind::Uniform;
-      s.rings.senderCores = 8;
-      s.rings.forwarderCores = 8;
-      s.rings.receiverCores = 8;
     } else {
       // test_internode.py: one expert group per node, top-min(nodes, 4) groups.
       s.routing.kind = RoutingKind::GroupLimited;
       s.routing.groups = s.cluster.servers;
       s.routing.topkGroups = std::min(s.cluster.servers, 4);
-      s.rings.senderCores = 8;
-      s.rings.forwarderCores = 8;
-      s.rings.receiverCores = 8;
     }
     c.published = normalPublished(ep);
     c.calibration = ep == 8;
