@@ -1,6 +1,7 @@
 // `moe-sim run` as a user runs it: exit codes, the summary, the digest, trace and CSV files.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -20,8 +21,16 @@ namespace {
 
 using Result = moe::clitest::SimResult;
 
+// One directory per test process: ctest runs these tests in parallel, and a shared stderr
+// file let one test read another's messages.
+const fs::path& testDir() {
+  static const fs::path dir =
+      fs::temp_directory_path() / ("moe_run_cli_test_" + std::to_string(getpid()));
+  return dir;
+}
+
 Result runSim(const std::string& args) {
-  return moe::clitest::runMoeSim(args, fs::temp_directory_path() / "moe_run_cli_test");
+  return moe::clitest::runMoeSim(args, testDir());
 }
 
 std::string digestLine(const std::string& out) {
@@ -43,7 +52,7 @@ fs::path smallScenarioFile(const std::string& name,
   j["model"]["topk"] = 4;
   j["rings"]["chunk_bytes"] = 4096;
   if (edit) edit(j);
-  const fs::path p = fs::temp_directory_path() / "moe_run_cli_test" / name;
+  const fs::path p = testDir() / name;
   fs::create_directories(p.parent_path());
   std::ofstream(p) << j.dump(2);
   return p;
@@ -63,7 +72,7 @@ TEST(MoeSimRun, DefaultScenarioVerifiesAndPrintsTheSameDigestTwice) {
 }
 
 TEST(MoeSimRun, TraceIsChromeTraceEventJsonWithActivitiesCountersAndNames) {
-  const fs::path trace = fs::temp_directory_path() / "moe_run_cli_test" / "trace.json";
+  const fs::path trace = testDir() / "trace.json";
   const Result r = runSim("run " + smallScenarioFile("small.json").string() +
                           " --impl streaming --trace " + trace.string());
   ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -90,7 +99,7 @@ TEST(MoeSimRun, TraceIsChromeTraceEventJsonWithActivitiesCountersAndNames) {
 }
 
 TEST(MoeSimRun, CsvHasOneRowPerStagePerDesign) {
-  const fs::path csv = fs::temp_directory_path() / "moe_run_cli_test" / "metrics.csv";
+  const fs::path csv = testDir() / "metrics.csv";
   const Result r = runSim("run " + smallScenarioFile("small.json").string() +
                           " --impl both --csv " + csv.string());
   ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -160,7 +169,7 @@ TEST(MoeSimRunA2aMatmul, TraceHasBothKernelsWithTheirRolesAndWorkspaceCounters) 
     j["workload"] = {{"ranks", 4},   {"m", 128},     {"n", 96},      {"k", 512},
                      {"tile_m", 16}, {"tile_n", 32}, {"tile_k", 32}, {"stages", 2}};
   });
-  const fs::path trace = fs::temp_directory_path() / "moe_run_cli_test" / "a2amm-trace-out.json";
+  const fs::path trace = testDir() / "a2amm-trace-out.json";
   fs::remove(trace);
   const Result r =
       runSim("run " + file.string() + " --workload alltoall-matmul-rs --trace " + trace.string());

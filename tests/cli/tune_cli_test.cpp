@@ -2,6 +2,7 @@
 // (these also run under ASan), the tuned scenario written and loadable, bad flags refused.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,7 +13,9 @@
 
 namespace {
 
-const std::filesystem::path kDir = std::filesystem::temp_directory_path() / "moe_tune_cli_test";
+// One directory per test process: ctest runs these tests in parallel.
+const std::filesystem::path kDir =
+    std::filesystem::temp_directory_path() / ("moe_tune_cli_test_" + std::to_string(getpid()));
 
 std::string tinyScenarioFile() {
   std::filesystem::create_directories(kDir);
