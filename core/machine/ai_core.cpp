@@ -198,10 +198,7 @@ void AiCore::chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard) {
 void AiCore::land(Op* op) {
   Simulator& s = m_.sim();
   if ((op->kind == Op::Kind::Copy || op->kind == Op::Kind::Rdma) && op->word == nullptr) {
-    std::uint8_t* d = op->dst.ptr();
-    const std::uint8_t* src = op->src.ptr();
-    if (d && src && op->dst.length > 0)
-      std::memmove(d, src, static_cast<std::size_t>(op->dst.length));
+    copyBytes(op->dst, op->src);
   }
   if (op->kind == Op::Kind::WordWrite || (op->kind == Op::Kind::Rdma && op->word)) {
     --op->word->inFlightWrites;

@@ -76,7 +76,7 @@ Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& 
 }
 
 Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool activation,
-                         bool sparse) {
+                         bool sparse, bool withBytes) {
   if (bytes < 0) throw std::logic_error("negative GM allocation " + name);
   Card& c = cards_[card];
   // Validation refuses what the memory estimate says cannot fit; this catches the rest (a
@@ -89,11 +89,23 @@ Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool ac
   c.gmAllocated += bytes;
   Buffer& b = buffers_.emplace_back(
       Buffer{"card" + std::to_string(card) + "." + name, MemSpace::Gm, card, -1, bytes, {}});
-  if (!activation || payloadFull())
+  if (withBytes && (!activation || payloadFull()))
     b.bytes = ByteStore::view(
         (sparse ? sparseArenas_ : arenas_)[card].allocate(static_cast<std::size_t>(bytes)),
         static_cast<std::size_t>(bytes));
   return &b;
+}
+
+Buffer* Machine::allocRingData(int card, std::int64_t chunkBytes, int chunks, std::string name,
+                               bool activation) {
+  if (!activation || payloadFull() == false || chunkBytes <= 0 || chunks <= 0)
+    return allocGm(card, chunkBytes * chunks, std::move(name), activation);
+  Buffer* b = allocGm(card, chunkBytes * chunks, std::move(name), /*activation=*/true,
+                      /*sparse=*/false, /*withBytes=*/false);
+  auto& pool = pagePools_[static_cast<std::size_t>(chunkBytes)];
+  if (!pool) pool = std::make_unique<PagePool>(static_cast<std::size_t>(chunkBytes));
+  b->pages = std::make_unique<RingPages>(*pool, chunks);
+  return b;
 }
 
 Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation) {
@@ -115,12 +127,17 @@ Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, boo
 }
 
 void Machine::releaseGmStorage() {
-  for (Buffer& b : buffers_) b.bytes = ByteStore();
+  for (Buffer& b : buffers_) {
+    b.bytes = ByteStore();
+    b.pages.reset();
+  }
+  pagePools_.clear();
   for (GmArena& a : arenas_) a.release();
   for (GmArena& a : sparseArenas_) a.release();
 }
 
 void Machine::discard(Buffer* b, bool keepWarm) {
+  b->pages.reset();  // a ring's pages go back to their pool
   if (b->bytes.empty() || b->space != MemSpace::Gm) return;
   // Back to its card's arena, zeroed where written, for later buffers of this run.
   for (auto* arenas : {&arenas_, &sparseArenas_}) {
@@ -137,6 +154,13 @@ std::size_t Machine::reservedGmBytes() const {
   std::size_t total = 0;
   for (const auto* arenas : {&arenas_, &sparseArenas_})
     for (const GmArena& a : *arenas) total += a.reservedBytes();
+  for (const auto& [size, pool] : pagePools_) total += pool->heldBytes();
+  return total;
+}
+
+std::size_t Machine::ringPagePeakBytes() const {
+  std::size_t total = 0;  // pools of different page sizes peak apart: a bound
+  for (const auto& [size, pool] : pagePools_) total += pool->peakInUseBytes();
   return total;
 }
 
@@ -144,6 +168,7 @@ std::size_t Machine::residentGmBytes() const {
   std::size_t total = 0;
   for (const auto* arenas : {&arenas_, &sparseArenas_})
     for (const GmArena& a : *arenas) total += a.residentBytes();
+  for (const auto& [size, pool] : pagePools_) total += pool->inUseBytes();
   return total;
 }
 

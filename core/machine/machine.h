@@ -6,6 +6,7 @@
 // operations and Machine allocation; paths, bandwidths and latencies are decided here.
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,9 +70,15 @@ class Machine {
 
   // GM on a card. `activation` buffers hold no bytes when payload is "none". `sparse`
   // buffers (worst-case windows, mostly unwritten) avoid huge pages so the untouched
-  // part costs no memory.
+  // part costs no memory. `withBytes` false: counted, but its storage is set up by the
+  // caller (allocRingData).
   Buffer* allocGm(int card, std::int64_t bytes, std::string name, bool activation,
-                  bool sparse = false);
+                  bool sparse = false, bool withBytes = true);
+  // A ring's data area on a card: `chunks` slots of `chunkBytes`, counted in full against the
+  // card's GM, but its bytes (payload "full") live in pages that are held only while they
+  // have unread data (see RingPages).
+  Buffer* allocRingData(int card, std::int64_t chunkBytes, int chunks, std::string name,
+                        bool activation);
   // UB of one core; throws if the core's UB would overflow (tiling checks this earlier).
   Buffer* allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation);
   Word* makeWord(int card, std::string name);
@@ -85,6 +92,8 @@ class Machine {
   void discard(Buffer* b, bool keepWarm = true);
   // GM bytes the host really holds now: resident pages of the live buffers of every card.
   std::size_t residentGmBytes() const;
+  // The most host bytes of ring data pages (see allocRingData) in use at once so far.
+  std::size_t ringPagePeakBytes() const;
   // Host address space the cards' GM arenas hold (touched or not).
   std::size_t reservedGmBytes() const;
   // Scalar access latency from a core to a word's card.
@@ -126,6 +135,8 @@ class Machine {
   std::vector<std::unique_ptr<AiCore>> cores_;
   std::vector<int> hccs_;  // [src * cardsPerServer + dstLocal], per server block
   std::vector<LinkInfo> links_;
+  // Before buffers_: the ring pages of buffers_ go back to these pools when destroyed.
+  std::map<std::size_t, std::unique_ptr<PagePool>> pagePools_;  // by page size
   std::deque<Buffer> buffers_;
   std::vector<GmArena> arenas_;        // one per card, huge pages
   std::vector<GmArena> sparseArenas_;  // one per card, 4 KiB pages

@@ -77,6 +77,31 @@ void zeroTouched(std::uint8_t* p, std::size_t n, bool dense) {
 }
 }  // namespace
 
+void copyBytes(const Region& dst, const Region& src) {
+  const std::int64_t n = dst.length;
+  if (n <= 0) return;
+  RingPages* dp = dst.buf->pages.get();
+  RingPages* sp = src.buf->pages.get();
+  if (dp == nullptr && sp == nullptr) {
+    std::uint8_t* d = dst.ptr();
+    const std::uint8_t* s = src.ptr();
+    if (d && s) std::memmove(d, s, static_cast<std::size_t>(n));
+    return;
+  }
+  if ((dp == nullptr && dst.ptr() == nullptr) || (sp == nullptr && src.ptr() == nullptr)) return;
+  // Page by page: a run of bytes that is contiguous on both sides at a time.
+  for (std::int64_t done = 0; done < n;) {
+    const std::int64_t d0 = dst.offset + done, s0 = src.offset + done;
+    std::int64_t run = n - done;
+    if (dp) run = std::min(run, dp->runFrom(d0));
+    if (sp) run = std::min(run, sp->runFrom(s0));
+    std::uint8_t* d = dp ? dp->at(d0) : dst.buf->bytes.data() + d0;
+    const std::uint8_t* s = sp ? sp->at(s0) : src.buf->bytes.data() + s0;
+    std::memmove(d, s, static_cast<std::size_t>(run));
+    done += run;
+  }
+}
+
 std::uint8_t* GmArena::allocate(std::size_t n) {
   const std::size_t need = (std::max<std::size_t>(n, 1) + 63) / 64 * 64;
   for (Chunk& c : chunks_)

@@ -7,11 +7,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/machine/ring_pages.h"
 
 namespace moe {
 
@@ -114,7 +117,9 @@ struct Buffer {
   int card;
   int core;  // owning core for UB, -1 for GM
   std::int64_t size;
-  ByteStore bytes;  // empty when the buffer is virtual (payload none)
+  ByteStore bytes;  // empty when the buffer is virtual (payload none) or paged
+  // A ring's data area: its bytes live in pages held only while they have unread data.
+  std::unique_ptr<RingPages> pages = nullptr;
 
   bool hasBytes() const { return !bytes.empty() || size == 0; }
   std::uint8_t* data() { return bytes.data(); }
@@ -142,6 +147,10 @@ struct Region {
   }
   std::uint8_t* ptr() const { return buf->bytes.empty() ? nullptr : buf->bytes.data() + offset; }
 };
+
+// The bytes of a landed copy, [src, src + length) to dst, through the pages of a paged
+// buffer. Nothing is copied when either side holds no bytes (payload "none").
+void copyBytes(const Region& dst, const Region& src);
 
 inline Region whole(Buffer* b) {
   return Region{b, 0, b->size};

@@ -15,7 +15,7 @@ RingBuffer::RingBuffer(Machine& m, int id, std::string name, RingKind kind, int 
       producerCard_(producerCard),
       chunkBytes_(chunkBytes),
       capacity_(chunkBytes * queueChunks) {
-  data_ = m.allocGm(consumerCard, capacity_, name_ + ".data", activation);
+  data_ = m.allocRingData(consumerCard, chunkBytes, queueChunks, name_ + ".data", activation);
   // Control block: head and tail each on their own 128-B line (no false sharing).
   control_ = m.allocGm(consumerCard, 2 * kControlLineBytes, name_ + ".ctrl", false);
   head_ = m.makeWord(consumerCard, name_ + ".head");
@@ -65,6 +65,7 @@ OpRef RingBuffer::writeSplit(std::int64_t n, const std::vector<RecordMeta>& meta
   const std::int64_t first = std::min(n, capacity_ - pos);
   auto onLanded = [this](std::int64_t b, std::int64_t e) {
     return [this, b, e] {
+      if (data_->pages) data_->pages->landed(b, e);
       if (e - head_->value > capacity_)
         violation("data [" + std::to_string(b) + ", " + std::to_string(e) +
                   ") landed over unconsumed bytes (head " + std::to_string(head_->value) + ")");
@@ -184,6 +185,8 @@ OpRef RingBuffer::advanceHead(AiCore& c) {
     if (value > tail_->value)
       violation("head " + std::to_string(value) + " advanced past tail " +
                 std::to_string(tail_->value));
+    // What the consumer has freed is no longer held on the host either.
+    if (data_->pages) data_->pages->consumedTo(value);
     sample();
   });
   return op;

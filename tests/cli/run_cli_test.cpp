@@ -232,6 +232,26 @@ TEST(MoeSimRun, DroppedTailPublishIsDiagnosedWithTheRingAndPointerValues) {
   EXPECT_NE(r.out.find("cached head"), std::string::npos);
 }
 
+// A planted fault asks for a diagnosis: the run moves no payload bytes, says so, and reports
+// the same deadlock as the same scenario in payload "none".
+TEST(MoeSimRun, AFaultRunMovesNoPayloadAndSaysSo) {
+  const auto full =
+      smallScenarioFile("fault-full.json", [](nlohmann::json& j) { j["payload"] = "full"; });
+  const auto none =
+      smallScenarioFile("fault-none.json", [](nlohmann::json& j) { j["payload"] = "none"; });
+  const Result a = runSim("run " + full.string() + " --impl streaming --fault drop-tail");
+  const Result b = runSim("run " + none.string() + " --impl streaming --fault drop-tail");
+  EXPECT_EQ(a.exitCode, 1) << a.err;
+  EXPECT_NE(a.err.find("note: --fault runs with payload \"none\""), std::string::npos) << a.err;
+  EXPECT_EQ(b.err.find("note: --fault"), std::string::npos) << "already payload none: no note";
+  const auto diagnosis = [](const std::string& out) {
+    const auto at = out.find("deadlock in ");
+    return at == std::string::npos ? std::string() : out.substr(at);
+  };
+  EXPECT_NE(diagnosis(a.out), "") << a.out;
+  EXPECT_EQ(diagnosis(a.out), diagnosis(b.out));
+}
+
 TEST(MoeSimRun, StalledForwarderIsDiagnosedAndItsSendersWaitForSpace) {
   const auto file = smallScenarioFile("stall.json", [](nlohmann::json& j) {
     j["rings"]["chunk_bytes"] = 2048;  // small rings, so the stalled forwarder's senders block
