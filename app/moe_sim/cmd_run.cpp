@@ -94,19 +94,21 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
       }
       if (!opt->csvFile.empty()) moe::writeFileAtomically(opt->csvFile, "--csv", writeCsv);
     };
+    moe::ProgressLine line;
+    moe::RunProgress progress;
+    if (moe::ProgressLine::wanted())
+      progress = [&line](const std::string& design, const std::string& stage, moe::Time now,
+                         std::uint64_t events) { line.update(design, stage, now, events); };
     if (fused) {
-      const moe::A2aMatmulReport report = moe::runA2aMatmulWorkload(resolved, opt->verify);
+      const moe::A2aMatmulReport report =
+          moe::runA2aMatmulWorkload(resolved, opt->verify, progress);
+      line.clear();
       moesim::printA2aMatmulReport(std::cout, report);
       writeOutputs([&](std::ostream& o) { moe::writeA2aMatmulTrace(o, report); },
                    [&](std::ostream& o) { moe::writeA2aMatmulCsv(o, report); });
       exitCode = report.ok() ? 0 : 1;
       return;
     }
-    moe::ProgressLine line;
-    moe::RunProgress progress;
-    if (moe::ProgressLine::wanted())
-      progress = [&line](const std::string& design, const std::string& stage, moe::Time now,
-                         std::uint64_t events) { line.update(design, stage, now, events); };
     const moe::RunReport report = moe::runScenario(resolved, opt->verify, fault, progress);
     line.clear();
     moesim::printReport(std::cout, report);

@@ -45,11 +45,18 @@ bool A2aMatmulReport::ok() const {
   return true;
 }
 
-A2aMatmulReport runA2aMatmulWorkload(const ResolvedScenario& rs, bool verify) {
+A2aMatmulReport runA2aMatmulWorkload(const ResolvedScenario& rs, bool verify,
+                                     const RunProgress& progress) {
   A2aMatmulReport rep;
   rep.shape = rs.a2aInputs()->shape;
   auto runOne = [&](Design design) {
     std::shared_ptr<A2aMatmulRun> run = makeA2aMatmulRun(rs, design);
+    if (progress) {  // the same events in the same order as runToEnd
+      Simulator& sim = run->emulation().sim();
+      while (sim.step())
+        if ((sim.eventsRun() & 0xffff) == 0)
+          progress(run->design(), run->currentStage(), sim.now(), sim.eventsRun());
+    }
     run->runToEnd();
     return run;
   };

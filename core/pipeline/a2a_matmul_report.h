@@ -10,6 +10,7 @@
 
 #include "core/pipeline/a2a_matmul_run.h"
 #include "core/pipeline/resolved_scenario.h"
+#include "core/pipeline/run_report.h"
 
 namespace moe {
 
@@ -27,7 +28,9 @@ struct A2aMatmulReport {
 };
 
 // Runs both kernels of the resolved fused workload on its inputs, pipelined first.
-A2aMatmulReport runA2aMatmulWorkload(const ResolvedScenario& rs, bool verify);
+// `progress`: as for runScenario, every 65536 events of each design.
+A2aMatmulReport runA2aMatmulWorkload(const ResolvedScenario& rs, bool verify,
+                                     const RunProgress& progress = {});
 void writeA2aMatmulCsv(std::ostream& out, const A2aMatmulReport& r);
 // The Chrome trace of both kernels (processes "pipelined cardN" and "sequential cardN").
 void writeA2aMatmulTrace(std::ostream& out, const A2aMatmulReport& r);

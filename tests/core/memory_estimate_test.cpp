@@ -86,6 +86,11 @@ TEST(MemoryEstimate, LargeRunsGetANoteAndTheDefaultDoesNot) {
   sc.model.tokensPerRank = 512;
   sc.model.topk = 16;
   EXPECT_NE(largeWorkNote(sc).find("it may take minutes"), std::string::npos);
+  Scenario wide;  // fewer records, but on 256 ranks each costs more
+  wide.cluster.servers = 32;
+  EXPECT_NE(largeWorkNote(wide).find("it may take minutes"), std::string::npos);
+  wide.cluster.servers = 8;  // 64 ranks: a few seconds
+  EXPECT_EQ(largeWorkNote(wide), "");
   Scenario fused;
   fused.workload.kind = WorkloadKind::AlltoallMatmulRs;
   EXPECT_EQ(largeWorkNote(fused), "");
