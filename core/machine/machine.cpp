@@ -131,6 +131,10 @@ void Machine::releaseGmStorage() {
     b.bytes = ByteStore();
     b.pages.reset();
   }
+  // The last kernel's UB and L1 buffers of every core too: a finished run that a report
+  // keeps would otherwise hold them (the experts' L1 tiles alone were 187 MiB by default).
+  for (auto& core : cores_)
+    for (auto& b : core->ubBuffers_) b->bytes = ByteStore();
   pagePools_.clear();
   for (GmArena& a : arenas_) a.release();
   for (GmArena& a : sparseArenas_) a.release();

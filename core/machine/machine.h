@@ -82,7 +82,8 @@ class Machine {
   // UB of one core; throws if the core's UB would overflow (tiling checks this earlier).
   Buffer* allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation);
   Word* makeWord(int card, std::string name);
-  // Frees the bytes of every GM buffer (sizes stay): for dropping a finished run's tensors.
+  // Frees the bytes of every GM buffer and of every core's UB (sizes stay): for dropping a
+  // finished run's tensors.
   void releaseGmStorage();
   // Frees a dead GM buffer (its bytes read as absent afterwards): its memory is zeroed
   // where written and reused by later buffers, e.g. a stage's communication buffers once

@@ -102,6 +102,12 @@ void copyBytes(const Region& dst, const Region& src) {
   }
 }
 
+void GmArena::releasePooledChunks() {
+  std::lock_guard lock(pool().mutex);
+  for (std::uint8_t* p : pool().free) munmap(p, kChunk);
+  pool().free.clear();
+}
+
 std::uint8_t* GmArena::allocate(std::size_t n) {
   const std::size_t need = (std::max<std::size_t>(n, 1) + 63) / 64 * 64;
   for (Chunk& c : chunks_)

@@ -99,6 +99,9 @@ class GmArena {
   std::size_t residentBytes() const;
   // Address space this arena holds (its chunks' sizes).
   std::size_t reservedBytes() const;
+  // Unmaps the chunks finished runs left for reuse (process-wide), so the next run starts
+  // from cold memory: its resident pages are then exactly the ones it wrote.
+  static void releasePooledChunks();
 
  private:
   struct Chunk {

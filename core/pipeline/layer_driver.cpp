@@ -30,7 +30,14 @@ Task LayerRun::driver() {
   for (Buffer* b : c.stageScratch) emu_->machine().discard(b);
   c.stageScratch.clear();
   co_await stages_->run("experts", launcher(launchExperts));
-  if (freeWhenDead_) settleThroughExperts();
+  if (freeWhenDead_) {
+    // The experts' L1 tiles are dead once their programs end (every copy was awaited), and
+    // the AIC cores run nothing later: without this they stay until the next launch.
+    for (int card = 0; card < emu_->machine().cardCount(); ++card)
+      for (int i = 0; i < emu_->machine().hw().aicCores; ++i)
+        emu_->machine().aic(card, i).resetUb();
+    settleThroughExperts();
+  }
   if (phased)
     co_await stages_->run("combine-phased", launcher(launchCombinePhased));
   else if (flat)
