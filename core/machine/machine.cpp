@@ -98,7 +98,7 @@ Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool ac
 
 Buffer* Machine::allocRingData(int card, std::int64_t chunkBytes, int chunks, std::string name,
                                bool activation) {
-  if (!activation || payloadFull() == false || chunkBytes <= 0 || chunks <= 0)
+  if (!activation || !payloadFull() || chunkBytes <= 0 || chunks <= 0)
     return allocGm(card, chunkBytes * chunks, std::move(name), activation);
   Buffer* b = allocGm(card, chunkBytes * chunks, std::move(name), /*activation=*/true,
                       /*sparse=*/false, /*withBytes=*/false);

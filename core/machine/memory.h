@@ -124,7 +124,7 @@ struct Buffer {
   // A ring's data area: its bytes live in pages held only while they have unread data.
   std::unique_ptr<RingPages> pages = nullptr;
 
-  bool hasBytes() const { return !bytes.empty() || size == 0; }
+  bool hasBytes() const { return !bytes.empty() || pages != nullptr || size == 0; }
   std::uint8_t* data() { return bytes.data(); }
   const std::uint8_t* data() const { return bytes.data(); }
   template <typename T>

@@ -38,7 +38,6 @@ void PagePool::give(std::uint8_t* page) {
 
 RingPages::RingPages(PagePool& pool, int slots)
     : pool_(pool),
-      capacity_(static_cast<std::int64_t>(pool.pageBytes()) * slots),
       page_(static_cast<std::size_t>(slots), nullptr),
       writtenEnd_(static_cast<std::size_t>(slots), 0) {}
 
@@ -54,10 +53,14 @@ std::uint8_t* RingPages::at(std::int64_t off) {
   return page + off % p;
 }
 
+std::size_t RingPages::slotOf(std::int64_t absolute) const {
+  return static_cast<std::size_t>(absolute / static_cast<std::int64_t>(pageBytes())) % page_.size();
+}
+
 void RingPages::landed(std::int64_t begin, std::int64_t end) {
   const auto p = static_cast<std::int64_t>(pageBytes());
   for (std::int64_t a = begin; a < end; a = (a / p + 1) * p) {
-    const auto slot = static_cast<std::size_t>((a % capacity_) / p);
+    const std::size_t slot = slotOf(a);
     writtenEnd_[slot] = std::max(writtenEnd_[slot], std::min(end, (a / p + 1) * p));
   }
 }
@@ -69,7 +72,7 @@ void RingPages::consumedTo(std::int64_t head) {
   const std::int64_t from = consumed_ / p * p;
   const std::int64_t slots = static_cast<std::int64_t>(page_.size());
   for (std::int64_t a = from, n = 0; a < head && n < slots; a += p, ++n) {
-    const auto slot = static_cast<std::size_t>((a % capacity_) / p);
+    const std::size_t slot = slotOf(a);
     if (page_[slot] != nullptr && writtenEnd_[slot] <= head) release(slot);
   }
   consumed_ = std::max(consumed_, head);

@@ -66,9 +66,9 @@ class RingPages {
 
  private:
   void release(std::size_t slot);
+  std::size_t slotOf(std::int64_t absolute) const;  // the slot an absolute ring offset is in
 
   PagePool& pool_;
-  std::int64_t capacity_;
   std::vector<std::uint8_t*> page_;       // per slot, null when not held
   std::vector<std::int64_t> writtenEnd_;  // per slot: absolute end of its last data
   std::int64_t consumed_ = 0;             // head seen so far
