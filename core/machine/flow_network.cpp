@@ -34,9 +34,12 @@ void FlowNetwork::touch(const Flow& f) {
     ResourceState& s = state_[r];
     if (s.dirty) continue;
     s.dirty = true;
-    double load = 0;
-    for (const Member& m : s.flows) load += m.rate;
-    s.wasSaturated = load >= resources_[r].capacity * (1 - kEps);
+    s.wasSaturated = resources_[r].activeRate >= resources_[r].capacity * (1 - kEps);
+    // The flows bottlenecked here run at the fastest rate; only they can take or give the
+    // capacity that moves (recompute() starts from them).
+    s.fastestBefore = 0;
+    if (s.wasSaturated)
+      for (const Member& m : s.flows) s.fastestBefore = std::max(s.fastestBefore, m.rate);
     dirty_.push_back(r);
   }
 }
@@ -113,7 +116,6 @@ void FlowNetwork::finish(int slot) {
   for (int i = 0; i < f.hops; ++i) {
     const int r = f.path[i];
     resources_[r].bytesCarried += f.remaining;
-    resources_[r].activeRate -= f.rate;
     --resources_[r].activeFlows;
     // Swap-remove from the resource's list, telling the moved flow where it now sits.
     auto& on = state_[r].flows;
@@ -123,6 +125,8 @@ void FlowNetwork::finish(int slot) {
     for (int j = 0; j < m.hops; ++j)
       if (m.path[j] == r) m.slotOn[j] = f.slotOn[i];
     on.pop_back();
+    addRate(r, -f.rate);
+    if (on.empty()) resources_[r].activeRate = 0;  // no drift survives an idle resource
   }
   f.remaining = 0;
   f.rate = 0;
@@ -152,6 +156,19 @@ void FlowNetwork::setRate(Flow& f, double rate) {
   for (int i = 0; i < f.hops; ++i) state_[f.path[i]].flows[f.slotOn[i]].rate = rate;
 }
 
+void FlowNetwork::addRate(int r, double delta) {
+  NetResource& res = resources_[r];
+  ResourceState& st = state_[r];
+  res.activeRate += delta;
+  // The running sum drifts by a rounding per update; summing afresh now and then keeps the
+  // drift some 1e-13 of the capacity, far below the saturation slack kEps.
+  if (++st.sinceExact < kExactEvery) return;
+  st.sinceExact = 0;
+  double sum = 0;
+  for (const Member& m : st.flows) sum += m.rate;
+  res.activeRate = sum;  // callers update the members first
+}
+
 double FlowNetwork::current(int slot) const {
   const Flow& f = flows_[slot];
   return f.inSet ? newRate_[slot] : f.rate;
@@ -159,13 +176,17 @@ double FlowNetwork::current(int slot) const {
 
 void FlowNetwork::recompute() {
   ++recomputes_;
-  // The working set: new flows, and every flow on a resource that was saturated before a
-  // flow ended or started on it (they may speed up or must make room).
+  // The working set: new flows, and the flows bottlenecked on a resource that was saturated
+  // before a flow ended or started on it (they may speed up or must make room). Slower
+  // flows there had their bottleneck elsewhere; if they must move, the check adds them.
   set_.clear();
   for (int s : newFlows_) addToSet(s);
-  for (int r : dirty_)
-    if (state_[r].wasSaturated)
-      for (std::size_t k = 0; k < state_[r].flows.size(); ++k) addToSet(state_[r].flows[k].slot);
+  for (int r : dirty_) {
+    const ResourceState& st = state_[r];
+    if (!st.wasSaturated) continue;
+    for (std::size_t k = 0; k < st.flows.size(); ++k)
+      if (st.flows[k].rate >= st.fastestBefore * (1 - kEps)) addToSet(st.flows[k].slot);
+  }
   newFlows_.clear();
   if (!set_.empty()) {
     for (;;) {
@@ -189,8 +210,9 @@ void FlowNetwork::recompute() {
     setInSet(f, false);
     if (newRate_[s] == f.rate) continue;
     progress(f);
-    for (int i = 0; i < f.hops; ++i) resources_[f.path[i]].activeRate += newRate_[s] - f.rate;
+    const double delta = newRate_[s] - f.rate;
     setRate(f, newRate_[s]);
+    for (int i = 0; i < f.hops; ++i) addRate(f.path[i], delta);
     ++f.generation;
     scheduleCompletion(s);
   }
@@ -198,7 +220,8 @@ void FlowNetwork::recompute() {
 }
 
 // Progressive filling of the working set; every other flow keeps its rate and the
-// capacity it uses is set aside.
+// capacity it uses is set aside. Only the working set's flows and paths are visited: a
+// resource's load comes from its running sum, not from a scan of its flows.
 void FlowNetwork::fill() {
   flowsRecomputed_ += set_.size();
   fillResources_.clear();
@@ -207,25 +230,23 @@ void FlowNetwork::fill() {
     newRate_[s] = -1.0;
     for (int i = 0; i < f.hops; ++i) {
       ResourceState& st = state_[f.path[i]];
-      if (st.inFill) continue;
-      st.inFill = true;
-      fillResources_.push_back(f.path[i]);
+      if (!st.inFill) {
+        st.inFill = true;
+        st.setOn.clear();
+        st.left = 0;
+        fillResources_.push_back(f.path[i]);
+      }
+      st.setOn.push_back(s);
+      st.left += f.rate;  // the working set's old rates, handed back below
     }
   }
   heap_.clear();
   for (int r : fillResources_) {
     ResourceState& st = state_[r];
     st.inFill = false;
-    st.left = resources_[r].capacity;
-    st.unfrozen = 0;
-    for (const Member& m : st.flows) {
-      if (m.inSet)
-        ++st.unfrozen;
-      else
-        st.left -= m.rate;
-    }
-    st.left = std::max(0.0, st.left);
-    if (st.unfrozen > 0) heap_.push_back({st.left / st.unfrozen, r});
+    st.left = std::max(0.0, resources_[r].capacity - (resources_[r].activeRate - st.left));
+    st.unfrozen = static_cast<int>(st.setOn.size());
+    heap_.push_back({st.left / st.unfrozen, r});
   }
   // Lazy min-heap of (fair share, resource); ties go to the lower id (deterministic).
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
@@ -240,9 +261,8 @@ void FlowNetwork::fill() {
     // Every unfrozen flow of the bottleneck freezes at its share. Their other resources get
     // one fresh heap entry each, after all of them: entries in between would only go stale.
     touched_.clear();
-    for (const Member& m : bs.flows) {
-      const int s = m.slot;
-      if (!m.inSet || newRate_[s] >= 0) continue;
+    for (int s : bs.setOn) {
+      if (newRate_[s] >= 0) continue;
       newRate_[s] = top.share;
       --unfrozen;
       const Flow& f = flows_[s];
@@ -268,18 +288,25 @@ void FlowNetwork::fill() {
   }
 }
 
+// A resource's load with the working set at its new rates: the running sum plus the
+// working set's changes (summed once per check in checkBottlenecks).
 void FlowNetwork::measure(int r) {
   ResourceState& st = state_[r];
   if (st.measured) return;
   st.measured = true;
   measured_.push_back(r);
-  st.load = 0;
-  st.fastest = 0;
-  for (const Member& m : st.flows) {
-    const double v = m.inSet ? newRate_[m.slot] : m.rate;
-    st.load += v;
-    st.fastest = std::max(st.fastest, v);
+  st.load = resources_[r].activeRate + st.delta;
+  st.fastest = -1;  // not yet known: only a saturated resource needs it
+}
+
+double FlowNetwork::fastest(int r) {
+  ResourceState& st = state_[r];
+  if (st.fastest < 0) {
+    st.fastest = 0;
+    for (const Member& m : st.flows)
+      st.fastest = std::max(st.fastest, m.inSet ? newRate_[m.slot] : m.rate);
   }
+  return st.fastest;
 }
 
 bool FlowNetwork::hasBottleneck(int slot) {
@@ -288,8 +315,8 @@ bool FlowNetwork::hasBottleneck(int slot) {
   for (int i = 0; i < f.hops; ++i) {
     const int r = f.path[i];
     measure(r);
-    const ResourceState& st = state_[r];
-    if (st.load >= resources_[r].capacity * (1 - kEps) && v >= st.fastest * (1 - kEps)) return true;
+    if (state_[r].load >= resources_[r].capacity * (1 - kEps) && v >= fastest(r) * (1 - kEps))
+      return true;
   }
   return false;
 }
@@ -301,6 +328,19 @@ bool FlowNetwork::checkBottlenecks() {
   grow_.clear();
   checkedFlows_.clear();
   measured_.clear();
+  deltaResources_.clear();
+  for (int s : set_) {
+    const Flow& f = flows_[s];
+    for (int i = 0; i < f.hops; ++i) {
+      ResourceState& st = state_[f.path[i]];
+      if (!st.hasDelta) {
+        st.hasDelta = true;
+        st.delta = 0;
+        deltaResources_.push_back(f.path[i]);
+      }
+      st.delta += newRate_[s] - f.rate;
+    }
+  }
   auto check = [&](int g) {
     Flow& f = flows_[g];
     if (f.checked) return;
@@ -317,26 +357,30 @@ bool FlowNetwork::checkBottlenecks() {
         if (!m.inSet && m.rate > v * (1 + kEps)) grow_.push_back(m.slot);
   };
   scanned_.clear();
+  // An outside flow's rate did not change, so it can lose its bottleneck only where one of
+  // its bottlenecks changed: a resource saturated before this recompute (on which it ran
+  // the fastest) that is no longer saturated, or on which a working-set flow now runs
+  // faster. Only those flows are checked; a NIC's or an HBM's long flow list is scanned in
+  // its compact member array, without visiting the flows.
   auto checkResource = [&](int r) {
     ResourceState& st = state_[r];
     if (st.scanned) return;
     st.scanned = true;
     scanned_.push_back(r);
-    // A resource unsaturated before and after was nobody's bottleneck and is nobody's now:
-    // its flows' status rests on their other resources (checked if they changed). This
-    // skips the long flow lists of HBM, which rarely saturates.
-    measure(r);
+    // A changed resource (a flow started or ended on it) that was saturated had all its
+    // flows put in the working set by recompute(); one that was not was nobody's bottleneck.
+    if (st.dirty) return;
     const double full = resources_[r].capacity * (1 - kEps);
-    if (st.load < full) {
-      bool before = st.wasSaturated;
-      if (!st.dirty) {  // the same flows as before: sum their rates before this recompute
-        double oldLoad = 0;
-        for (const Member& m : st.flows) oldLoad += m.rate;
-        before = oldLoad >= full;
-      }
-      if (!before) return;
-    }
-    for (std::size_t k = 0; k < st.flows.size(); ++k) check(st.flows[k].slot);
+    if (resources_[r].activeRate < full) return;  // the old rates: unsaturated before
+    measure(r);
+    double oldFastest = 0;
+    for (const Member& m : st.flows) oldFastest = std::max(oldFastest, m.rate);
+    const bool saturated = st.load >= full;
+    if (saturated && fastest(r) <= oldFastest) return;
+    for (const Member& m : st.flows)
+      if (!m.inSet && m.rate >= oldFastest * (1 - kEps) &&
+          (!saturated || m.rate < st.fastest * (1 - kEps)))
+        check(m.slot);
   };
   const std::size_t setSize = set_.size();
   for (std::size_t k = 0; k < setSize; ++k) {
@@ -346,9 +390,12 @@ bool FlowNetwork::checkBottlenecks() {
     if (newRate_[s] == f.rate) continue;
     for (int i = 0; i < f.hops; ++i) checkResource(f.path[i]);
   }
-  for (int r : dirty_) checkResource(r);
   for (int g : checkedFlows_) flows_[g].checked = false;
   for (int r : measured_) state_[r].measured = false;
+  for (int r : deltaResources_) {
+    state_[r].hasDelta = false;
+    state_[r].delta = 0;
+  }
   for (int r : scanned_) state_[r].scanned = false;
   for (int g : grow_) addToSet(g);
   return set_.size() == setSize;

@@ -10,9 +10,15 @@
 // (the new ones, and those on saturated resources a finished flow freed) with every other
 // flow's rate held fixed, then checks the bottleneck rule on every resource whose load
 // changed. A flow that breaks it joins the working set and the fill runs again. The set
-// only grows, so this ends; it ends with the exact allocation, and in practice after a
-// handful of flows, whatever the size of the cluster: a change ripples only as far as
-// rates really move. Starts and ends at the same instant share one recompute.
+// only grows, so this ends; it ends with the exact allocation. Starts and ends at the
+// same instant share one recompute.
+//
+// Cost: the working set starts from the flows that were bottlenecked where the change
+// happened, and the solver visits only the working set's flows and paths. A resource's load
+// is a running sum of its flows' rates (resummed every kExactEvery updates), so a long flow
+// list (an HBM's, a NIC's) is never scanned for it. What remains proportional to the
+// cluster is physical: when one of the k flows that share a saturated NIC ends, k rates
+// really change (k grows with the number of servers a card sends to).
 
 #include <algorithm>
 #include <array>
@@ -125,14 +131,19 @@ class FlowNetwork {
   };
   struct ResourceState {
     std::vector<Member> flows;  // active flows crossing it
+    std::vector<int> setOn;     // fill scratch: working-set flows crossing it
     double left = 0;            // fill scratch: capacity not yet given out
     int unfrozen = 0;           // fill scratch: working-set flows still rising
     double load = 0;            // check scratch: summed rate (new rates for the working set)
-    double fastest = 0;         // check scratch: the fastest flow's rate
+    double fastest = 0;         // check scratch: the fastest flow's rate (-1: not yet known)
+    double delta = 0;           // check scratch: the working set's rate changes on it
+    int sinceExact = 0;         // updates of the running rate sum since it was summed afresh
     bool dirty = false;         // on a path that started or ended since the last recompute
     bool wasSaturated = false;  // saturated just before that change
+    double fastestBefore = 0;   // if so, the fastest flow's rate just before that change
     bool inFill = false;        // fill scratch: listed in fillResources_
     bool measured = false;      // check scratch: load/fastest are current
+    bool hasDelta = false;      // check scratch: listed in deltaResources_
     bool scanned = false;       // check scratch: its flows were checked
   };
   static void flowEvent(void* self, std::uint64_t arg);
@@ -147,12 +158,15 @@ class FlowNetwork {
   void fill();
   bool checkBottlenecks();  // false if the working set grew
   void measure(int r);
+  double fastest(int r);              // measure(r) first
+  void addRate(int r, double delta);  // the running sum of the rates on r (activeRate)
   double current(int slot) const;
   bool hasBottleneck(int slot);
   void progress(Flow& f);
   void scheduleCompletion(int slot);
 
   Simulator& sim_;
+  static constexpr int kExactEvery = 4096;
   std::vector<NetResource> resources_;
   std::vector<ResourceState> state_;
   std::vector<Flow> flows_;
@@ -171,10 +185,11 @@ class FlowNetwork {
       return share > o.share || (share == o.share && resource > o.resource);
     }
   };
-  std::vector<int> set_;            // the working set (flow slots)
-  std::vector<int> fillResources_;  // resources the working set crosses
-  std::vector<int> measured_;       // resources whose load/fastest were computed
-  std::vector<int> scanned_;        // resources whose flows were checked
+  std::vector<int> set_;             // the working set (flow slots)
+  std::vector<int> fillResources_;   // resources the working set crosses
+  std::vector<int> measured_;        // resources whose load/fastest were computed
+  std::vector<int> deltaResources_;  // resources the working set crosses
+  std::vector<int> scanned_;         // resources whose flows were checked
   std::vector<int> checkedFlows_;
   std::vector<int> grow_;     // flows joining the working set
   std::vector<int> touched_;  // fill: resources whose share moved while freezing one level

@@ -149,6 +149,32 @@ TEST(FlowNetworkVsReference, AllToAllOverNicsAndHbmMatchesWithin1e9) {
   }
 }
 
+// A resource's load is a running sum of its flows' rates, resummed now and then. Thousands
+// of transfers through the same two resources take it through many resums, and the rates
+// still match the reference at every instant.
+TEST(FlowNetworkVsReference, ThousandsOfTransfersOnOneResourceStayExact) {
+  std::mt19937_64 rng(42);
+  Simulator sim;
+  FlowNetwork net(sim);
+  std::vector<double> capacity;
+  for (const double g : {100.0, 56.0, 25.0}) {
+    const int id = net.addResource("r", g);
+    capacity.push_back(net.resource(id).capacity);
+  }
+  std::vector<Planned> plan;
+  for (int i = 0; i < 6000; ++i) {
+    std::vector<int> path = {0};
+    if (rng() % 2) path.push_back(1 + static_cast<int>(rng() % 2));
+    plan.push_back({static_cast<Time>(rng() % 60000) * 10 * kNs, path,
+                    1024 + static_cast<std::int64_t>(rng() % 16384)});
+  }
+  double worst = 0;
+  int instants = 0;
+  runAndCompare(net, sim, capacity, plan, worst, instants);
+  EXPECT_LE(worst, 1e-9);
+  EXPECT_GT(instants, 6000);
+}
+
 TEST(MaxMinFairReference, TextbookCases) {
   // One link shared by two flows; a second flow also crossing a narrower link.
   EXPECT_EQ(maxMinFairRates({1.0}, {{0}, {0}}), (std::vector<double>{0.5, 0.5}));
