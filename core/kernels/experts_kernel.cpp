@@ -2,6 +2,13 @@
 // a core takes a contiguous share of its expert's rows, tile by tile through L1. Timing is
 // a SwiGLU FFN (6*n*H*I FLOPs on the cube unit); the data is y = a_e*x + b_e. With skewed
 // routing, the cores of cold experts finish early and sit idle: the imbalance is visible.
+//
+// The L1 tile takes its space but holds no host bytes: once a tile's copy-out has landed,
+// its rows of expert_out are computed from the same rows of expand_x, which only this core
+// reads. The result is the same bytes at the same emulated time, without every AIC core of
+// the cluster holding a tile of host memory (187 MiB by default). It also lets expert_out
+// share expand_x's bytes (LayerRun frees tensors when dead): the rows are read just before
+// they are written.
 
 #include <algorithm>
 
@@ -22,7 +29,7 @@ Task expertCore(LayerContext& ctx, int d, AiCore& core, std::vector<ExpertShare>
   CardTensors& g = ctx.cards[d];
   const std::int64_t tileRows =
       std::max<std::int64_t>(1, std::min<std::int64_t>(128, ctx.m.hw().l1Bytes / ctx.rowBytes));
-  Buffer* tile = ctx.m.allocUb(core, tileRows * ctx.rowBytes, "l1.tile", true);
+  Buffer* tile = ctx.m.allocUb(core, tileRows * ctx.rowBytes, "l1.tile", true, /*withBytes=*/false);
   for (const ExpertShare& sh : shares) {
     // The instance holds its logical expert's weights: replicas compute the same function.
     const ExpertCoefficients c =
@@ -32,12 +39,13 @@ Task expertCore(LayerContext& ctx, int d, AiCore& core, std::vector<ExpertShare>
       const Region rows{tile, 0, n * ctx.rowBytes};
       co_await core.copy(rows, Region{g.expandX, r0 * ctx.rowBytes, n * ctx.rowBytes});
       co_await core.cube(6.0 * static_cast<double>(n) * ctx.H * ctx.sc.model.intermediate);
-      if (!tile->bytes.empty()) {
-        auto* v = tile->as<bf16>();
-        for (std::int64_t i = 0; i < n * ctx.H; ++i)
-          v[i] = floatToBf16(c.a * bf16ToFloat(v[i]) + c.b);
-      }
       co_await core.copy(Region{g.expertOut, r0 * ctx.rowBytes, n * ctx.rowBytes}, rows);
+      if (!g.expertOut->bytes.empty() && !g.expandX->bytes.empty()) {
+        const bf16* x = g.expandX->as<bf16>() + r0 * ctx.H;
+        bf16* y = g.expertOut->as<bf16>() + r0 * ctx.H;
+        for (std::int64_t i = 0; i < n * ctx.H; ++i)
+          y[i] = floatToBf16(c.a * bf16ToFloat(x[i]) + c.b);
+      }
     }
   }
 }

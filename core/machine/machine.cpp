@@ -96,6 +96,13 @@ Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool ac
   return &b;
 }
 
+Buffer* Machine::allocGmSharing(Buffer* owner, std::string name) {
+  Buffer* b = allocGm(owner->card, owner->size, std::move(name), /*activation=*/true,
+                      /*sparse=*/false, /*withBytes=*/false);
+  if (!owner->bytes.empty()) b->bytes = ByteStore::view(owner->data(), owner->bytes.size());
+  return b;
+}
+
 Buffer* Machine::allocRingData(int card, std::int64_t chunkBytes, int chunks, std::string name,
                                bool activation) {
   if (!activation || !payloadFull() || chunkBytes <= 0 || chunks <= 0)
@@ -108,7 +115,8 @@ Buffer* Machine::allocRingData(int card, std::int64_t chunkBytes, int chunks, st
   return b;
 }
 
-Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation) {
+Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation,
+                         bool withBytes) {
   const std::int64_t align = hw_.dmaAlignBytes;
   const std::int64_t rounded = (bytes + align - 1) / align * align;
   // An AIC core has no UB; its local buffer is L1.
@@ -122,7 +130,8 @@ Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, boo
   core.ubUsed_ += rounded;
   auto b = std::make_unique<Buffer>(
       Buffer{core.name() + ".ub." + name, MemSpace::Ub, core.card(), core.id(), bytes, {}});
-  if (!activation || payloadFull()) b->bytes = ByteStore(static_cast<std::size_t>(bytes));
+  if (withBytes && (!activation || payloadFull()))
+    b->bytes = ByteStore(static_cast<std::size_t>(bytes));
   return core.ubBuffers_.emplace_back(std::move(b)).get();
 }
 

@@ -80,7 +80,10 @@ class Machine {
   Buffer* allocRingData(int card, std::int64_t chunkBytes, int chunks, std::string name,
                         bool activation);
   // UB of one core; throws if the core's UB would overflow (tiling checks this earlier).
-  Buffer* allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation);
+  // `withBytes` false: the buffer takes its UB/L1 space but holds no host bytes (a kernel
+  // that computes its result elsewhere, like the experts' L1 tiles).
+  Buffer* allocUb(AiCore& core, std::int64_t bytes, std::string name, bool activation,
+                  bool withBytes = true);
   Word* makeWord(int card, std::string name);
   // Frees the bytes of every GM buffer and of every core's UB (sizes stay): for dropping a
   // finished run's tensors.
@@ -91,6 +94,9 @@ class Machine {
   // `keepWarm` false: its pages go back to the OS instead (nothing later in the run would
   // reuse them, e.g. a tensor freed during the last stage).
   void discard(Buffer* b, bool keepWarm = true);
+  // A GM buffer of `owner`'s size on its card that takes its own HBM but shares its host
+  // bytes: for a tensor that overwrites another in place. Discard only one of the two.
+  Buffer* allocGmSharing(Buffer* owner, std::string name);
   // GM bytes the host really holds now: resident pages of the live buffers of every card.
   std::size_t residentGmBytes() const;
   // The most host bytes of ring data pages (see allocRingData) in use at once so far.

@@ -25,19 +25,14 @@ Task LayerRun::driver() {
   else
     co_await stages_->run("dispatch-streaming", launcher(launchDispatchStreaming));
   commBufferBytes_ = c.commBufferBytes;
+  // The experts will overwrite expand_x in place: hash and check dispatch's rows now.
+  if (freeWhenDead_) settleDispatch();
   // Dispatch's rings and windows are dead now: keep memory to one stage's worth.
   emu_->discardRingData();
   for (Buffer* b : c.stageScratch) emu_->machine().discard(b);
   c.stageScratch.clear();
   co_await stages_->run("experts", launcher(launchExperts));
-  if (freeWhenDead_) {
-    // The experts' L1 tiles are dead once their programs end (every copy was awaited), and
-    // the AIC cores run nothing later: without this they stay until the next launch.
-    for (int card = 0; card < emu_->machine().cardCount(); ++card)
-      for (int i = 0; i < emu_->machine().hw().aicCores; ++i)
-        emu_->machine().aic(card, i).resetUb();
-    settleThroughExperts();
-  }
+  if (freeWhenDead_) settleThroughExperts();
   if (phased)
     co_await stages_->run("combine-phased", launcher(launchCombinePhased));
   else if (flat)

@@ -87,7 +87,10 @@ void LayerRun::allocateDispatchOutputs() {
     t.expertTokenNums = m.allocGm(d, c.P * 4LL, "expert_token_nums", false);
     t.offsets = m.allocGm(d, c.P * c.R * 4LL, "offsets", false);
     t.lengths = m.allocGm(d, c.P * c.R * 4LL, "lengths", false);
-    t.expertOut = m.allocGm(d, plan.rows * c.rowBytes, "expert_out", true);
+    // A run that frees tensors when dead computes the expert rows in place: expert_out
+    // takes its own HBM but shares expand_x's host bytes (see experts_kernel.cpp).
+    t.expertOut = freeWhenDead_ ? m.allocGmSharing(t.expandX, "expert_out")
+                                : m.allocGm(d, plan.rows * c.rowBytes, "expert_out", true);
   }
   for (int r = 0; r < c.R; ++r) {
     CardTensors& t = c.cards[r];

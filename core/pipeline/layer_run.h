@@ -72,12 +72,13 @@ class LayerRun : public SteppableRun {
   // Frees the cards' tensor bytes (keeps stages, rings and the event log). A CLI run does
   // this between designs to keep peak memory to one run; outputs read back empty after.
   void releaseTensors();
-  // Keeps only what later stages read (a CLI run; call before stepping): when the experts
-  // stage ends, the outputs through the experts are hashed (outputHash), and checked
-  // against `ref` if given (the update-expert, layout, dispatch and expert checks of
-  // verify); then expand_x is freed, and kernels may free what their stage consumed
-  // (LayerContext::freeDeadTensors). `ref` must outlive the run. Results and digest are
-  // unchanged; dispatchOutputs() and expertOutputs() read back empty rows afterwards.
+  // Keeps only what later stages read (a CLI run; call before stepping). expert_out shares
+  // expand_x's bytes (the experts compute each row in place). When dispatch ends, its
+  // outputs are hashed and checked against `ref` if given (the update-expert, layout and
+  // dispatch checks of verify); when the experts end, their outputs are, expand_x is
+  // gone, and kernels may free what their stage consumed (LayerContext::freeDeadTensors).
+  // `ref` must outlive the run. Results and digest are unchanged; dispatchOutputs() and
+  // expertOutputs() read back empty rows afterwards.
   void freeTensorsWhenDead(const ReferenceLayer* ref);
   // Whether the outputs through the experts were settled (hashed, checked, freed) early.
   bool settledThroughExperts() const { return settled_; }
@@ -86,7 +87,11 @@ class LayerRun : public SteppableRun {
   Task driver();
   void allocateInputs();
   void allocateDispatchOutputs();
+  void settleDispatch();
   void settleThroughExperts();
+  // Hashes of the cards' outputs through dispatch, and of the expert outputs.
+  std::uint64_t dispatchOutputsHash() const;
+  std::uint64_t expertOutputsHash() const;
 
   Scenario sc_;
   DispatchImpl impl_;
@@ -102,6 +107,8 @@ class LayerRun : public SteppableRun {
   bool released_ = false;
   bool freeWhenDead_ = false;
   bool settled_ = false;
+  bool dispatchSettled_ = false;  // dispatch hashed and checked (expert_out may overwrite it)
+  std::uint64_t dispatchHash_ = 0;
   const ReferenceLayer* earlyRef_ = nullptr;
   std::vector<VerificationCheck> earlyChecks_;  // update-expert .. experts, when settled
 };

@@ -78,10 +78,33 @@ std::vector<VerificationCheck> verifyLayout(const LayerRun& run, const Reference
   return checks;
 }
 
-// Dispatch metadata and rows, and the expert output rows, bit-exact (rows only with payload
-// full, checked in place so the reference never materializes them).
-std::vector<VerificationCheck> verifyDispatchAndExperts(const LayerRun& run,
-                                                        const ReferenceLayer& ref) {
+namespace {
+// Calls f(card, row, source x row, expert coefficients) for every received row, in order.
+template <typename F>
+void forEachReceivedRow(const LayerContext& ctx, const ReferenceLayer& ref, F f) {
+  for (int r = 0; r < ctx.R; ++r) {
+    const DispatchOutput& w = ref.dispatch[r];
+    for (int le = 0; le < ctx.P; ++le) {
+      const std::int64_t begin = w.offsets[le * ctx.R];
+      for (std::int64_t row = begin; row < begin + w.expertTokenNums[le]; ++row) {
+        // The row's function is its token's routed logical expert (gating's choice), so a
+        // replica on any rank must compute the same output as the expert's other replicas.
+        const RankGating& src = (*ref.gating)[w.expandIdx[row * 3]];
+        const std::int64_t slot =
+            static_cast<std::int64_t>(w.expandIdx[row * 3 + 1]) * ctx.K + w.expandIdx[row * 3 + 2];
+        const ExpertCoefficients c =
+            expertCoefficients(src.topkIds[static_cast<std::size_t>(slot)]);
+        const bf16* x = &src.x[static_cast<std::size_t>(w.expandIdx[row * 3 + 1]) * ctx.H];
+        if (!f(r, row, x, c)) return;
+      }
+    }
+  }
+}
+}  // namespace
+
+// Dispatch metadata and rows, bit-exact (rows only with payload full, checked in place so
+// the reference never materializes them).
+std::vector<VerificationCheck> verifyDispatch(const LayerRun& run, const ReferenceLayer& ref) {
   const LayerContext& ctx = run.context();
   const Scenario& sc = run.scenario();
   const int R = ctx.R;
@@ -100,29 +123,15 @@ std::vector<VerificationCheck> verifyDispatchAndExperts(const LayerRun& run,
     if (mm.empty()) mm = firstMismatch(out[r].lengths, w.lengths, p + "lengths");
     rows += w.rows();
   }
-  // Row r of expandX must be the source row the reference's expandIdx names, and the
-  // expert output row its expert's function of it. Checked in place, row by row.
-  std::string rowsMm, expertMm;
+  // Row r of expandX must be the source row the reference's expandIdx names.
+  std::string rowsMm;
   double fp8Worst = 0;  // largest |expandX - x| as a share of the fp8 bound
   if (sc.payload == PayloadMode::Full && mm.empty()) {
-    std::vector<bf16> y(static_cast<std::size_t>(ctx.H)), trip(static_cast<std::size_t>(ctx.H));
-    for (int r = 0; r < R && rowsMm.empty() && expertMm.empty(); ++r) {
-      const DispatchOutput& w = ref.dispatch[r];
-      const auto* got = ctx.cards[r].expandX->as<bf16>();
-      const auto* gotY = ctx.cards[r].expertOut->as<bf16>();
-      for (int le = 0; le < ctx.P; ++le) {
-        const std::int64_t begin = w.offsets[le * R];
-        for (std::int64_t row = begin; row < begin + w.expertTokenNums[le]; ++row) {
-          // The row's function is its token's routed logical expert (gating's choice), so a
-          // replica on any rank must compute the same output as the expert's other replicas.
-          const RankGating& src = (*ref.gating)[w.expandIdx[row * 3]];
-          const std::int64_t slot = static_cast<std::int64_t>(w.expandIdx[row * 3 + 1]) * ctx.K +
-                                    w.expandIdx[row * 3 + 2];
-          const ExpertCoefficients c =
-              expertCoefficients(src.topkIds[static_cast<std::size_t>(slot)]);
-          const bf16* x = &src.x[static_cast<std::size_t>(w.expandIdx[row * 3 + 1]) * ctx.H];
+    std::vector<bf16> trip(static_cast<std::size_t>(ctx.H));
+    forEachReceivedRow(
+        ctx, ref, [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients&) {
           const bf16* want = x;
-          const bf16* have = got + row * ctx.H;
+          const bf16* have = ctx.cards[r].expandX->as<bf16>() + row * ctx.H;
           if (ctx.fp8Dispatch) {
             // The receiver holds x after the fp8 round trip: bit-exact to the reference
             // quantize/dequantize, and within the derived E4M3 bound of x itself.
@@ -141,13 +150,8 @@ std::vector<VerificationCheck> verifyDispatchAndExperts(const LayerRun& run,
           if (rowsMm.empty() && std::memcmp(have, want, ctx.rowBytes) != 0)
             rowsMm =
                 "rank " + std::to_string(r) + " expandX: row " + std::to_string(row) + " differs";
-          expertRow(c, want, y.data(), ctx.H);
-          if (expertMm.empty() && std::memcmp(gotY + row * ctx.H, y.data(), ctx.rowBytes) != 0)
-            expertMm = "rank " + std::to_string(r) + " expert output: row " + std::to_string(row) +
-                       " differs";
-        }
-      }
-    }
+          return rowsMm.empty();
+        });
   }
   if (ctx.fp8Dispatch && sc.payload == PayloadMode::Full) {
     char detail[160];
@@ -160,8 +164,38 @@ std::vector<VerificationCheck> verifyDispatchAndExperts(const LayerRun& run,
     addCheck(checks, "dispatch == reference (bit-exact)", mm.empty() ? rowsMm : mm,
              std::to_string(rows) + " rows");
   }
-  if (sc.payload == PayloadMode::Full)
-    addCheck(checks, "experts == reference (bit-exact)", expertMm, "y = a_e x + b_e per row");
+  return checks;
+}
+
+// The expert output rows, bit-exact: each its expert's function of the row dispatch was
+// to deliver (the reference's, after the fp8 round trip with fp8 dispatch).
+std::vector<VerificationCheck> verifyExperts(const LayerRun& run, const ReferenceLayer& ref) {
+  const LayerContext& ctx = run.context();
+  std::vector<VerificationCheck> checks;
+  if (run.scenario().payload != PayloadMode::Full) return checks;
+  std::string mm;
+  for (int r = 0; r < ctx.R && mm.empty(); ++r)  // the rows below index by the reference's
+    if (ctx.cards[r].recvRows != ref.dispatch[r].rows())
+      mm = "rank " + std::to_string(r) +
+           " expert output: " + std::to_string(ctx.cards[r].recvRows) +
+           " rows, the reference has " + std::to_string(ref.dispatch[r].rows());
+  std::vector<bf16> y(static_cast<std::size_t>(ctx.H)), trip(static_cast<std::size_t>(ctx.H));
+  if (mm.empty())
+    forEachReceivedRow(ctx, ref,
+                       [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients& c) {
+                         const bf16* want = x;
+                         if (ctx.fp8Dispatch) {
+                           fp8RoundTrip(x, ctx.H, trip.data());
+                           want = trip.data();
+                         }
+                         expertRow(c, want, y.data(), ctx.H);
+                         if (std::memcmp(ctx.cards[r].expertOut->as<bf16>() + row * ctx.H, y.data(),
+                                         ctx.rowBytes) != 0)
+                           mm = "rank " + std::to_string(r) + " expert output: row " +
+                                std::to_string(row) + " differs";
+                         return mm.empty();
+                       });
+  addCheck(checks, "experts == reference (bit-exact)", mm, "y = a_e x + b_e per row");
   return checks;
 }
 
@@ -285,18 +319,23 @@ std::vector<VerificationCheck> LayerRun::verify(const ReferenceLayer& ref) const
   std::vector<VerificationCheck> checks;
   addCheck(checks, "run completed", finished() ? "" : "the run did not finish (deadlock)",
            "all programs finished");
-  // A settled run checked the stages through the experts when they ended (against the
-  // reference it was given), before freeing their rows.
-  if (settled_ && earlyRef_ == &ref)
-    checks.insert(checks.end(), earlyChecks_.begin(), earlyChecks_.end());
-  else if (settled_)
+  // A run that frees tensors when dead checked the stages through dispatch when dispatch
+  // ended, and the experts when they ended (against the reference it was given), before
+  // their rows were overwritten or freed.
+  if (dispatchSettled_ && earlyRef_ != &ref)
     throw std::logic_error("verify: this run freed its rows after checking them against " +
                            std::string(earlyRef_ ? "another reference" : "no reference"));
+  if (dispatchSettled_)
+    checks.insert(checks.end(), earlyChecks_.begin(), earlyChecks_.end());
   else
-    for (auto stage : {verifyUpdateExpert, verifyLayout, verifyDispatchAndExperts}) {
+    for (auto stage : {verifyUpdateExpert, verifyLayout, verifyDispatch}) {
       auto more = stage(*this, ref);
       checks.insert(checks.end(), more.begin(), more.end());
     }
+  if (!settled_) {
+    auto more = verifyExperts(*this, ref);
+    checks.insert(checks.end(), more.begin(), more.end());
+  }
   for (auto stage : {verifyCombine, verifyProtocol}) {
     auto more = stage(*this, ref);
     checks.insert(checks.end(), more.begin(), more.end());
@@ -309,16 +348,30 @@ void LayerRun::freeTensorsWhenDead(const ReferenceLayer* ref) {
   earlyRef_ = ref;
 }
 
-void LayerRun::settleThroughExperts() {
-  outputHash_ = outputHash();
+void LayerRun::settleDispatch() {
+  dispatchHash_ = dispatchOutputsHash();
   if (earlyRef_)
-    for (auto stage : {verifyUpdateExpert, verifyLayout, verifyDispatchAndExperts}) {
+    for (auto stage : {verifyUpdateExpert, verifyLayout, verifyDispatch}) {
       auto more = stage(*this, *earlyRef_);
       earlyChecks_.insert(earlyChecks_.end(), more.begin(), more.end());
     }
+  dispatchSettled_ = true;
+}
+
+void LayerRun::settleThroughExperts() {
+  outputHash_ = outputHash();
+  if (earlyRef_) {
+    auto more = verifyExperts(*this, *earlyRef_);
+    earlyChecks_.insert(earlyChecks_.end(), more.begin(), more.end());
+  }
   settled_ = true;
   // expand_x has been read by the experts, its last reader: only combine's inputs stay.
-  for (CardTensors& t : ctx_->cards) emu_->machine().discard(t.expandX);
+  // Where expert_out took over its bytes, only the view goes (expert_out frees them later).
+  for (CardTensors& t : ctx_->cards)
+    if (t.expertOut->bytes.data() == t.expandX->bytes.data() && !t.expandX->bytes.empty())
+      t.expandX->bytes = ByteStore();
+    else
+      emu_->machine().discard(t.expandX);
   ctx_->freeDeadTensors = true;
 }
 

@@ -92,12 +92,11 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
 
 // The host bytes of one card's activation data at the busiest moment of the largest
 // design, as a run that frees what is dead holds them (runScenario): GM is allocated lazily,
-// so a worst-case window costs what is written into it; expand_x is freed after the
-// experts, expert_out during the combine and the stage's windows and rings after their
-// stage; designs run one after the other. Counted: x and the combine output throughout,
-// plus the largest of dispatch (expand_x and what dispatch writes into its windows or
-// rings), experts (expand_x and expert_out) and combine (expert_out and the combine's
-// buffers as written).
+// so a worst-case window costs what is written into it; expert_out shares expand_x's bytes
+// (the experts compute in place) and is freed during the combine, the stage's windows and
+// rings after their stage; designs run one after the other. Counted: x and the combine
+// output throughout, plus the larger of dispatch (expand_x and what dispatch writes into
+// its windows or rings) and combine (expert_out and the combine's buffers as written).
 std::int64_t activationHostPerCard(const Scenario& sc) {
   const std::int64_t cps = sc.cluster.cardsPerServer, S = sc.cluster.servers;
   const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk, H = sc.model.hidden;
@@ -115,7 +114,7 @@ std::int64_t activationHostPerCard(const Scenario& sc) {
   const bool all = impl == DispatchImpl::All, both = impl == DispatchImpl::Both || all;
   std::int64_t worst = 0;
   auto design = [&](std::int64_t dispatchWritten, std::int64_t combineWritten) {
-    worst = std::max({worst, bk * row + dispatchWritten, 2 * bk * row, bk * row + combineWritten});
+    worst = std::max({worst, bk * row + dispatchWritten, bk * row + combineWritten});
   };
   if (impl == DispatchImpl::Streaming || both)  // rings cycle: every ring is touched whole
     design(dispatchLinks * ring, (cps * lanes + S * channels) * ring +
