@@ -15,6 +15,7 @@
 #include "core/pipeline/run_report.h"
 #include "core/reference/a2a_matmul_rs.h"
 #include "core/reference/combine_reference.h"
+#include "core/reference/fp8.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 #include "core/util/npy.h"
@@ -125,6 +126,7 @@ void exportMoeLayer(const ResolvedScenario& rs, const VectorExportOptions& o, Wr
             H = sc.model.hidden, E = sc.model.experts, S = sc.cluster.servers;
   const int P = ref.updateExpert.front().placePerRank;
   const bool full = sc.payload == PayloadMode::Full;
+  const bool fp8 = sc.model.dispatchDtype == DispatchDtype::Fp8;
   const bool pruning = !sc.eplb.pruningThreshold.empty();
 
   // MoeUpdateExpert takes at most 512 tokens: a larger batch is exported as the layer runs
@@ -209,7 +211,8 @@ void exportMoeLayer(const ResolvedScenario& rs, const VectorExportOptions& o, Wr
                         {"comm_alg", "hierarchy"},
                         {"expert_token_nums_type", o.counts == CountEncoding::Counts ? 1 : 0},
                         {"counts_encoding", countsName(o.counts)},
-                        {"expand_idx_layout", expandName(o.expandIdx)}};
+                        {"expand_idx_layout", expandName(o.expandIdx)},
+                        {"dispatch_dtype", fp8 ? "fp8" : "bf16"}};
     w.op("moe_distribute_dispatch", "aclnnMoeDistributeDispatch", r, attrs, "bit-exact");
     if (full) w.in("x", bf16Bits({sz(BS), sz(H)}, g.x), "bfloat16");
     w.in("expert_ids", i32({sz(BS), sz(K)}, ref.updateExpert[sz(r)].balancedIds), "int32");
@@ -217,15 +220,30 @@ void exportMoeLayer(const ResolvedScenario& rs, const VectorExportOptions& o, Wr
     w.in("x_active_mask", makeNpyBool({sz(BS), sz(K)}, keep[sz(r)]), "bool");
 
     // The rows are not kept by the reference chain (hundreds of MB); rebuild this rank's.
+    // With an fp8 dispatch a row crosses as E4M3 codes and one fp32 scale per 128 elements
+    // (DeepEP's format), and expand_x is what the receiver holds: the dequantized row.
     DispatchOutput rows = d;
     if (full) {
+      const std::size_t blocks = sz((H + kFp8Block - 1) / kFp8Block);
       rows.expandX.resize(A * sz(H));
+      std::vector<std::uint8_t> codes(fp8 ? A * sz(H) : 0);
+      std::vector<float> scales(fp8 ? A * blocks : 0);
       for (std::size_t row = 0; row < A; ++row) {
         const auto& src = (*gating)[sz(d.expandIdx[row * 3])].x;
-        std::copy_n(src.begin() + std::ptrdiff_t(sz(d.expandIdx[row * 3 + 1]) * sz(H)), H,
-                    rows.expandX.begin() + std::ptrdiff_t(row * sz(H)));
+        const bf16* x = src.data() + sz(d.expandIdx[row * 3 + 1]) * sz(H);
+        bf16* out = rows.expandX.data() + row * sz(H);
+        if (!fp8) {
+          std::copy_n(x, H, out);
+          continue;
+        }
+        quantizeRowFp8(x, H, codes.data() + row * sz(H), scales.data() + row * blocks);
+        dequantizeRowFp8(codes.data() + row * sz(H), scales.data() + row * blocks, H, out);
       }
       w.golden("expand_x", bf16Bits({A, sz(H)}, rows.expandX), "bfloat16");
+      if (fp8) {
+        w.golden("expand_x_fp8", makeNpy<std::uint8_t>({A, sz(H)}, codes), "float8_e4m3fn");
+        w.golden("expand_x_fp8_scales", f32({A, blocks}, scales), "float32");
+      }
     }
     w.golden("expand_scales", f32({A}, d.expandScales), "float32");
     const NpyArray expandIdx = o.expandIdx == ExpandIdxLayout::Rows
@@ -249,7 +267,15 @@ void exportMoeLayer(const ResolvedScenario& rs, const VectorExportOptions& o, Wr
     rows.expandX.clear();
     rows.expandX.shrink_to_fit();
     const CombineShape shape{BS, H, K, P, sc.combine.sharedExpert};
-    const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep[sz(r)]};
+    // With an fp8 dispatch the routed experts saw x after the round trip.
+    std::vector<bf16> routed;
+    if (fp8) {
+      routed.resize(g.x.size());
+      for (int t = 0; t < BS; ++t)
+        fp8RoundTrip(g.x.data() + sz(t * H), H, routed.data() + sz(t * H));
+    }
+    const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep[sz(r)],
+                            fp8 ? &routed : nullptr};
     const std::string combineOp =
         sc.combine.addRmsNorm ? "moe_distribute_combine_add_rms_norm" : "moe_distribute_combine";
     json cattrs = attrs;

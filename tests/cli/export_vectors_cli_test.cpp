@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -100,6 +102,54 @@ TEST_F(ExportVectorsCli, ManifestListsEveryFileWithItsDtypeAndShape) {
         "moe_distribute_dispatch/ep_recv_counts_per_server", "moe_distribute_combine/expand_x",
         "moe_distribute_combine/ep_send_counts", "moe_distribute_combine/x"})
     EXPECT_EQ(perOp[key], 4) << key;
+}
+
+// An fp8 dispatch: expand_x is the dequantized row, the wire codes and block scales come
+// with it (E4M3 decoded here by hand: sign, 4 exponent bits with bias 7, 3 mantissa bits),
+// the run's own verification passes, and the digest is the run's.
+TEST_F(ExportVectorsCli, Fp8DispatchWritesTheCodesAndScalesAndTheDequantizedRows) {
+  const std::string sc = smallScenario([](json& j) { j["model"]["dispatch_dtype"] = "fp8"; });
+  const Result e = run("export-vectors '" + sc + "' --out '" + (dir_ / "v").string() + "'");
+  const Result r = run("run --verify '" + sc + "'");
+  ASSERT_EQ(e.exitCode, 0) << e.err;
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(digestOf(e.out), digestOf(r.out));
+  auto e4m3 = [](std::uint8_t c) {
+    const int exp = (c >> 3) & 0xf, man = c & 7;
+    const float mag = exp == 0 ? std::ldexp(man / 8.0f, -6) : std::ldexp(1 + man / 8.0f, exp - 7);
+    return (c & 0x80) ? -mag : mag;
+  };
+  const json m = manifest(dir_ / "v");
+  int dispatchOps = 0;
+  for (const json& op : m.at("operators")) {
+    if (op.at("op") != "moe_distribute_dispatch") continue;
+    EXPECT_EQ(op.at("attrs").value("dispatch_dtype", ""), "fp8");
+    ++dispatchOps;
+  }
+  EXPECT_EQ(dispatchOps, 4);
+  int checkedRows = 0;
+  for (int rank = 0; rank < 4; ++rank) {
+    const fs::path d = dir_ / "v" / "moe_distribute_dispatch" / ("rank" + std::to_string(rank));
+    const auto x = moe::readNpy((d / "expand_x.npy").string());
+    const auto q = moe::readNpy((d / "expand_x_fp8.npy").string());
+    const auto s = moe::readNpy((d / "expand_x_fp8_scales.npy").string());
+    ASSERT_EQ(q.dtype, "|u1");
+    ASSERT_EQ(q.shape, x.shape);
+    ASSERT_EQ(s.shape, (std::vector<std::size_t>{x.shape[0], 1}));  // H 128: one block
+    const auto xv = x.as<std::uint16_t>();
+    const auto qv = q.as<std::uint8_t>();
+    const auto sv = s.as<float>();
+    for (std::size_t row = 0; row < x.shape[0]; ++row, ++checkedRows)
+      for (std::size_t h = 0; h < 128; ++h) {
+        const float want = e4m3(qv[row * 128 + h]) * sv[row];
+        std::uint32_t bits = static_cast<std::uint32_t>(xv[row * 128 + h]) << 16;
+        float got;
+        std::memcpy(&got, &bits, 4);
+        // bf16 holds 8 significant bits, E4M3 x scale at most 4 + the scale's: within 2^-8.
+        EXPECT_NEAR(got, want, std::fabs(want) * 0x1p-8f) << "rank " << rank << " row " << row;
+      }
+  }
+  EXPECT_GT(checkedRows, 0);
 }
 
 TEST_F(ExportVectorsCli, DigestIsTheRunsDigest) {
