@@ -7,18 +7,19 @@
 // max-min allocation (checked against core/reference/max_min_fair in tests). A max-min
 // allocation is the one in which every flow crosses a saturated resource on which no flow
 // runs faster (its bottleneck). After a change the solver refills a working set of flows
-// (the new ones, and those on saturated resources a finished flow freed) with every other
-// flow's rate held fixed, then checks the bottleneck rule on every resource whose load
-// changed. A flow that breaks it joins the working set and the fill runs again. The set
-// only grows, so this ends; it ends with the exact allocation. Starts and ends at the
-// same instant share one recompute.
+// (the new ones, and those that were bottlenecked on a saturated resource where a flow
+// started or ended) with every other flow's rate held fixed, then checks the bottleneck
+// rule on the working set and on the outside flows that may have lost theirs. A flow that
+// breaks it joins the working set and the fill runs again. The set only grows, so this
+// ends; it ends with the exact allocation. Starts and ends at the same instant share one
+// recompute.
 //
-// Cost: the working set starts from the flows that were bottlenecked where the change
-// happened, and the solver visits only the working set's flows and paths. A resource's load
-// is a running sum of its flows' rates (resummed every kExactEvery updates), so a long flow
-// list (an HBM's, a NIC's) is never scanned for it. What remains proportional to the
-// cluster is physical: when one of the k flows that share a saturated NIC ends, k rates
-// really change (k grows with the number of servers a card sends to).
+// Cost: the solver visits the working set's flows and paths, and scans a resource's flow
+// list only where the rule needs its fastest flow (a saturated resource the working set
+// crosses). A resource's load is a running sum of its flows' rates (resummed every
+// kExactEvery updates), so HBM's and the NICs' long lists are not summed per change. What
+// remains proportional to the cluster is physical: when one of the k flows that share a
+// saturated NIC ends, k rates really change (k grows with the servers a card sends to).
 
 #include <algorithm>
 #include <array>
