@@ -92,7 +92,7 @@ class A2aWorkloadTest : public QObject {
     // Back to the MoE layer: its designs, experts and lanes return.
     w.loadScenario(defaultScenario());
     QVERIFY(waitForFreshRun(w, "streaming"));
-    QCOMPARE(w.designCombo()->itemText(0), QString("streaming dispatch"));
+    QCOMPARE(w.designCombo()->itemText(0), QString("streaming"));
     QVERIFY(w.expertsView()->notApplicableText().isEmpty());
     QVERIFY(w.liveSnapshot()->workspace.empty());
   }

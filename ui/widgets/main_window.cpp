@@ -501,9 +501,11 @@ void MainWindow::setDesignChoices(WorkloadKind kind) {
         "Which AlltoAll-Matmul-ReduceScatter kernel the live run uses: the pipelined fused kernel, "
         "or all-to-all, matmul and reduce-scatter with SyncAll between them (Compare runs both)"));
   } else {
-    impl_->addItem(tr("streaming dispatch"), static_cast<int>(Design::Streaming));
-    impl_->addItem(tr("phased dispatch"), static_cast<int>(Design::Phased));
-    impl_->addItem(tr("flat full-mesh dispatch"), static_cast<int>(Design::Flat));
+    // The design covers dispatch and combine both, so the names say neither: the combo
+    // stays true while a run is in its combine.
+    impl_->addItem(tr("streaming"), static_cast<int>(Design::Streaming));
+    impl_->addItem(tr("phased"), static_cast<int>(Design::Phased));
+    impl_->addItem(tr("flat full-mesh"), static_cast<int>(Design::Flat));
     impl_->setToolTip(
         tr("Which dispatch/combine design the live run uses: streaming (rings "
            "with forwarders), phased (SyncAll-separated windows) or flat (every "
