@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <QStringList>
 #include <QToolTip>
+#include <algorithm>
 
 #include "ui/models/selection.h"
 #include "ui/style/palette.h"
@@ -30,11 +31,20 @@ constexpr int kLegendHeight = 44;
 int sectionLabel(const QWidget& w) {
   return w.fontMetrics().height() + 4;
 }
+// The smallest cell that still shows its core number (drawn at 0.8 of the widget's font).
+int minNumberedCell(const QWidget& w) {
+  return std::max(24, w.fontMetrics().height() * 3 / 2);
+}
 }  // namespace
 
 CoreGridWidget::CoreGridWidget(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
-  setMinimumSize(320, 220);
+}
+
+QSize CoreGridWidget::minimumSizeHint() const {
+  const int cell = minNumberedCell(*this) + kGap;
+  return {std::max(320, kGap + kColumns * cell),
+          kLegendHeight + 2 * sectionLabel(*this) + kGap + rows_ * cell};
 }
 
 void CoreGridWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
@@ -56,6 +66,10 @@ void CoreGridWidget::layoutCells() {
   const int aivRows = (static_cast<int>(card.aiv.size()) + kColumns - 1) / kColumns;
   const int aicRows = (static_cast<int>(card.aic.size()) + kColumns - 1) / kColumns;
   const int rows = aivRows + aicRows;
+  if (rows != rows_) {
+    rows_ = rows;
+    updateGeometry();  // the minimum height follows the card's core count
+  }
   const int availH = height() - kLegendHeight - 2 * sectionLabel(*this) - kGap;
   const int cell =
       std::max(8, std::min((width() - kGap) / kColumns - kGap, rows ? availH / rows - kGap : 0));
@@ -112,7 +126,7 @@ void CoreGridWidget::paintEvent(QPaintEvent*) {
       p.fillRect(cell.rect.adjusted(3, 3, -3, -3),
                  QBrush(activityColor(c.activity), Qt::BDiagPattern));
     }
-    if (cell.rect.width() >= 24) {
+    if (cell.rect.width() >= minNumberedCell(*this)) {
       p.setPen(Qt::black);
       p.drawText(cell.rect, Qt::AlignCenter, QString::number(c.index));
     }

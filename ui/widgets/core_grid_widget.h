@@ -16,6 +16,9 @@ class CoreGridWidget : public QWidget {
   void setSnapshot(std::shared_ptr<const Snapshot> s, int card);
   void setSelectedCore(int id);
   QSize sizeHint() const override { return {640, 360}; }
+  // Tall enough for cells that fit their core number, in this widget's font (presenter mode
+  // enlarges it), so a splitter never squeezes the grid into unnumbered squares.
+  QSize minimumSizeHint() const override;
 
  signals:
   void coreClicked(int coreId);
@@ -38,6 +41,7 @@ class CoreGridWidget : public QWidget {
   int selected_ = -1;
   std::vector<Cell> cells_;
   int legendTop_ = 0;
+  int rows_ = 6;  // cell rows of the card shown (4 AIV + 2 AIC on a 910B)
 };
 
 }  // namespace moe::ui
