@@ -328,19 +328,10 @@ bool FlowNetwork::checkBottlenecks() {
   grow_.clear();
   checkedFlows_.clear();
   measured_.clear();
-  deltaResources_.clear();
-  for (int s : set_) {
-    const Flow& f = flows_[s];
-    for (int i = 0; i < f.hops; ++i) {
-      ResourceState& st = state_[f.path[i]];
-      if (!st.hasDelta) {
-        st.hasDelta = true;
-        st.delta = 0;
-        deltaResources_.push_back(f.path[i]);
-      }
-      st.delta += newRate_[s] - f.rate;
-    }
-  }
+  // The working set's rate changes, on the resources fill() just listed with their
+  // working-set flows (every other resource's delta stays 0).
+  for (int r : fillResources_)
+    for (int s : state_[r].setOn) state_[r].delta += newRate_[s] - flows_[s].rate;
   auto check = [&](int g) {
     Flow& f = flows_[g];
     if (f.checked) return;
@@ -392,10 +383,7 @@ bool FlowNetwork::checkBottlenecks() {
   }
   for (int g : checkedFlows_) flows_[g].checked = false;
   for (int r : measured_) state_[r].measured = false;
-  for (int r : deltaResources_) {
-    state_[r].hasDelta = false;
-    state_[r].delta = 0;
-  }
+  for (int r : fillResources_) state_[r].delta = 0;
   for (int r : scanned_) state_[r].scanned = false;
   for (int g : grow_) addToSet(g);
   return set_.size() == setSize;

@@ -137,14 +137,13 @@ class FlowNetwork {
     int unfrozen = 0;           // fill scratch: working-set flows still rising
     double load = 0;            // check scratch: summed rate (new rates for the working set)
     double fastest = 0;         // check scratch: the fastest flow's rate (-1: not yet known)
-    double delta = 0;           // check scratch: the working set's rate changes on it
+    double delta = 0;           // check scratch: the working set's rate changes on it (else 0)
     int sinceExact = 0;         // updates of the running rate sum since it was summed afresh
     bool dirty = false;         // on a path that started or ended since the last recompute
     bool wasSaturated = false;  // saturated just before that change
     double fastestBefore = 0;   // if so, the fastest flow's rate just before that change
     bool inFill = false;        // fill scratch: listed in fillResources_
     bool measured = false;      // check scratch: load/fastest are current
-    bool hasDelta = false;      // check scratch: listed in deltaResources_
     bool scanned = false;       // check scratch: its flows were checked
   };
   static void flowEvent(void* self, std::uint64_t arg);
@@ -186,11 +185,10 @@ class FlowNetwork {
       return share > o.share || (share == o.share && resource > o.resource);
     }
   };
-  std::vector<int> set_;             // the working set (flow slots)
-  std::vector<int> fillResources_;   // resources the working set crosses
-  std::vector<int> measured_;        // resources whose load/fastest were computed
-  std::vector<int> deltaResources_;  // resources the working set crosses
-  std::vector<int> scanned_;         // resources whose flows were checked
+  std::vector<int> set_;            // the working set (flow slots)
+  std::vector<int> fillResources_;  // resources the working set crosses (fill, then check)
+  std::vector<int> measured_;       // resources whose load/fastest were computed
+  std::vector<int> scanned_;        // resources whose flows were checked
   std::vector<int> checkedFlows_;
   std::vector<int> grow_;     // flows joining the working set
   std::vector<int> touched_;  // fill: resources whose share moved while freezing one level

@@ -365,13 +365,9 @@ void LayerRun::settleThroughExperts() {
     earlyChecks_.insert(earlyChecks_.end(), more.begin(), more.end());
   }
   settled_ = true;
-  // expand_x has been read by the experts, its last reader: only combine's inputs stay.
-  // Where expert_out took over its bytes, only the view goes (expert_out frees them later).
-  for (CardTensors& t : ctx_->cards)
-    if (t.expertOut->bytes.data() == t.expandX->bytes.data() && !t.expandX->bytes.empty())
-      t.expandX->bytes = ByteStore();
-    else
-      emu_->machine().discard(t.expandX);
+  // expand_x is dead, but expert_out holds its bytes now (allocGmSharing): only the view
+  // goes; the combine frees the bytes through expert_out.
+  for (CardTensors& t : ctx_->cards) t.expandX->bytes = ByteStore();
   ctx_->freeDeadTensors = true;
 }
 
