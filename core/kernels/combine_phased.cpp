@@ -49,9 +49,14 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
     const int f = ctx.serverOf(d) * ctx.cps + fl;
     Window& win = w.ipc[f][ctx.localOf(d)];
     std::int64_t inBatch = 0;
+    std::vector<std::int64_t> rowsRead;  // the batch's expert_out rows
     auto flush = [&]() -> Task {
       if (inBatch == 0) co_return;
       co_await core.fence(Pipe::Mte2);
+      // Each expert row goes to exactly one window: the rows in UB are consumed.
+      for (std::int64_t row : rowsRead)
+        ctx.consumed(Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes});
+      rowsRead.clear();
       co_await core.copy(Region{win.data, (win.used - inBatch) * rb, inBatch * rb},
                          Region{staging, 0, inBatch * rb});
       inBatch = 0;
@@ -71,9 +76,11 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
             meta.srcRank = owner;
             meta.token = idx->as<std::int32_t>()[i * 3 + 1];
             meta.weights[0] = scales->as<float>()[i];
-            win.headers[static_cast<std::size_t>(win.used++)] = meta;
+            win.headers.push_back(meta);  // grows with use: the worst case is large
+            ++win.used;
             core.copy(Region{staging, inBatch++ * rb + ctx.metaBytes, ctx.rowBytes},
                       Region{g.expertOut, (begin + b0 + i) * ctx.rowBytes, ctx.rowBytes});
+            rowsRead.push_back(begin + b0 + i);
           }
         }
       }
@@ -95,7 +102,8 @@ Task sumToWindow(LayerContext& ctx, int f, AiCore& core, PhasedCombine& w, int f
         if (meta.srcRank != owner) continue;
         const Region accRow{partial, meta.token * rowF32, rowF32};
         core.copy(whole(rec), Region{win.data, i * rb, rb});
-        co_await core.copy(whole(sum), accRow);  // read-modify-write of the full buffer
+        co_await core.copy(whole(sum), accRow);      // read-modify-write of the full buffer
+        ctx.consumed(Region{win.data, i * rb, rb});  // in UB now; one forwarder reads it
         co_await core.vector(ctx.H, 4);
         if (!sum->bytes.empty()) {
           const auto* y = reinterpret_cast<const bf16*>(rec->data() + ctx.metaBytes);
@@ -111,10 +119,14 @@ Task sumToWindow(LayerContext& ctx, int f, AiCore& core, PhasedCombine& w, int f
     if (owner == f) {
       for (std::int64_t t = 0; t < ctx.BS; ++t) {  // a local GM->GM copy goes through UB
         co_await core.copy(whole(sum), Region{partial, t * rowF32, rowF32});
+        ctx.consumed(Region{partial, t * rowF32, rowF32});
         co_await core.copy(Region{dst.buf, t * rowF32, rowF32}, whole(sum));
       }
     } else {
-      core.rdmaWrite(dst, whole(partial));  // not awaited: summing the next owner overlaps it
+      // Not awaited: summing the next owner overlaps it. Once it lands, the buffer is dead.
+      OpRef sent = core.rdmaWrite(dst, whole(partial));
+      if (ctx.dropConsumedRows)
+        sent.op()->onLand.push_back([&ctx, partial] { ctx.consumed(whole(partial)); });
     }
   }
   co_await core.fence(Pipe::Scalar);  // every RDMA has landed before the barrier
@@ -127,8 +139,9 @@ Task sumToServer(LayerContext& ctx, int r, AiCore& core, PhasedCombine& w, int r
   for (int t = receiverIndex; t < ctx.BS; t += ctx.sc.rings.receiverCores) {
     Buffer* sum = finisher.sum();
     for (int S = 0; S < ctx.S; ++S) {
-      co_await core.copy(S == 0 ? whole(sum) : whole(part),
-                         Region{w.serverWindow[r][S], t * rowF32, rowF32});
+      const Region row{w.serverWindow[r][S], t * rowF32, rowF32};
+      co_await core.copy(S == 0 ? whole(sum) : whole(part), row);
+      ctx.consumed(row);
       if (S == 0) continue;
       co_await core.vector(ctx.H, 4);
       if (!sum->bytes.empty())
@@ -181,7 +194,8 @@ void launchCombinePhased(LayerContext& ctx, Latch& done) {
     for (int dl = 0; dl < ctx.cps; ++dl) {
       w->ipc[f].push_back(Window{
           m.allocGm(f, slots * ctx.recordBytes, "combine.ipc-win" + std::to_string(dl), true, true),
-          std::vector<RecordMeta>(static_cast<std::size_t>(slots)), 0});
+          {},
+          0});
       ctx.combineBufferBytes += slots * ctx.recordBytes;
     }
     for (int S = 0; S < ctx.S; ++S) {

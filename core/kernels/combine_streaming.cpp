@@ -60,10 +60,14 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
   for (const SenderTarget& tg : targets) {
     RingBuffer& ring = *rings->ipc[tg.f][ctx.localOf(d) * plan.lanes + tg.lane];
     std::vector<RecordMeta> metas;
+    std::vector<std::int64_t> rowsRead;  // expert_out rows behind metas
     auto flush = [&]() -> Task {
       if (metas.empty()) co_return;
       const std::int64_t bytes = static_cast<std::int64_t>(metas.size()) * rb;
-      co_await core.fence(Pipe::Mte2);  // the gathered rows are in UB
+      co_await core.fence(Pipe::Mte2);   // the gathered rows are in UB
+      for (std::int64_t row : rowsRead)  // each expert row is sent exactly once
+        ctx.consumed(Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes});
+      rowsRead.clear();
       co_await ring.waitSpace(core, bytes);
       ring.writeFromUb(core, Region{staging, 0, bytes}, metas, rb);
       co_await core.fence(Pipe::Mte3);  // data lands before the tail says so
@@ -93,6 +97,7 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
                              ctx.rowBytes},
                       Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes});
             metas.push_back(meta);
+            rowsRead.push_back(row);
           }
         }
       }
@@ -261,6 +266,7 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
         for (int h = 0; h < ctx.H; ++h) p[h] = (first ? 0.0f : p[h]) + w * bf16ToFloat(y[h]);
       }
       if (!last) continue;
+      if (acc != nullptr) ctx.consumed(accRow(s));  // a spilled sum never returns to GM now
       // Complete: this server's partial of (owner, token) goes to the owner's receiver.
       Region out{win, s.window * accBytes, accBytes};
       if (bf16Wire) {  // rounded once, here
@@ -348,9 +354,10 @@ Task receiverCore(LayerContext& ctx, int r, AiCore& core, std::shared_ptr<const 
         for (int h = 0; h < ctx.H; ++h) s[h] = (first ? 0.0f : s[h]) + p[h];
       }
     }
-    if (last)
+    if (last) {
+      if (!first) ctx.consumed(accRow);  // read back above for the last time
       co_await finish(t);
-    else
+    } else
       co_await core.copy(accRow, whole(sum));
   };
   co_await pollRings(core, std::move(inputs), rx, 1, pb, reduce);

@@ -113,6 +113,7 @@ Task phaseB(LayerContext& ctx, int f, AiCore& core, PhasedWindows& w, const std:
     for (std::int64_t r0 = 0; r0 < records; r0 += perBatch) {
       const std::int64_t cnt = std::min(perBatch, records - r0);
       co_await core.copy(Region{rx, 0, cnt * rb}, Region{in.data, r0 * rb, cnt * rb});
+      ctx.consumed(Region{in.data, r0 * rb, cnt * rb});  // one forwarder reads each window
       for (std::int64_t i = 0; i < cnt; ++i) {
         const RecordMeta& meta = in.headers[static_cast<std::size_t>(r0 + i)];
         for (int l = 0; l < ctx.cps; ++l) {
@@ -154,6 +155,7 @@ Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const Recv
     for (std::int64_t r0 = 0; r0 < records; r0 += perBatch) {
       const std::int64_t cnt = std::min(perBatch, records - r0);
       co_await core.copy(Region{rx, 0, cnt * rb}, Region{win->data, r0 * rb, cnt * rb});
+      ctx.consumed(Region{win->data, r0 * rb, cnt * rb});  // one receiver reads each window
       if (rows) co_await unpackFp8Records(ctx, core, rx, cnt, rows);
       for (std::int64_t j = 0; j < cnt; ++j)
         placeRow(ctx, core, d, win->headers[static_cast<std::size_t>(r0 + j)],

@@ -87,8 +87,8 @@ Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool ac
                          std::to_string(bytes) + " B) on card " + std::to_string(card) + " after " +
                          std::to_string(c.gmAllocated) + " B already allocated");
   c.gmAllocated += bytes;
-  Buffer& b = buffers_.emplace_back(
-      Buffer{"card" + std::to_string(card) + "." + name, MemSpace::Gm, card, -1, bytes, {}});
+  Buffer& b = buffers_.emplace_back(Buffer{
+      "card" + std::to_string(card) + "." + name, MemSpace::Gm, card, -1, bytes, {}, nullptr, {}});
   if (withBytes && (!activation || payloadFull()))
     b.bytes = ByteStore::view(
         (sparse ? sparseArenas_ : arenas_)[card].allocate(static_cast<std::size_t>(bytes)),
@@ -128,8 +128,8 @@ Buffer* Machine::allocUb(AiCore& core, std::int64_t bytes, std::string name, boo
                          ": it needs " + std::to_string(rounded) + " B, " +
                          std::to_string(capacity - core.ubUsed_) + " B are left");
   core.ubUsed_ += rounded;
-  auto b = std::make_unique<Buffer>(
-      Buffer{core.name() + ".ub." + name, MemSpace::Ub, core.card(), core.id(), bytes, {}});
+  auto b = std::make_unique<Buffer>(Buffer{
+      core.name() + ".ub." + name, MemSpace::Ub, core.card(), core.id(), bytes, {}, nullptr, {}});
   if (withBytes && (!activation || payloadFull()))
     b->bytes = ByteStore(static_cast<std::size_t>(bytes));
   return core.ubBuffers_.emplace_back(std::move(b)).get();
@@ -161,6 +161,7 @@ void Machine::discard(Buffer* b, bool keepWarm) {
     }
   }
   b->bytes = ByteStore();
+  b->dead = {};
 }
 
 std::size_t Machine::reservedGmBytes() const {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <stdexcept>
 
 namespace moe {
 
@@ -209,6 +210,38 @@ void GmArena::release() {
     if (!pooled) munmap(c.base, c.size);
   }
   chunks_.clear();
+}
+
+void dropDeadBytes(Buffer& b, std::int64_t off, std::int64_t len) {
+  if (b.bytes.empty() || len <= 0) return;
+  if (off < 0 || off + len > static_cast<std::int64_t>(b.bytes.size()))
+    throw std::out_of_range("dead bytes outside " + b.name);
+  // Pages go back in groups: each madvise flushes the TLB, which costs more on a VM than
+  // giving back a few pages later saves.
+  constexpr std::uintptr_t kGroupPages = 64;
+  const auto base = reinterpret_cast<std::uintptr_t>(b.bytes.data());
+  const std::uintptr_t end = base + b.bytes.size();
+  // The pages wholly inside the buffer; pages shared with a neighbour are never dropped.
+  const std::uintptr_t in0 = (base + kPage - 1) / kPage, in1 = end / kPage;
+  const std::uintptr_t first = base / kPage;
+  if (b.dead.perPage.empty()) b.dead.perPage.assign((end - 1) / kPage - first + 1, 0);
+  if (b.dead.pagesPerGroup.empty())
+    b.dead.pagesPerGroup.assign((end - 1) / kPage / kGroupPages - first / kGroupPages + 1, 0);
+  const std::uintptr_t a = base + static_cast<std::uintptr_t>(off), e = a + len;
+  for (std::uintptr_t page = a / kPage; page * kPage < e; ++page) {
+    const std::uintptr_t p0 = page * kPage, p1 = p0 + kPage;
+    std::uint16_t& dead = b.dead.perPage[page - first];
+    dead = static_cast<std::uint16_t>(dead + (std::min(p1, e) - std::max(p0, a)));
+    if (dead > std::min(p1, end) - std::max(p0, base))  // more than its bytes in the buffer
+      throw std::logic_error("bytes of " + b.name + " declared dead twice");
+    if (dead < kPage || page < in0 || page >= in1) continue;
+    const std::uintptr_t group = page / kGroupPages;
+    const std::uintptr_t g0 = std::max(group * kGroupPages, in0);
+    const std::uintptr_t g1 = std::min(group * kGroupPages + kGroupPages, in1);
+    std::uint16_t& deadPages = b.dead.pagesPerGroup[group - first / kGroupPages];
+    if (++deadPages == g1 - g0)
+      madvise(reinterpret_cast<void*>(g0 * kPage), (g1 - g0) * kPage, MADV_DONTNEED);
+  }
 }
 
 }  // namespace moe

@@ -123,6 +123,11 @@ struct Buffer {
   ByteStore bytes;  // empty when the buffer is virtual (payload none) or paged
   // A ring's data area: its bytes live in pages held only while they have unread data.
   std::unique_ptr<RingPages> pages = nullptr;
+  // Which of `bytes` are dead (see dropDeadBytes); made on first use.
+  struct DeadCounts {
+    std::vector<std::uint16_t> perPage;        // dead bytes per host page
+    std::vector<std::uint16_t> pagesPerGroup;  // all-dead pages per group of pages
+  } dead;
 
   bool hasBytes() const { return !bytes.empty() || pages != nullptr || size == 0; }
   std::uint8_t* data() { return bytes.data(); }
@@ -150,6 +155,12 @@ struct Region {
   }
   std::uint8_t* ptr() const { return buf->bytes.empty() ? nullptr : buf->bytes.data() + offset; }
 };
+
+// [off, off + len) of a GM buffer will never be read again (a row a kernel has consumed):
+// host pages whose bytes inside the buffer are all dead go back to the OS, so a tensor that
+// is read once costs less and less memory while it is read. They read as zero afterwards.
+// Pages the buffer shares with a neighbour are kept. Each byte may be declared dead once.
+void dropDeadBytes(Buffer& b, std::int64_t off, std::int64_t len);
 
 // The bytes of a landed copy, [src, src + length) to dst, through the pages of a paged
 // buffer. Nothing is copied when either side holds no bytes (payload "none").

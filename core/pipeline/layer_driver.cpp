@@ -14,6 +14,7 @@ Task LayerRun::driver() {
     return [&c, launch](Latch& l) { launch(c, l); };
   };
   const bool phased = impl_ == DispatchImpl::Phased, flat = impl_ == DispatchImpl::Flat;
+  c.dropConsumedRows = freeWhenDead_;
   co_await stages_->run("update-expert", launcher(launchUpdateExpert));
   co_await stages_->run("layout", launcher(launchLayout));
   co_await stages_->run("dispatch-notify", launcher(launchDispatchNotify));

@@ -94,7 +94,9 @@ void LayerRun::allocateDispatchOutputs() {
   }
   for (int r = 0; r < c.R; ++r) {
     CardTensors& t = c.cards[r];
-    t.xOut = m.allocGm(r, c.BS * c.rowBytes, "x_out", true);
+    // Small pages: with huge pages x_out would share 2 MiB pages with expand_x's tail and be
+    // resident (zero) from dispatch on, though it is written only by the combine.
+    t.xOut = m.allocGm(r, c.BS * c.rowBytes, "x_out", true, /*sparse=*/true);
     if (sc_.combine.addRmsNorm) {
       t.normY = m.allocGm(r, c.BS * c.rowBytes, "rmsnorm_y", true);
       t.rstd = m.allocGm(r, c.BS * 4LL, "rstd", false);

@@ -94,6 +94,13 @@ struct LayerContext {
   // run, LayerRun::freeTensorsWhenDead): a kernel may then free a card tensor as soon as
   // its last reader is done with it, e.g. the phased combine frees expert_out after GM2IPC.
   bool freeDeadTensors = false;
+  // Set for the whole layer by the same host: a kernel gives back the host pages of rows it
+  // has consumed for good (a window row forwarded, an expert row sent, a finished fp32
+  // partial), so a tensor read once shrinks while it is read (dropDeadBytes).
+  bool dropConsumedRows = false;
+  void consumed(const Region& r) const {
+    if (dropConsumedRows && r.buf != nullptr) dropDeadBytes(*r.buf, r.offset, r.length);
+  }
 
   int serverOf(int rank) const { return rank / cps; }
   int localOf(int rank) const { return rank % cps; }

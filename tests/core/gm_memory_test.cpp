@@ -85,35 +85,71 @@ TEST(GmArena, UnwrittenBytesOfASparseWindowCostNoMemoryAndReadAsZeros) {
   EXPECT_EQ(arena.residentBytes(), 0u) << "nothing is allocated any more";
 }
 
+TEST(GmMemory, DeadBytesGiveTheirPagesBackAndNeighboursKeepTheirs) {
+  GmArena arena(false);
+  const std::size_t n = (3 << 20) + 100;  // not a whole number of pages
+  std::uint8_t* before = arena.allocate(5000);
+  std::uint8_t* p = arena.allocate(n);
+  std::uint8_t* after = arena.allocate(5000);
+  std::memset(before, 1, 5000);
+  std::memset(p, 2, n);
+  std::memset(after, 3, 5000);
+  Buffer b{
+      "rows", MemSpace::Gm, 0, -1, static_cast<std::int64_t>(n), ByteStore::view(p, n), nullptr,
+      {}};
+  const std::size_t full = arena.residentBytes();
+  // Rows of 14 KiB (3.5 pages) consumed one by one, in an order that is not the address's.
+  const std::int64_t row = 14 << 10, rows = static_cast<std::int64_t>(n) / row;
+  for (std::int64_t i = rows - 1; i >= 0; i -= 2) dropDeadBytes(b, i * row, row);
+  for (std::int64_t i = rows - 2; i >= 0; i -= 2) dropDeadBytes(b, i * row, row);
+  dropDeadBytes(b, rows * row, static_cast<std::int64_t>(n) - rows * row);
+  EXPECT_LE(arena.residentBytes(), full - n + 2 * 4096)
+      << "every page wholly inside the buffer is given back";
+  EXPECT_TRUE(std::all_of(before, before + 5000, [](std::uint8_t v) { return v == 1; }));
+  EXPECT_TRUE(std::all_of(after, after + 5000, [](std::uint8_t v) { return v == 3; }));
+  const std::uintptr_t firstWhole = (reinterpret_cast<std::uintptr_t>(p) + 4095) / 4096 * 4096;
+  const auto* inner = reinterpret_cast<const std::uint8_t*>(firstWhole);
+  EXPECT_TRUE(allZero(inner, 1 << 20)) << "dropped pages read as zero";
+  EXPECT_THROW(dropDeadBytes(b, 0, 10), std::logic_error) << "declared dead twice";
+  EXPECT_THROW(dropDeadBytes(b, static_cast<std::int64_t>(n) - 1, 2), std::out_of_range);
+}
+
 TEST(GmMemory, FreeingDeadTensorsKeepsDigestAndChecksOfBothDesigns) {
-  for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming}) {
-    const Scenario sc = smallFull(impl);
-    const ResolvedScenario rs = ResolvedScenario::resolve(sc);
-    const ReferenceLayer ref = computeReference(rs);
-    LayerRun kept(rs, impl), freed(rs, impl);
-    freed.freeTensorsWhenDead(&ref);
-    kept.runToEnd();
-    freed.runToEnd();
-    ASSERT_TRUE(freed.finished());
-    EXPECT_TRUE(freed.settledThroughExperts());
-    EXPECT_EQ(freed.digest(), kept.digest()) << toString(impl);
-    const auto a = kept.verify(ref), b = freed.verify(ref);
-    ASSERT_EQ(a.size(), b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      EXPECT_EQ(a[i].name, b[i].name);
-      EXPECT_TRUE(b[i].ok) << b[i].name << ": " << b[i].detail;
-      EXPECT_EQ(a[i].detail, b[i].detail);
+  Scenario wide = smallFull(DispatchImpl::Streaming);  // rows of 8 KiB: pages go back mid-run
+  wide.model.hidden = 4096;
+  wide.model.tokensPerRank = 64;
+  wide.rings.chunkBytes = 65536;
+  for (const Scenario& base : {smallFull(DispatchImpl::Phased), wide}) {
+    for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming}) {
+      Scenario sc = base;
+      sc.dispatchImpl = impl;
+      const ResolvedScenario rs = ResolvedScenario::resolve(sc);
+      const ReferenceLayer ref = computeReference(rs);
+      LayerRun kept(rs, impl), freed(rs, impl);
+      freed.freeTensorsWhenDead(&ref);
+      kept.runToEnd();
+      freed.runToEnd();
+      ASSERT_TRUE(freed.finished());
+      EXPECT_TRUE(freed.settledThroughExperts());
+      EXPECT_EQ(freed.digest(), kept.digest()) << toString(impl);
+      const auto a = kept.verify(ref), b = freed.verify(ref);
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].name, b[i].name);
+        EXPECT_TRUE(b[i].ok) << b[i].name << ": " << b[i].detail;
+        EXPECT_EQ(a[i].detail, b[i].detail);
+      }
+      // The rows are gone once their last reader is done: expand_x after the experts,
+      // expert_out during the combine.
+      for (const CardTensors& t : freed.context().cards) {
+        EXPECT_TRUE(t.expandX->bytes.empty());
+        EXPECT_TRUE(t.expertOut->bytes.empty());
+        EXPECT_FALSE(t.xOut->bytes.empty()) << "the combine output is kept";
+      }
+      EXPECT_FALSE(kept.context().cards[0].expandX->bytes.empty()) << "a plain run keeps them";
+      EXPECT_THROW(freed.verifyAgainstReference(), std::logic_error)
+          << "rows checked against one reference cannot be checked against another";
     }
-    // The rows are gone once their last reader is done: expand_x after the experts,
-    // expert_out during the combine.
-    for (const CardTensors& t : freed.context().cards) {
-      EXPECT_TRUE(t.expandX->bytes.empty());
-      EXPECT_TRUE(t.expertOut->bytes.empty());
-      EXPECT_FALSE(t.xOut->bytes.empty()) << "the combine output is kept";
-    }
-    EXPECT_FALSE(kept.context().cards[0].expandX->bytes.empty()) << "a plain run keeps them";
-    EXPECT_THROW(freed.verifyAgainstReference(), std::logic_error)
-        << "rows checked against one reference cannot be checked against another";
   }
 }
 

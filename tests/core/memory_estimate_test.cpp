@@ -101,7 +101,9 @@ TEST(MemoryEstimate, LargeRunsGetANoteAndTheDefaultDoesNot) {
 
 // The host estimate bounds what a run that frees its dead tensors (as moe-sim run does)
 // really holds: the peak of the cards' resident GM, sampled through the run, lies between
-// the tensors live at the experts stage (x, expand_x, expert_out, x_out) and the estimate.
+// the tensors live at the experts stage and the estimate. At the experts such a run holds x
+// and expand_x (expert_out is computed into expand_x's bytes; x_out holds no pages until the
+// combine writes it).
 // The estimate counts every ring full at once (the worst case, e.g. a deadlock); a run holds
 // only the ring pages with unread data, so the gap is widest for the streaming design.
 TEST(MemoryEstimate, HostBytesTrackTheResidentGmOfARunThatFreesDeadTensors) {
@@ -126,8 +128,8 @@ TEST(MemoryEstimate, HostBytesTrackTheResidentGmOfARunThatFreesDeadTensors) {
     std::uint64_t liveAtExperts = 0;
     const std::uint64_t row = static_cast<std::uint64_t>(sc.model.hidden) * 2;
     for (const CardTensors& t : run.context().cards)
-      liveAtExperts += (2 * static_cast<std::uint64_t>(t.recvRows) +
-                        2 * static_cast<std::uint64_t>(sc.model.tokensPerRank)) *
+      liveAtExperts += (static_cast<std::uint64_t>(t.recvRows) +
+                        static_cast<std::uint64_t>(sc.model.tokensPerRank)) *
                        row;
     EXPECT_GT(peak, liveAtExperts) << toString(impl) << ": resident peak " << peak
                                    << " B, tensors live at the experts " << liveAtExperts << " B";

@@ -73,11 +73,12 @@ TEST(RingPages, ASlotThatAlsoHoldsTheNextLapIsKeptUntilThatIsReadToo) {
 
 TEST(RingPages, CopiesThroughPagesMoveTheSameBytesAsAPlainCopy) {
   PagePool pool(4096);
-  Buffer ring{"ring", MemSpace::Gm, 0, -1, 4 * 4096, {}, std::make_unique<RingPages>(pool, 4)};
+  Buffer ring{"ring", MemSpace::Gm, 0, -1, 4 * 4096, {}, std::make_unique<RingPages>(pool, 4), {}};
   std::vector<std::uint8_t> src(10000), back(10000);
   std::iota(src.begin(), src.end(), std::uint8_t{7});
-  Buffer in{"in", MemSpace::Gm, 0, -1, 10000, ByteStore::view(src.data(), src.size())};
-  Buffer out{"out", MemSpace::Gm, 0, -1, 10000, ByteStore::view(back.data(), back.size())};
+  Buffer in{"in", MemSpace::Gm, 0, -1, 10000, ByteStore::view(src.data(), src.size()), nullptr, {}};
+  Buffer out{"out", MemSpace::Gm, 0, -1, 10000, ByteStore::view(back.data(), back.size()), nullptr,
+             {}};
   // Across three page boundaries, at an odd offset on both sides.
   copyBytes(Region{&ring, 1000, 9000}, Region{&in, 1, 9000});
   copyBytes(Region{&out, 3, 9000}, Region{&ring, 1000, 9000});
