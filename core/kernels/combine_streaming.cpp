@@ -131,6 +131,7 @@ struct RdmaBatch {
 
 // The lane's held batches, flushed by pollRings before it sleeps and at the end.
 struct HeldBatches {
+  const LayerContext& ctx;
   AiCore& core;
   std::int64_t pb;
   std::int64_t perPost;
@@ -192,9 +193,10 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
   Buffer* win = m.allocUb(core, window * accBytes, "accum_window", true);
   Buffer* wire = bf16Wire ? m.allocUb(core, pb, "partial_bf16", true) : nullptr;
   // The GM workspace exists only when the window cannot hold every partial of the lane.
-  Buffer* acc = slotCount > window
-                    ? m.allocGm(f, slotCount * rowF32, core.name() + ".combine-acc", true)
-                    : nullptr;
+  // Sparse (small pages): only spilled rows are ever written.
+  Buffer* acc = slotCount > window ? m.allocGm(f, slotCount * rowF32, core.name() + ".combine-acc",
+                                               true, /*sparse=*/true)
+                                   : nullptr;
   std::vector<std::int64_t> windowKey(window, -1), windowUse(window, 0);
   std::int64_t clock = 0;
   auto winRow = [&](int w) { return Region{win, w * accBytes + ctx.metaBytes, rowF32}; };
@@ -206,7 +208,7 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
   const std::int64_t capacity = ctx.sc.rings.chunkBytes * ctx.sc.rings.queueChunks;
   const std::int64_t perPost =
       std::max<std::int64_t>(1, std::min(cc.rdmaBatchBytes, capacity) / pb);
-  HeldBatches held{core, pb, perPost, {}};
+  HeldBatches held{ctx, core, pb, perPost, {}};
   held.batches.resize(static_cast<std::size_t>(ctx.S) * plan.channels);
   for (int S = 0; S < ctx.S; ++S)
     for (int t = 0; t < ctx.BS; ++t) {
@@ -220,7 +222,8 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
             rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
         b.stage = m.allocGm(
             f, 2 * perPost * pb,
-            core.name() + ".combine-batch-s" + std::to_string(S) + "c" + std::to_string(c), true);
+            core.name() + ".combine-batch-s" + std::to_string(S) + "c" + std::to_string(c), true,
+            /*sparse=*/true);  // small pages: a half holds only the partials staged in it
       }
       ++b.remaining;
     }
@@ -319,7 +322,7 @@ Task receiverCore(LayerContext& ctx, int r, AiCore& core, std::shared_ptr<const 
     if (std::find(channels.begin(), channels.end(), plan.channel(ctx, t)) != channels.end())
       accIndex[t] = owned++;
   Buffer* acc = m.allocGm(r, static_cast<std::int64_t>(owned) * ctx.H * 4,
-                          core.name() + ".combine-acc", true);
+                          core.name() + ".combine-acc", true, /*sparse=*/true);  // row by row
   std::vector<std::int32_t> seen(ctx.BS, 0);
   const auto& servers = plan.recvServers[r];
   auto finish = [&](int t) { return finisher.finish(t); };
