@@ -217,6 +217,37 @@ class A2aWorkloadTest : public QObject {
     QCOMPARE(w.rowCount(), 0);
   }
 
+  // Presenter mode doubles the font: the strips' lines and the wrapped caption grow with it
+  // instead of painting over each other at fixed pixel heights.
+  void workspaceStagesGrowWithTheFont() {
+    auto snap = std::make_shared<Snapshot>();
+    snap->cards.push_back(CardSnap{0, 0, 0, {}, {}});
+    for (int a = 0; a < 6; ++a) {
+      StagesSnap st;
+      st.name = "card 0 aic " + std::to_string(a) + " partial sums";
+      st.group = "partial sums";
+      st.states.assign(5, SlotState::Free);
+      st.items.assign(5, -1);
+      st.uses.assign(5, 0);
+      snap->workspace.push_back(st);
+    }
+    WorkspaceStagesWidget w;
+    w.resize(700, 200);
+    w.setSnapshot(snap, 0);
+    const int normal = w.sizeHint().height();
+    QFont big = w.font();
+    big.setPointSizeF(big.pointSizeF() * 2);
+    w.setFont(big);
+    QCOMPARE(w.rowCount(), 6);
+    const int line = QFontMetrics(big).height();
+    QVERIFY2(w.sizeHint().height() >= normal + 6 * line / 2,
+             qPrintable(QString("%1 px at the normal font, %2 px at twice it (a line is %3 px)")
+                            .arg(normal)
+                            .arg(w.sizeHint().height())
+                            .arg(line)));
+    QVERIFY2(w.sizeHint().height() >= 8 * line, "six strips under a legend and a caption");
+  }
+
   void pipelinedRunVerifiesAndHidesCommunicationTheBaselineDoesNot() {
     MainWindow w;
     w.loadScenario(a2aScenario());

@@ -12,11 +12,9 @@
 namespace moe::ui {
 
 namespace {
-constexpr int kHeader = 40;
-constexpr int kLineH = 16;
+constexpr int kMinLineH = 16;
 constexpr int kGroupGap = 8;
-constexpr int kLabelW = 200;
-constexpr int kValueW = 190;
+constexpr int kMinLabelW = 200;
 constexpr int kMinCellW = 9;
 constexpr int kMaxCellW = 44;
 
@@ -51,21 +49,72 @@ QString slotStateText(SlotState s) {
 
 WorkspaceStagesWidget::WorkspaceStagesWidget(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
-  setMinimumHeight(kHeader + kLineH);
+  setMinimumHeight(headerH_ + lineH());
 }
 
 QSize WorkspaceStagesWidget::sizeHint() const {
   return {640, contentHeight()};
 }
 
+int WorkspaceStagesWidget::lineH() const {
+  return std::max(kMinLineH, fontMetrics().height() + 2);
+}
+
+int WorkspaceStagesWidget::valueW() const {
+  return fontMetrics().horizontalAdvance(tr("%1/%2 in use, peak %3").arg(999).arg(999).arg(999)) +
+         16;
+}
+
 int WorkspaceStagesWidget::slotsPerLine() const {
-  return std::max(8, (width() - kLabelW - kValueW) / kMinCellW);
+  return std::max(8, (width() - labelW_ - valueW()) / kMinCellW);
+}
+
+std::vector<WorkspaceStagesWidget::LegendItem> WorkspaceStagesWidget::legendLayout() const {
+  const QFontMetrics fm = fontMetrics();
+  const int box = std::max(12, fm.ascent() - 2), gap = fm.horizontalAdvance(QLatin1Char(' ')) * 2;
+  std::vector<LegendItem> items = {
+      {{}, {}, SlotState::Free, false, tr("free")},
+      {{}, {}, SlotState::Filling, false, tr("filling (claimed, data on its way)")},
+      {{}, {}, SlotState::Full, false, tr("full (flag set)")},
+      {{}, {}, SlotState::Reading, false, tr("being read")},
+      {{}, {}, SlotState::Free, true, tr("free again (read by all)")}};
+  int x = 4, top = 4;
+  for (LegendItem& it : items) {
+    const int w = box + 4 + fm.horizontalAdvance(it.label);
+    if (x > 4 && x + w > width() - 4) {  // next line
+      x = 4;
+      top += lineH();
+    }
+    it.swatch = QRect(x, top + (lineH() - box) / 2, box, box);
+    it.text = QPoint(x + box + 4, top + (lineH() + fm.ascent() - fm.descent()) / 2);
+    x += w + gap;
+  }
+  return items;
+}
+
+QString WorkspaceStagesWidget::caption() const {
+  return tr("Card %1: one cell per slot, numbered by its occupant (a2a: unit, partial sums: "
+            "tile, reduce-scatter: source rank)")
+      .arg(card_);
+}
+
+QRect WorkspaceStagesWidget::captionRect() const {
+  const auto legend = legendLayout();
+  const int top = legend.back().swatch.center().y() + lineH() / 2 + 2;
+  const QRect wrapped = fontMetrics().boundingRect(QRect(4, top, std::max(50, width() - 8), 10000),
+                                                   Qt::TextWordWrap, caption());
+  return QRect(4, top, std::max(50, width() - 8), wrapped.height());
 }
 
 void WorkspaceStagesWidget::layoutRows() {
   rows_.clear();
+  headerH_ = captionRect().bottom() + 6;
   if (!snap_) return;
-  int y = kHeader;
+  labelW_ = kMinLabelW;
+  for (const StagesSnap& s : snap_->workspace)
+    if (s.card == card_)
+      labelW_ = std::max(labelW_, fontMetrics().horizontalAdvance(stripLabel(s)) + 12);
+  int y = headerH_;
   std::string group;
   for (std::size_t i = 0; i < snap_->workspace.size(); ++i) {
     const StagesSnap& s = snap_->workspace[i];
@@ -74,13 +123,13 @@ void WorkspaceStagesWidget::layoutRows() {
     group = s.group;
     const int lines = std::max(1, (s.slotCount() + slotsPerLine() - 1) / slotsPerLine());
     rows_.push_back(Row{static_cast<int>(i), y, lines});
-    y += lines * kLineH;
+    y += lines * lineH();
   }
 }
 
 int WorkspaceStagesWidget::contentHeight() const {
-  if (rows_.empty()) return kHeader + kLineH;
-  return rows_.back().top + rows_.back().lines * kLineH + 4;
+  if (rows_.empty()) return headerH_ + lineH();
+  return rows_.back().top + rows_.back().lines * lineH() + 4;
 }
 
 void WorkspaceStagesWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
@@ -97,7 +146,7 @@ void WorkspaceStagesWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int c
 
 void WorkspaceStagesWidget::resizeEvent(QResizeEvent* e) {
   QWidget::resizeEvent(e);
-  layoutRows();  // the slots per line depend on the width
+  layoutRows();  // the slots per line and the legend's lines depend on the width
   setMinimumHeight(contentHeight());
 }
 
@@ -109,16 +158,16 @@ void WorkspaceStagesWidget::setSelectedStrip(int id) {
 QRect WorkspaceStagesWidget::cellRect(const Row& row, int slot) const {
   const StagesSnap& s = snap_->workspace[static_cast<std::size_t>(row.strip)];
   const int perLine = std::min(s.slotCount(), slotsPerLine());
-  const int barW = width() - kLabelW - kValueW;
+  const int barW = width() - labelW_ - valueW();
   const int cellW = std::clamp(perLine > 0 ? barW / perLine : barW, 1, kMaxCellW);
   const int line = slot / slotsPerLine(), col = slot % slotsPerLine();
-  return QRect(kLabelW + col * cellW, row.top + line * kLineH + 2, cellW, kLineH - 4);
+  return QRect(labelW_ + col * cellW, row.top + line * lineH() + 2, cellW, lineH() - 4);
 }
 
 std::pair<int, int> WorkspaceStagesWidget::hit(const QPoint& p) const {
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     const Row& row = rows_[r];
-    if (p.y() < row.top || p.y() >= row.top + row.lines * kLineH) continue;
+    if (p.y() < row.top || p.y() >= row.top + row.lines * lineH()) continue;
     const StagesSnap& s = snap_->workspace[static_cast<std::size_t>(row.strip)];
     for (int i = 0; i < s.slotCount(); ++i)
       if (cellRect(row, i).adjusted(0, -2, 0, 2).contains(p)) return {static_cast<int>(r), i};
@@ -136,31 +185,21 @@ void WorkspaceStagesWidget::paintEvent(QPaintEvent*) {
     return;
   }
   // Legend: what each fill means, then the reading rule.
-  int x = 4;
-  auto swatch = [&](SlotState st, bool used, const QString& text) {
-    p.fillRect(QRect(x, 6, 12, 12), slotColor(st, used));
+  for (const LegendItem& it : legendLayout()) {
+    p.fillRect(it.swatch, slotColor(it.state, it.usedBefore));
     p.setPen(QColor(0x90, 0x90, 0x90));
-    p.drawRect(QRect(x, 6, 12, 12));
+    p.drawRect(it.swatch);
     p.setPen(palette().text().color());
-    p.drawText(QPoint(x + 16, 17), text);
-    x += 16 + p.fontMetrics().horizontalAdvance(text) + 14;
-  };
-  swatch(SlotState::Free, false, tr("free"));
-  swatch(SlotState::Filling, false, tr("filling (claimed, data on its way)"));
-  swatch(SlotState::Full, false, tr("full (flag set)"));
-  swatch(SlotState::Reading, false, tr("being read"));
-  swatch(SlotState::Free, true, tr("free again (read by all)"));
-  p.drawText(QPoint(4, 33),
-             tr("Card %1: one cell per slot, numbered by its occupant (a2a: unit, partial sums: "
-                "tile, reduce-scatter: source rank)")
-                 .arg(card_));
+    p.drawText(it.text, it.label);
+  }
+  p.drawText(captionRect(), Qt::TextWordWrap, caption());
   QFont small = font();
   small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.75));
   for (const Row& row : rows_) {
     const StagesSnap& s = snap_->workspace[static_cast<std::size_t>(row.strip)];
     p.setFont(font());
     p.setPen(palette().text().color());
-    p.drawText(QRect(4, row.top, kLabelW - 8, kLineH), Qt::AlignVCenter | Qt::AlignLeft,
+    p.drawText(QRect(4, row.top, labelW_ - 8, lineH()), Qt::AlignVCenter | Qt::AlignLeft,
                stripLabel(s));
     p.setFont(small);
     for (int i = 0; i < s.slotCount(); ++i) {
@@ -178,14 +217,14 @@ void WorkspaceStagesWidget::paintEvent(QPaintEvent*) {
     const QRect first = cellRect(row, 0);
     const QRect last = cellRect(row, std::min(s.slotCount(), slotsPerLine()) - 1);
     p.drawRect(QRect(first.topLeft(),
-                     QPoint(last.right() - 1, first.bottom() + (row.lines - 1) * kLineH)));
+                     QPoint(last.right() - 1, first.bottom() + (row.lines - 1) * lineH())));
     p.setPen(palette().text().color());
     p.drawText(
-        QRect(width() - kValueW + 6, row.top, kValueW - 8, kLineH), Qt::AlignVCenter,
+        QRect(width() - valueW() + 6, row.top, valueW() - 8, lineH()), Qt::AlignVCenter,
         tr("%1/%2 in use, peak %3").arg(s.occupied).arg(s.slotCount()).arg(s.stats.peakOccupied));
     if (s.id == selected_) {
       p.setPen(QPen(Qt::black, 1, Qt::DashLine));
-      p.drawRect(QRect(1, row.top, width() - 3, row.lines * kLineH - 1));
+      p.drawRect(QRect(1, row.top, width() - 3, row.lines * lineH() - 1));
     }
   }
 }
@@ -200,6 +239,11 @@ void WorkspaceStagesWidget::mousePressEvent(QMouseEvent* e) {
 }
 
 bool WorkspaceStagesWidget::event(QEvent* e) {
+  if (e->type() == QEvent::FontChange) {  // presenter mode: lines and columns follow the font
+    layoutRows();
+    setMinimumHeight(contentHeight());
+    updateGeometry();
+  }
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
     const auto [r, slot] = hit(he->pos());

@@ -35,7 +35,22 @@ class WorkspaceStagesWidget : public QWidget {
     int top;    // y of its first line
     int lines;  // slot lines (a long strip wraps)
   };
+  // One legend entry: its swatch and where its text starts (baseline).
+  struct LegendItem {
+    QRect swatch;
+    QPoint text;
+    SlotState state;
+    bool usedBefore;
+    QString label;
+  };
+  // Everything below is measured from the widget's font, so presenter mode's larger font
+  // gets taller lines and wider columns instead of clipped text.
   void layoutRows();
+  std::vector<LegendItem> legendLayout() const;  // wraps onto more lines when narrow
+  QString caption() const;
+  QRect captionRect() const;  // word-wrapped under the legend
+  int lineH() const;
+  int valueW() const;
   int contentHeight() const;
   // The strip row and slot under p; slot -1 over the label.
   std::pair<int, int> hit(const QPoint& p) const;
@@ -45,6 +60,8 @@ class WorkspaceStagesWidget : public QWidget {
   std::shared_ptr<const Snapshot> snap_;
   int card_ = 0;
   std::vector<Row> rows_;
+  int labelW_ = 200;  // the widest strip label of this card, at least 200 px
+  int headerH_ = 40;  // legend and caption
   int selected_ = -1;
 };
 
