@@ -323,7 +323,11 @@ void MainWindow::buildControls() {
   end->setToolTip(
       tr("Run as fast as possible to the end, then verify against the golden reference (End)"));
   reset->setToolTip(tr("Back to time 0 with the same scenario (Home)"));
-  bar->addSeparator();
+  // Speed and design open the second row, next to the status: on the first row presenter
+  // mode's larger font pushed the design choice into the toolbar's overflow menu.
+  addToolBarBreak();
+  bar = addToolBar(tr("Speed and design"));
+  bar->setObjectName("run-settings");
   speed_ = new QComboBox;
   const std::pair<const char*, double> speeds[] = {
       {"100 ns / s", 1e5}, {"1 us / s", 1e6}, {"2 us / s", 2e6},  {"10 us / s", 1e7},
@@ -343,8 +347,6 @@ void MainWindow::buildControls() {
           [this] { loadScenario(scenario_); });
   bar->addWidget(new QLabel(tr(" Design ")));
   bar->addWidget(impl_);
-  // Status on its own row so it is never pushed into the toolbar overflow.
-  addToolBarBreak();
   bar = addToolBar(tr("Status"));
   bar->setObjectName("run-status");
   timeLabel_ = new QLabel;
