@@ -6,19 +6,25 @@
 //   * BM_FullPayloadRss: the default scenario (16 ranks, full payload, streaming, freeing
 //     dead tensors as moe-sim run does):
 //     "tensor_bytes" (x, expanded rows, expert outputs, combine output, summed over ranks)
-//     against the process's peak RSS after the run ("peak_rss_bytes", "rss_per_tensor_byte").
-//     Run it alone (--benchmark_filter) for a clean peak: RSS is a process-wide maximum.
+//     against the process's peak RSS during the run ("peak_rss_bytes", "rss_per_tensor_byte").
+//     The peak is reset first (/proc/self/clear_refs, after giving back what earlier cases
+//     left in the heap and the chunk pool), so the figure is the run's, not the 256-rank
+//     case's, even in a full run.
 //   * BM_DispatchDataPath vs BM_MemcpyOfTheSameRows: streaming dispatch with real bytes,
 //     counting the token rows delivered, against memcpy of exactly those rows.
 // Run: build/release/bench/scaling_bench (or build/dev/bench/scaling_bench).
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <memory>
+#include <string>
 
+#include "core/machine/memory.h"
 #include "core/pipeline/layer_run.h"
 #include "core/scenario/scenario_json.h"
 
@@ -79,16 +85,38 @@ std::int64_t tensorBytes(const LayerRun& run) {
   return bytes;
 }
 
+// Starts a new peak-RSS window: what earlier cases freed goes back to the OS, then the
+// kernel's high-water mark (VmHWM) is reset to the current RSS. False if it cannot be.
+bool resetPeakRss() {
+  GmArena::releasePooledChunks();
+  malloc_trim(0);
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  return static_cast<bool>(clear);
+}
+
+// The peak RSS in bytes since resetPeakRss (VmHWM), or the process's (ru_maxrss).
+double peakRssBytes(bool reset) {
+  if (reset) {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) * 1024;  // in kB
+  }
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) * 1024;
+}
+
 void BM_FullPayloadRss(benchmark::State& state) {
   const Scenario sc = defaultScenario();
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(sc));
   for (auto _ : state) {
+    const bool reset = resetPeakRss();
     LayerRun run(ResolvedScenario::resolve(sc, gating), DispatchImpl::Streaming);
     run.freeTensorsWhenDead(nullptr);  // as moe-sim run holds memory
     run.runToEnd();
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    const double rss = static_cast<double>(u.ru_maxrss) * 1024;
+    const double rss = peakRssBytes(reset);
     state.counters["tensor_bytes"] = static_cast<double>(tensorBytes(run));
     state.counters["peak_rss_bytes"] = rss;
     state.counters["rss_per_tensor_byte"] = rss / static_cast<double>(tensorBytes(run));
