@@ -123,9 +123,8 @@ Snapshot takeSnapshot(const SteppableRun& run, std::uint64_t runId) {
   for (const RingBuffer& r : emu.rings()) s.rings.push_back(ringSnap(r));
   for (const WorkspaceStages& w : emu.workspaceStages()) s.workspace.push_back(stagesSnap(w));
   for (const LinkInfo& l : m.links()) {
-    if (l.kind != LinkInfo::Kind::Hccs && l.kind != LinkInfo::Kind::NicTx &&
-        l.kind != LinkInfo::Kind::NicRx)
-      continue;
+    if (l.kind == LinkInfo::Kind::Hbm || l.kind == LinkInfo::Kind::MtePort)
+      continue;  // inside a card: not drawn between cards
     const NetResource& res = m.net().resource(l.resource);
     s.links.push_back(LinkSnap{l.kind, l.srcCard, l.dstCard, res.activeRate * kBytesPerPsToGBps,
                                res.gbps, res.bytesCarried});

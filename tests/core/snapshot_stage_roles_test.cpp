@@ -135,12 +135,41 @@ TEST(SnapshotStages, EveryLinkHasItsOtherDirection) {
             o.kind == LinkInfo::Kind::Hccs && o.srcCard == l.dstCard && o.dstCard == l.srcCard;
       else if (l.kind == LinkInfo::Kind::NicTx)
         opposite += o.kind == LinkInfo::Kind::NicRx && o.srcCard == l.srcCard;
-      else
+      else if (l.kind == LinkInfo::Kind::NicRx)
         opposite += o.kind == LinkInfo::Kind::NicTx && o.srcCard == l.srcCard;
+      else if (l.kind == LinkInfo::Kind::SwitchTx)
+        opposite += o.kind == LinkInfo::Kind::SwitchRx && o.srcCard == l.srcCard;
+      else
+        opposite += o.kind == LinkInfo::Kind::SwitchTx && o.srcCard == l.srcCard;
     }
     EXPECT_EQ(opposite, 1) << "link " << l.srcCard << "->" << l.dstCard;
   }
   EXPECT_GT(carried, 0);
+}
+
+// On a switch fabric each card's two switch ports are links of the snapshot (the cluster
+// view draws them as spokes to the server's switch), with the traffic they carried.
+TEST(SnapshotStages, SwitchPortsAreLinksOfEveryCard) {
+  Scenario sc = twoServers();
+  sc.profileName = "h800-nvswitch";
+  sc.hardware = builtinProfile("h800-nvswitch");
+  sc.hardware.cardsPerServer = 2;
+  auto run = newRun(sc);
+  run->runToEnd();
+  const Snapshot s = takeSnapshot(*run, 1);
+  for (LinkInfo::Kind k : {LinkInfo::Kind::SwitchTx, LinkInfo::Kind::SwitchRx}) {
+    double carried = 0;
+    int ports = 0;
+    for (const LinkSnap& l : s.links)
+      if (l.kind == k) {
+        ++ports;
+        carried += l.bytesCarried;
+        EXPECT_EQ(l.srcCard, l.dstCard);
+      }
+    EXPECT_EQ(ports, static_cast<int>(s.cards.size())) << "one port each way per card";
+    EXPECT_GT(carried, 0);
+  }
+  for (const LinkSnap& l : s.links) EXPECT_NE(l.kind, LinkInfo::Kind::Hccs) << "no pair links";
 }
 
 TEST(SnapshotStages, SameScenarioSameSnapshots) {

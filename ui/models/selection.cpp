@@ -157,6 +157,10 @@ QString linkName(const LinkSnap& l) {
       return QString("RDMA NIC tx of card %1").arg(l.srcCard);
     case LinkInfo::Kind::NicRx:
       return QString("RDMA NIC rx of card %1").arg(l.srcCard);
+    case LinkInfo::Kind::SwitchTx:
+      return QString("switch port of card %1, sending").arg(l.srcCard);
+    case LinkInfo::Kind::SwitchRx:
+      return QString("switch port of card %1, receiving").arg(l.srcCard);
     default:
       return QString("link of card %1").arg(l.srcCard);
   }
@@ -188,7 +192,11 @@ const LinkSnap* oppositeLink(const Snapshot& s, const LinkSnap& l) {
     const bool nicPair = o.srcCard == l.srcCard &&
                          ((l.kind == LinkInfo::Kind::NicTx && o.kind == LinkInfo::Kind::NicRx) ||
                           (l.kind == LinkInfo::Kind::NicRx && o.kind == LinkInfo::Kind::NicTx));
-    if (hccsPair || nicPair) return &o;
+    const bool portPair =
+        o.srcCard == l.srcCard &&
+        ((l.kind == LinkInfo::Kind::SwitchTx && o.kind == LinkInfo::Kind::SwitchRx) ||
+         (l.kind == LinkInfo::Kind::SwitchRx && o.kind == LinkInfo::Kind::SwitchTx));
+    if (hccsPair || nicPair || portPair) return &o;
   }
   return nullptr;
 }

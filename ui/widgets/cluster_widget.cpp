@@ -69,6 +69,18 @@ QPointF ClusterWidget::fabricPoint() const {
   return {width() / 2.0, height() - kFabricH / 2.0};
 }
 
+QPointF ClusterWidget::linkEnd(const LinkSnap& l) const {
+  switch (l.kind) {
+    case LinkInfo::Kind::Hccs:
+      return cardCentre(l.dstCard);
+    case LinkInfo::Kind::SwitchTx:
+    case LinkInfo::Kind::SwitchRx:  // the switch sits in the middle of its server
+      return serverRect(snap_->cards[l.srcCard].server).center() + QPointF(0, 8);
+    default:
+      return fabricPoint();
+  }
+}
+
 QPointF ClusterWidget::cardCentre(int card) const {
   if (!snap_ || card < 0 || card >= static_cast<int>(snap_->cards.size())) return {};
   const CardSnap& c = snap_->cards[card];
@@ -95,8 +107,7 @@ int ClusterWidget::linkAt(const QPointF& p) const {
   for (std::size_t i = 0; i < snap_->links.size(); ++i) {
     const LinkSnap& l = snap_->links[i];
     const QPointF a = cardCentre(l.srcCard);
-    const QPointF b = l.kind == LinkInfo::Kind::Hccs ? cardCentre(l.dstCard) : fabricPoint();
-    const double d = segmentDistance(p, a, b);
+    const double d = segmentDistance(p, a, linkEnd(l));
     if (d < bestD) {
       bestD = d;
       best = static_cast<int>(i);
@@ -127,8 +138,9 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
   p.drawRoundedRect(fabric, 6, 6);
   p.drawText(fabric, Qt::AlignCenter, tr("RoCE RDMA fabric"));
   // Links first so the cards sit on top. A pair's two directions share one chord showing
-  // the busier one; a NIC shows the busier of tx and rx.
-  std::vector<double> nicLoad(snap_->cards.size(), 0.0);
+  // the busier one; a card's switch ports share one spoke to its server's switch, and its
+  // NIC one dashed line to the fabric, each showing the busier of tx and rx.
+  std::vector<double> nicLoad(snap_->cards.size(), 0.0), portLoad(snap_->cards.size(), -1.0);
   for (const LinkSnap& l : snap_->links) {
     if (l.kind == LinkInfo::Kind::Hccs) {
       if (l.srcCard > l.dstCard) continue;
@@ -138,9 +150,29 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
           load = std::max(load, o.load());
       p.setPen(QPen(loadColor(load), 1.0 + 4.0 * load));
       p.drawLine(cardCentre(l.srcCard), cardCentre(l.dstCard));
-    } else {
+    } else if (l.kind == LinkInfo::Kind::SwitchTx || l.kind == LinkInfo::Kind::SwitchRx) {
+      portLoad[l.srcCard] = std::max(portLoad[l.srcCard], l.load());
+    } else if (l.kind == LinkInfo::Kind::NicTx || l.kind == LinkInfo::Kind::NicRx) {
       nicLoad[l.srcCard] = std::max(nicLoad[l.srcCard], l.load());
     }
+  }
+  std::vector<bool> hasSwitch(static_cast<std::size_t>(snap_->servers), false);
+  for (const CardSnap& c : snap_->cards) {
+    if (portLoad[c.id] < 0) continue;
+    hasSwitch[static_cast<std::size_t>(c.server)] = true;
+    p.setPen(QPen(loadColor(portLoad[c.id]), 1.0 + 4.0 * portLoad[c.id]));
+    p.drawLine(cardCentre(c.id), serverRect(c.server).center() + QPointF(0, 8));
+  }
+  for (int s = 0; s < snap_->servers; ++s) {
+    if (!hasSwitch[static_cast<std::size_t>(s)]) continue;
+    const QString name = tr("switch");
+    const QSizeF box(fontMetrics().horizontalAdvance(name) + 16, fontMetrics().height() + 8);
+    const QRectF sw(serverRect(s).center() + QPointF(-box.width() / 2, 8 - box.height() / 2), box);
+    p.setBrush(QColor(0xe8, 0xee, 0xf6));
+    p.setPen(QPen(QColor(0x70, 0x80, 0xa0), 1));
+    p.drawRoundedRect(sw, 6, 6);
+    p.setPen(palette().text().color());
+    p.drawText(sw, Qt::AlignCenter, name);
   }
   if (snap_->servers > 1)
     for (const CardSnap& c : snap_->cards) {

@@ -35,6 +35,9 @@ class ClusterWidget : public QWidget {
   int headerHeight() const;
   QRectF serverRect(int server) const;
   QPointF fabricPoint() const;
+  // Where a link's line ends away from its source card: the peer card (HCCS pair), the
+  // server's switch (switch ports) or the RDMA fabric (NIC).
+  QPointF linkEnd(const LinkSnap& l) const;
   int cardAt(const QPointF& p) const;
   int linkAt(const QPointF& p) const;
 

@@ -8,8 +8,10 @@ QString viewHelp(const QString& view) {
   if (view == "Cluster")
     return QObject::tr(
         "<h3>Cluster</h3><p>Every card of every server, and the links between them. A line "
-        "between two cards is an HCCS link inside a server; a dashed line to the fabric is a "
-        "card's RDMA NIC. Its colour and width are the current load of the busier direction "
+        "between two cards is an HCCS link inside a server; on a switch fabric (the "
+        "h800-nvswitch profile) a line from a card to its server's switch is the card's switch "
+        "port; a dashed line to the fabric is a card's RDMA NIC. Its colour and width are the "
+        "current load of the busier direction "
         "(green idle, red full). The bar under a card shows its vector cores: working, "
         "waiting, idle.</p><p>Click a card to open it in the Card view; click a link to see "
         "both directions in the Inspector.</p>");
