@@ -23,8 +23,8 @@ namespace {
 
 struct Window {
   Buffer* data = nullptr;
-  std::vector<RecordMeta> headers;  // side table, as in the rings
-  std::int64_t used = 0;
+  std::vector<RecordMeta> headers;  // side table, as in the rings: one per record written
+  std::int64_t used() const { return static_cast<std::int64_t>(headers.size()); }
 };
 
 struct PhasedCombine {
@@ -57,7 +57,7 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
       for (std::int64_t row : rowsRead)
         ctx.consumed(Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes});
       rowsRead.clear();
-      co_await core.copy(Region{win.data, (win.used - inBatch) * rb, inBatch * rb},
+      co_await core.copy(Region{win.data, (win.used() - inBatch) * rb, inBatch * rb},
                          Region{staging, 0, inBatch * rb});
       inBatch = 0;
     };
@@ -77,7 +77,6 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
             meta.token = idx->as<std::int32_t>()[i * 3 + 1];
             meta.weights[0] = scales->as<float>()[i];
             win.headers.push_back(meta);  // grows with use: the worst case is large
-            ++win.used;
             core.copy(Region{staging, inBatch++ * rb + ctx.metaBytes, ctx.rowBytes},
                       Region{g.expertOut, (begin + b0 + i) * ctx.rowBytes, ctx.rowBytes});
             rowsRead.push_back(begin + b0 + i);
@@ -97,7 +96,7 @@ Task sumToWindow(LayerContext& ctx, int f, AiCore& core, PhasedCombine& w, int f
     Buffer* partial = w.partial[f][S];
     for (int dl = 0; dl < ctx.cps; ++dl) {
       const Window& win = w.ipc[f][dl];
-      for (std::int64_t i = 0; i < win.used; ++i) {
+      for (std::int64_t i = 0; i < win.used(); ++i) {
         const RecordMeta& meta = win.headers[static_cast<std::size_t>(i)];
         if (meta.srcRank != owner) continue;
         const Region accRow{partial, meta.token * rowF32, rowF32};
@@ -194,8 +193,7 @@ void launchCombinePhased(LayerContext& ctx, Latch& done) {
     for (int dl = 0; dl < ctx.cps; ++dl) {
       w->ipc[f].push_back(Window{
           m.allocGm(f, slots * ctx.recordBytes, "combine.ipc-win" + std::to_string(dl), true, true),
-          {},
-          0});
+          {}});
       ctx.combineBufferBytes += slots * ctx.recordBytes;
     }
     for (int S = 0; S < ctx.S; ++S) {

@@ -131,7 +131,6 @@ struct RdmaBatch {
 
 // The lane's held batches, flushed by pollRings before it sleeps and at the end.
 struct HeldBatches {
-  const LayerContext& ctx;
   AiCore& core;
   std::int64_t pb;
   std::int64_t perPost;
@@ -208,7 +207,7 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
   const std::int64_t capacity = ctx.sc.rings.chunkBytes * ctx.sc.rings.queueChunks;
   const std::int64_t perPost =
       std::max<std::int64_t>(1, std::min(cc.rdmaBatchBytes, capacity) / pb);
-  HeldBatches held{ctx, core, pb, perPost, {}};
+  HeldBatches held{core, pb, perPost, {}};
   held.batches.resize(static_cast<std::size_t>(ctx.S) * plan.channels);
   for (int S = 0; S < ctx.S; ++S)
     for (int t = 0; t < ctx.BS; ++t) {

@@ -58,6 +58,16 @@ int countColour(const QImage& img, const QColor& c) {
     for (int x = 0; x < img.width(); ++x) n += img.pixelColor(x, y) == c;
   return n;
 }
+// A workspace-stages strip of `count` free, never-used slots.
+StagesSnap freeStrip(const std::string& name, const std::string& group, int count) {
+  StagesSnap st;
+  st.name = name;
+  st.group = group;
+  st.states.assign(count, SlotState::Free);
+  st.items.assign(count, -1);
+  st.uses.assign(count, 0);
+  return st;
+}
 }  // namespace
 
 class A2aWorkloadTest : public QObject {
@@ -178,13 +188,8 @@ class A2aWorkloadTest : public QObject {
   void workspaceStageImageChangesWithOccupancy() {
     auto snap = std::make_shared<Snapshot>();
     snap->cards.push_back(CardSnap{0, 0, 0, {}, {}});
-    StagesSnap st;
-    st.name = "card 0 a2a input stages";
-    st.group = "a2a input";
+    StagesSnap st = freeStrip("card 0 a2a input stages", "a2a input", 4);
     st.slotBytes = 65536;
-    st.states.assign(4, SlotState::Free);
-    st.items.assign(4, -1);
-    st.uses.assign(4, 0);
     snap->workspace.push_back(st);
     WorkspaceStagesWidget w;
     w.resize(800, 120);
@@ -222,15 +227,9 @@ class A2aWorkloadTest : public QObject {
   void workspaceStagesGrowWithTheFont() {
     auto snap = std::make_shared<Snapshot>();
     snap->cards.push_back(CardSnap{0, 0, 0, {}, {}});
-    for (int a = 0; a < 6; ++a) {
-      StagesSnap st;
-      st.name = "card 0 aic " + std::to_string(a) + " partial sums";
-      st.group = "partial sums";
-      st.states.assign(5, SlotState::Free);
-      st.items.assign(5, -1);
-      st.uses.assign(5, 0);
-      snap->workspace.push_back(st);
-    }
+    for (int a = 0; a < 6; ++a)
+      snap->workspace.push_back(
+          freeStrip("card 0 aic " + std::to_string(a) + " partial sums", "partial sums", 5));
     WorkspaceStagesWidget w;
     w.resize(700, 200);
     w.setSnapshot(snap, 0);
