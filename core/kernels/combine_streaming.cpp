@@ -50,11 +50,27 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
   const CombinePlan& plan = rings->plan;
   const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.chunkBytes;
   const std::int64_t perBatch = std::max<std::int64_t>(1, chunk / rb);
-  Buffer* staging = m.allocUb(core, perBatch * rb, "staging", true);
   // Per row: (source rank, token, k) and its weight, read block by block.
   constexpr std::int64_t kIdxRows = 256;
   Buffer* idx = m.allocUb(core, kIdxRows * 12, "expand_idx", false);
   Buffer* scales = m.allocUb(core, kIdxRows * 4, "expand_scales", false);
+  // Ping-pong staging (seeds 000 and 004): MTE2 gathers the next chunk into one half while
+  // MTE3 writes the previous one to the ring. With too little UB left for two (the tiling
+  // reserves two chunks per sender, but a tiny routing table leaves less), one half.
+  const std::int64_t stagingBytes = perBatch * rb;
+  const bool pingPong = core.ubUsed() + 2 * stagingBytes <= m.hw().ubBytes;
+  Buffer* staging[2] = {m.allocUb(core, stagingBytes, "staging0", true), nullptr};
+  if (pingPong) staging[1] = m.allocUb(core, stagingBytes, "staging1", true);
+  int half = 0;
+  // The ring whose last chunk is being written (MTE3) and not yet published: its tail is
+  // published once that write lands, which the next chunk's gather overlaps.
+  RingBuffer* unpublished = nullptr;
+  auto publishWritten = [&]() -> Task {
+    if (unpublished == nullptr) co_return;
+    co_await core.fence(Pipe::Mte3);  // data lands before the tail says so
+    unpublished->publishTail(core);
+    unpublished = nullptr;
+  };
   const auto* off = g.offsets->as<std::int32_t>();
   const auto* len = g.lengths->as<std::int32_t>();
   for (const SenderTarget& tg : targets) {
@@ -68,10 +84,12 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
       for (std::int64_t row : rowsRead)  // each expert row is sent exactly once
         ctx.consumed(Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes});
       rowsRead.clear();
+      co_await publishWritten();  // the previous chunk (this half is free again too)
       co_await ring.waitSpace(core, bytes);
-      ring.writeFromUb(core, Region{staging, 0, bytes}, metas, rb);
-      co_await core.fence(Pipe::Mte3);  // data lands before the tail says so
-      ring.publishTail(core);
+      ring.writeFromUb(core, Region{staging[half], 0, bytes}, metas, rb);
+      unpublished = &ring;
+      if (!pingPong) co_await publishWritten();  // the only half is reused next
+      half = pingPong ? half ^ 1 : 0;
       metas.clear();
     };
     for (int le = 0; le < ctx.P; ++le)
@@ -93,9 +111,10 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
             if (plan.lane(ctx, r, meta.token) != tg.lane) continue;  // another lane's token
             meta.k = 1;
             meta.weights[0] = scales->as<float>()[i];
-            core.copy(Region{staging, static_cast<std::int64_t>(metas.size()) * rb + ctx.metaBytes,
-                             ctx.rowBytes},
-                      Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes});
+            core.copy(
+                Region{staging[half], static_cast<std::int64_t>(metas.size()) * rb + ctx.metaBytes,
+                       ctx.rowBytes},
+                Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes});
             metas.push_back(meta);
             rowsRead.push_back(row);
           }
@@ -103,6 +122,7 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
       }
     co_await flush();
   }
+  co_await publishWritten();
   co_await core.fence(Pipe::Scalar);  // every tail write has landed
   // The card's last sender has read every expert row into a ring: expert_out is dead, and
   // nothing allocated later in the stage would reuse its pages.
@@ -418,12 +438,15 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
   }
 
   for (int c = 0; c < ctx.R; ++c) {
-    // Senders: targets (card, lane) round-robin over the sender cores.
+    // Senders: targets (card, lane) round-robin over the sender cores. Each card starts with
+    // its own forwarders and goes on with the next card's: if every card began with card 0,
+    // all senders would write into card 0's port (and feed its forwarders) at once while
+    // the other cards' ports and forwarders idle, and so on card after card.
     std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
     int next = 0;
-    for (int fl = 0; fl < ctx.cps; ++fl)
+    for (int j = 0; j < ctx.cps; ++j)
       for (int L = 0; L < plan.lanes; ++L) {
-        const int f = ctx.serverOf(c) * ctx.cps + fl;
+        const int f = ctx.serverOf(c) * ctx.cps + (ctx.localOf(c) + j) % ctx.cps;
         if (plan.fwdRows[f][ctx.localOf(c) * plan.lanes + L] == 0) continue;  // nothing to send
         perSender[next++ % t.senderCores].push_back({f, L});
       }
