@@ -143,24 +143,29 @@ std::vector<UpdateExpertWarning> validateUpdateExpert(const UpdateExpertArgs& a,
   bool countsInRow = true;
   for (int e = 0; e < a.numExperts; ++e) {
     const int32_t count = a.eplbTable[std::size_t(e) * a.tableCols];
-    if (rules == UpdateExpertRules::RealOperator)
-      check(count >= 1 && count <= a.tableCols - 1, cell(table, e, 0),
+    // Per-cell rules build their message only when they fail: a layer of 8192 tokens
+    // checks millions of cells, and building each cell's path and rule text first was most
+    // of a run's allocations.
+    if (rules == UpdateExpertRules::RealOperator && !(count >= 1 && count <= a.tableCols - 1))
+      check(false, cell(table, e, 0),
             "instance count must satisfy 1 <= count <= F-1 = " + std::to_string(a.tableCols - 1) +
                 got(count),
             Rule::Undefined);
-    check(count >= 1 && count <= maxCount, cell(table, e, 0),
-          "instance count must satisfy 1 <= count <= min(world_size, F-1) = " +
-              std::to_string(maxCount) + got(count),
-          Rule::PipelineOnly);
+    if (!(count >= 1 && count <= maxCount))
+      check(false, cell(table, e, 0),
+            "instance count must satisfy 1 <= count <= min(world_size, F-1) = " +
+                std::to_string(maxCount) + got(count),
+            Rule::PipelineOnly);
     countsInRow = countsInRow && count <= maxCount;
   }
 
   for (int t = 0; t < a.bs; ++t) {
     for (int j = 0; j < a.k; ++j) {
       const int32_t e = a.expertIds[std::size_t(t) * a.k + j];
-      check(e >= 0 && e < a.numExperts, cell(ids, t, j),
-            "expert id must be in [0, E) = [0, " + std::to_string(a.numExperts) + ")" + got(e),
-            Rule::Undefined);
+      if (!(e >= 0 && e < a.numExperts))
+        check(false, cell(ids, t, j),
+              "expert id must be in [0, E) = [0, " + std::to_string(a.numExperts) + ")" + got(e),
+              Rule::Undefined);
     }
   }
 
@@ -187,16 +192,18 @@ std::vector<UpdateExpertWarning> validateUpdateExpert(const UpdateExpertArgs& a,
         for (int c = 1; c <= row[0] && idsOk; ++c) {
           const int32_t p = row[c];
           idsOk = p >= 0 && p < total;
-          check(idsOk, cell(table, e, c),
-                "instance id must be in [0, world_size*place_per_rank) = [0, " +
-                    std::to_string(total) + ")" + got(p),
-                Rule::PipelineOnly);
+          if (!idsOk)
+            check(false, cell(table, e, c),
+                  "instance id must be in [0, world_size*place_per_rank) = [0, " +
+                      std::to_string(total) + ")" + got(p),
+                  Rule::PipelineOnly);
           if (!idsOk) break;
           idsOk = seenAt[std::size_t(p)] < 0;
-          check(idsOk, cell(table, e, c),
-                "instance id " + std::to_string(p) + " is already used in row " +
-                    std::to_string(seenAt[std::size_t(p)]) + "; instance ids must be unique",
-                Rule::PipelineOnly);
+          if (!idsOk)
+            check(false, cell(table, e, c),
+                  "instance id " + std::to_string(p) + " is already used in row " +
+                      std::to_string(seenAt[std::size_t(p)]) + "; instance ids must be unique",
+                  Rule::PipelineOnly);
           seenAt[std::size_t(p)] = e;
         }
       }
@@ -226,8 +233,8 @@ std::vector<UpdateExpertWarning> validateUpdateExpert(const UpdateExpertArgs& a,
           Rule::ShapeOrValue);
     for (int t = 0; t < a.bs; ++t) {
       for (int j = 0; j < a.k; ++j) {
-        check(std::isfinite((*a.expertScales)[std::size_t(t) * a.k + j]), cell(scales, t, j),
-              "must be a finite number", Rule::ShapeOrValue);
+        if (!std::isfinite((*a.expertScales)[std::size_t(t) * a.k + j]))
+          check(false, cell(scales, t, j), "must be a finite number", Rule::ShapeOrValue);
       }
     }
   }
