@@ -238,18 +238,20 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
     ctx.commBufferBytes += r.capacity() + 2 * kControlLineBytes;
 
   for (int c = 0; c < cards; ++c) {
-    // Senders: targets round-robin over the sender cores.
+    // Senders: targets round-robin over the sender cores, the other servers first: a core
+    // works through its targets one after another, and an RDMA target (every token bound
+    // for that server, over one NIC) is the longest, so it must not wait behind a card's.
     std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
     int next = 0;
-    for (int l = 0; l < ctx.cps; ++l) {
-      const int d = ctx.serverOf(c) * ctx.cps + l;
-      perSender[next++ % t.senderCores].push_back({rings.direct[d][ctx.localOf(c)], false, d});
-    }
     for (int S = 0; S < ctx.S; ++S)
       if (S != ctx.serverOf(c)) {
         const int f = S * ctx.cps + ctx.localOf(c);
         perSender[next++ % t.senderCores].push_back({rings.rdma[f][ctx.serverOf(c)], true, S});
       }
+    for (int l = 0; l < ctx.cps; ++l) {
+      const int d = ctx.serverOf(c) * ctx.cps + l;
+      perSender[next++ % t.senderCores].push_back({rings.direct[d][ctx.localOf(c)], false, d});
+    }
     for (int i = 0; i < t.senderCores; ++i) {
       if (perSender[i].empty()) continue;
       AiCore& core = ctx.m.aiv(c, i);
