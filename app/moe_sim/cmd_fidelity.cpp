@@ -1,4 +1,5 @@
-// `moe-sim fidelity [--mode normal|low-latency|all] [--tokens N] [--threads N]`: DeepEP's
+// `moe-sim fidelity [--mode normal|low-latency|all] [--tokens N] [--threads N]
+// [--write-scenarios DIR]`: DeepEP's
 // published benchmark shapes on the h800-nvswitch profile (payload none), each figure
 // computed as DeepEP's tests compute it, next to the published value (core/pipeline/fidelity.h,
 // docs/FIDELITY.md). The intranode EP 8 normal-mode row is the calibration; every other row
@@ -6,13 +7,16 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
 #include "core/pipeline/fidelity.h"
+#include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
+#include "core/util/output_file.h"
 #include "core/util/parallel_map.h"
 
 namespace {
@@ -22,11 +26,29 @@ struct FidelityOptions {
   int tokens = 4096;
   int standIn = 512;
   unsigned threads = 2;
-  // The largest EP run by default: past EP 32 the flat design's many concurrent flows make
-  // the engine too slow for the 10-minute budget (docs/FIDELITY.md).
-  int maxEp = 64;
+  // The largest low-latency EP run by default: every shape up to EP 128 takes about 6
+  // minutes on 2 cores; EP 256's many concurrent flows alone take the engine past the
+  // 10-minute budget (docs/FIDELITY.md).
+  int maxEp = 128;
   std::string profile = "h800-nvswitch";
+  std::string writeScenarios;  // a directory: write the shapes' scenarios there, run nothing
 };
+
+// Writes each shape's scenario as DIR/<name>.json, so a shape can be opened in the workbench,
+// run with `moe-sim run` or used as a sweep's base.
+void writeScenarios(const std::vector<moe::FidelityCase>& cases, const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw moe::InputError("--write-scenarios", "'" + dir + "' is not an existing directory");
+  for (const auto& c : cases) {
+    const std::string path = (fs::path(dir) / (c.scenario.name + ".json")).string();
+    moe::writeFileAtomically(path, "--write-scenarios", [&](std::ostream& o) {
+      o << moe::scenarioToJson(c.scenario).dump(2) << "\n";
+    });
+    std::cout << "wrote " << path << "\n";
+  }
+}
 
 std::string pct(double got, double want) {
   if (want <= 0 || got <= 0) return "    -";
@@ -100,14 +122,16 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
                   "(default 512; 0: do not substitute)")
       ->check(CLI::Range(0, 1 << 20));
   sub->add_option("--max-ep", opt->maxEp,
-                  "Largest low-latency EP to run (default 64; larger shapes are listed as "
-                  "skipped). --max-ep 128 adds EP 128; --max-ep 256 runs every shape, past "
-                  "the 10-minute budget")
+                  "Largest low-latency EP to run (default 128; larger shapes are listed as "
+                  "skipped). --max-ep 256 runs every shape, past the 10-minute budget")
       ->check(CLI::Range(8, 1024));
   sub->add_option("--threads", opt->threads,
                   "Shapes run at once (default 2; results do not "
                   "depend on it)")
       ->check(CLI::Range(1, 64));
+  sub->add_option("--write-scenarios", opt->writeScenarios,
+                  "Write each shape of --mode (at --tokens) as DIR/<name>.json and run "
+                  "nothing: open one in the workbench, run it with moe-sim run, or sweep it");
   sub->callback([opt, &exitCode] {
     const moe::HardwareProfile profile = moe::builtinProfile(opt->profile);
     auto cases = moe::deepEpCases(profile, opt->tokens);
@@ -115,6 +139,11 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
     for (auto& c : cases) {
       const bool normal = c.mode == moe::FidelityMode::Normal;
       if (opt->mode == "all" || (normal == (opt->mode == "normal"))) chosen.push_back(c);
+    }
+    if (!opt->writeScenarios.empty()) {
+      writeScenarios(chosen, opt->writeScenarios);
+      exitCode = 0;
+      return;
     }
     std::vector<moe::FidelityResult> skipped;
     for (auto it = chosen.begin(); it != chosen.end();)

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -85,4 +86,25 @@ TEST(Examples, TinyRingsFillUpAndWaitForSpace) {
   double copy = 0, vector = 0, cube = 0, waitSpace = 0;
   row >> copy >> vector >> cube >> waitSpace;
   EXPECT_GT(waitSpace, 1000.0) << r.out;
+}
+
+// `moe-sim fidelity --write-scenarios DIR` writes the shapes of --mode and runs nothing; a
+// directory that does not exist is refused with exit 2 and the option's name.
+TEST(Examples, FidelityWritesItsShapesAsScenarioFiles) {
+  const fs::path dir = fs::temp_directory_path() / ("moe-fidelity-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const Ran w = run("fidelity --mode normal --write-scenarios " + dir.string());
+  ASSERT_EQ(w.exitCode, 0) << w.out;
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++files;
+    const Ran v = run("validate " + e.path().string());
+    EXPECT_EQ(v.exitCode, 0) << e.path() << ": " << v.out;
+  }
+  EXPECT_EQ(files, 4);  // EP 8, 16, 32, 64
+  EXPECT_TRUE(fs::exists(dir / "deepep-normal-ep8.json")) << w.out;
+  fs::remove_all(dir);
+  const Ran bad = run("fidelity --write-scenarios " + (dir / "missing").string());
+  EXPECT_EQ(bad.exitCode, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--write-scenarios"), std::string::npos) << bad.out;
 }

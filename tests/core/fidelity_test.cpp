@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/pipeline/fidelity.h"
+#include "core/scenario/scenario_json.h"
 
 using namespace moe;
 
@@ -87,6 +88,18 @@ TEST(FidelityCases, DeepEpShapesOnTheH800Profile) {
   EXPECT_EQ(cases[2].scenario.routing.groups, 4);      // EP 32: four servers
   EXPECT_EQ(cases[3].scenario.routing.topkGroups, 4);  // EP 64: top-4 of eight
   EXPECT_EQ(cases.back().ep, 256);
+}
+
+// examples/fidelity/ ships every shape as a scenario file (written by `moe-sim fidelity
+// --write-scenarios`), and the calibration sweep starts from one of them: they must stay
+// the shapes the command runs.
+TEST(FidelityCases, ShippedScenarioFilesAreTheShapes) {
+  for (const FidelityCase& c : deepEpCases(builtinProfile("h800-nvswitch"))) {
+    const std::string path =
+        std::string(MOE_SOURCE_DIR) + "/examples/fidelity/" + c.scenario.name + ".json";
+    EXPECT_EQ(scenarioToJson(loadScenarioFile(path)), scenarioToJson(c.scenario))
+        << path << " differs from the shape; rewrite it with moe-sim fidelity --write-scenarios";
+  }
 }
 
 TEST(FidelityRun, AShrunkenLowLatencyShapeRunsAndARefusedOneSaysWhy) {
