@@ -127,6 +127,21 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
     for (std::size_t i = 0; i < sources.size(); ++i) n += plan.tokensFrom[sources[i]] - done[i];
     return n;
   };
+  std::vector<Word*> words;  // kept across sleeps (see pollRings)
+  std::vector<std::int64_t> seen;
+  // What a sleeping receiver waits for, built only when asked (a deadlock diagnosis, a
+  // snapshot); a sleep hands over a one-pointer function, which allocates nothing.
+  auto describe = [&] {
+    std::string what;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const std::int64_t expected = plan.tokensFrom[sources[i]];
+      if (done[i] >= expected) continue;
+      const Word* word = w->win[d][sources[i]].landed;
+      what += (what.empty() ? "" : "; ") + word->name + " = " + std::to_string(word->value) + ", " +
+              std::to_string(expected) + " records expected";
+    }
+    return "flat windows: " + what;
+  };
   while (left() > 0) {
     co_await core.pollWords();  // one sweep over the arrival counters
     bool progressed = false;
@@ -146,22 +161,18 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
       progressed = true;
     }
     if (progressed) continue;
-    std::vector<Word*> words;
-    std::vector<std::int64_t> seen;
-    std::string what;
+    words.clear();
+    seen.clear();
     for (std::size_t i = 0; i < sources.size(); ++i) {
-      const std::int64_t expected = plan.tokensFrom[sources[i]];
-      if (done[i] >= expected) continue;
+      if (done[i] >= plan.tokensFrom[sources[i]]) continue;
       Word* word = w->win[d][sources[i]].landed;
       words.push_back(word);
       seen.push_back(word->value);
-      what += (what.empty() ? "" : "; ") + word->name + " = " + std::to_string(word->value) + ", " +
-              std::to_string(expected) + " records expected";
     }
     // A named awaiter, not a temporary: GCC 12 destroys non-trivial temporaries of a
     // co_await full-expression twice.
-    auto arrival = core.changeOfAny(std::move(words), std::move(seen), Activity::WaitData,
-                                    [what] { return "flat windows: " + what; });
+    auto arrival =
+        core.changeOfAny(words, seen, Activity::WaitData, [&describe] { return describe(); });
     co_await arrival;
   }
 }

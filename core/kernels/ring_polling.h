@@ -37,6 +37,10 @@ Task pollRings(AiCore& core, std::vector<PolledRing> rings, Buffer* rx, std::int
     for (auto& p : rings) n += p.remaining;
     return n;
   };
+  // Kept across batches and sleeps, so polling allocates nothing once they have grown.
+  std::vector<RecordMeta> metas;
+  std::vector<Word*> tails;
+  std::vector<std::int64_t> seen;
   while (left() > 0) {
     co_await core.pollWords();  // one sweep of tail reads
     bool progressed = false;
@@ -44,7 +48,7 @@ Task pollRings(AiCore& core, std::vector<PolledRing> rings, Buffer* rx, std::int
       const std::int64_t avail = (p.ring->tail() - p.ring->consumerCursor()) / recordBytes;
       const std::int64_t n = std::min<std::int64_t>({avail, batch, p.remaining});
       if (n <= 0) continue;
-      std::vector<RecordMeta> metas;
+      metas.clear();
       OpRef last;
       for (std::int64_t i = 0; i < n; ++i) {
         metas.push_back(p.ring->takeRecord());
@@ -63,20 +67,26 @@ Task pollRings(AiCore& core, std::vector<PolledRing> rings, Buffer* rx, std::int
       co_await held->flush();
       continue;
     }
-    std::vector<Word*> tails;
-    std::vector<std::int64_t> seen;
-    std::string what;
+    tails.clear();
+    seen.clear();
     for (auto& p : rings)
       if (p.remaining > 0) {
         tails.push_back(p.ring->tailWord());
         seen.push_back(p.ring->tail());
-        what += (what.empty() ? "" : "; ") + p.ring->describe() + ", " +
-                std::to_string(p.remaining) + " records still expected";
       }
+    // Described only when asked (a deadlock diagnosis, a snapshot): the rings live in this
+    // frame, which stays alive while the core sleeps here.
+    auto describe = [&rings] {
+      std::string what;
+      for (const auto& p : rings)
+        if (p.remaining > 0)
+          what += (what.empty() ? "" : "; ") + p.ring->describe() + ", " +
+                  std::to_string(p.remaining) + " records still expected";
+      return "waiting for data: " + what;
+    };
     // A named awaiter, not a temporary: GCC 12 destroys non-trivial temporaries of a
     // co_await full-expression twice.
-    auto anyTail = core.changeOfAny(std::move(tails), std::move(seen), Activity::WaitData,
-                                    [what] { return "waiting for data: " + what; });
+    auto anyTail = core.changeOfAny(tails, seen, Activity::WaitData, describe);
     co_await anyTail;
   }
 }

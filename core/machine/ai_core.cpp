@@ -210,9 +210,11 @@ void AiCore::land(Op* op) {
   op->done = true;
   op->landedAt = s.now();
   op->qpPrev.reset();  // no chains of finished ops kept alive
-  auto hooks = std::move(op->onLand);
-  op->onLand.clear();
-  for (auto& h : hooks) h();
+  // Taken out before they run: a hook that adds a hook to this op must not extend the list
+  // being run.
+  LandHooks hooks = std::move(op->onLand);
+  op->onLand = LandHooks();
+  hooks.run();
   if (op->waiter) s.resumeAt(s.now(), std::exchange(op->waiter, {}));
   if (op->pipeReleased) {
     auto& flying = inFlight_[static_cast<int>(op->pipe)];
@@ -388,24 +390,26 @@ void AiCore::WordChange::await_suspend(std::coroutine_handle<> h) {
   core->m_.checkWaiters(*word);
 }
 
-AiCore::AnyWordChange AiCore::changeOfAny(std::vector<Word*> words, std::vector<std::int64_t> seen,
-                                          Activity activity,
+AiCore::AnyWordChange AiCore::changeOfAny(const std::vector<Word*>& words,
+                                          const std::vector<std::int64_t>& seen, Activity activity,
                                           std::function<std::string()> describe) {
+  if (words.size() != seen.size())
+    throw std::logic_error(name() + ": changeOfAny needs one seen value per word");
   waitWhat_ = std::move(describe);
-  return AnyWordChange{this, std::move(words), std::move(seen), activity};
+  return AnyWordChange{this, &words, &seen, activity};
 }
 
 bool AiCore::AnyWordChange::await_ready() const noexcept {
-  for (std::size_t i = 0; i < words.size(); ++i)
-    if (words[i]->value != seen[i]) return true;
-  return words.empty();
+  for (std::size_t i = 0; i < words->size(); ++i)
+    if ((*words)[i]->value != (*seen)[i]) return true;
+  return words->empty();
 }
 
 void AiCore::AnyWordChange::await_suspend(std::coroutine_handle<> h) {
-  for (Word* w : words) w->waiters.emplace_back(core, h);
-  core->waitingOn_ = words;
+  for (Word* w : *words) w->waiters.emplace_back(core, h);
+  core->waitingOn_ = *words;
   core->setActivity(activity);
-  if (!words.empty()) core->m_.checkWaiters(*words.front());
+  if (!words->empty()) core->m_.checkWaiters(*words->front());
 }
 
 void AiCore::AnyWordChange::await_resume() noexcept {

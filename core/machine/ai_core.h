@@ -46,6 +46,31 @@ struct Word {
   int inFlightWrites = 0;
 };
 
+// Hooks run when an op lands. Almost every op gets at most two (a fence waiting for it, a
+// ring's landing check), so the first two live in the op itself: a vector allocated for
+// every op a fence waited on, one malloc in four of a run.
+class LandHooks {
+ public:
+  void push_back(std::function<void()> hook) {
+    if (inline_ < kInline)
+      first_[inline_++] = std::move(hook);
+    else
+      more_.push_back(std::move(hook));
+  }
+  bool empty() const { return inline_ == 0; }
+  // Runs the hooks in the order they were added.
+  void run() {
+    for (int i = 0; i < inline_; ++i) first_[i]();
+    for (auto& h : more_) h();
+  }
+
+ private:
+  static constexpr int kInline = 2;
+  std::array<std::function<void()>, kInline> first_;
+  int inline_ = 0;
+  std::vector<std::function<void()>> more_;
+};
+
 struct Op {
   enum class Kind : std::uint8_t { Copy, Compute, Rdma, WordWrite, WordRead, Fence };
   Kind kind = Kind::Compute;
@@ -61,7 +86,7 @@ struct Op {
   std::int64_t wordValue = 0;
   std::shared_ptr<Op> after;   // Rdma word write: lands only after this op has landed
   std::shared_ptr<Op> qpPrev;  // Rdma: the previous op on the same queue pair (lands first)
-  std::vector<std::function<void()>> onLand;  // hooks run when the op lands (ring checks)
+  LandHooks onLand;            // run when the op lands (ring checks, fences)
   bool done = false;
   bool pipeReleased = false;
   int fenceWaitingOn = 0;  // Fence: in-flight ops still to land
@@ -189,14 +214,16 @@ class AiCore {
   // never blocks on one ring while another has data.
   struct AnyWordChange {
     AiCore* core;
-    std::vector<Word*> words;
-    std::vector<std::int64_t> seen;
+    const std::vector<Word*>* words;
+    const std::vector<std::int64_t>* seen;
     Activity activity;
     bool await_ready() const noexcept;
     void await_suspend(std::coroutine_handle<> h);
     void await_resume() noexcept;
   };
-  AnyWordChange changeOfAny(std::vector<Word*> words, std::vector<std::int64_t> seen,
+  // `words` and `seen` are the caller's and must outlive the wait: a consumer that sleeps
+  // thousands of times keeps them (and their capacity) in its own frame.
+  AnyWordChange changeOfAny(const std::vector<Word*>& words, const std::vector<std::int64_t>& seen,
                             Activity activity, std::function<std::string()> describe);
   // Called by Machine::setWord for each waiter: unhooks the core from every word it waits on.
   void stopWaiting();
