@@ -59,10 +59,21 @@ class EventQueue {
   // (Re)arms a timer: a pending one is taken out first. The event gets a new sequence
   // number, so it runs exactly where a fresh push() of it would.
   void setTimer(TimerId id, Time time, Action action) {
-    cancelTimer(id);
-    heap_.push_back(Event{time, nextSeq_++, action, id});
-    timerPos_[id] = heap_.size() - 1;
-    siftUp(heap_.size() - 1);
+    const std::size_t i = timerPos_[id];
+    if (i == kIdle) {
+      heap_.push_back(Event{time, nextSeq_++, action, id});
+      timerPos_[id] = heap_.size() - 1;
+      siftUp(heap_.size() - 1);
+      return;
+    }
+    // A pending timer moves where it sits: one sift instead of a removal and a push (a
+    // re-rated transfer's end moves on every rate change). The order is the same as
+    // cancelling and pushing it afresh: the entry takes the next sequence number.
+    heap_[i] = Event{time, nextSeq_++, action, id};
+    if (i > 0 && before(heap_[i], heap_[(i - 1) / kArity]))
+      siftUp(i);
+    else
+      siftDown(i);
   }
   void cancelTimer(TimerId id) {
     const std::size_t i = timerPos_[id];
