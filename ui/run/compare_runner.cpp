@@ -125,11 +125,13 @@ void CompareRunner::run(const Scenario& input) {
     }
     bool cross = true;
     for (const VerificationCheck& c : rep.crossChecks) cross = cross && c.ok;
-    r.chartTitle = tr("Stage durations (us): phased vs streaming");
-    r.verdict =
-        rep.ok() ? tr("Both designs verified against the golden reference; outputs identical: %1")
-                       .arg(cross ? tr("yes") : tr("NO"))
-                 : tr("Verification FAILED — see moe-sim run --verify for details");
+    // Named from the designs that ran: two (phased, streaming) or three (and flat).
+    r.chartTitle = tr("Stage durations (us): %1").arg(r.impls.join(tr(" vs ")));
+    const QString which =
+        r.impls.size() == 2 ? tr("Both designs") : tr("All %1 designs").arg(r.impls.size());
+    r.verdict = rep.ok() ? tr("%1 verified against the golden reference; outputs identical: %2")
+                               .arg(which, cross ? tr("yes") : tr("NO"))
+                         : tr("Verification FAILED — see moe-sim run --verify for details");
     emit finished(r);
   } catch (const std::exception& e) {
     emit failed(QString::fromStdString(e.what()));

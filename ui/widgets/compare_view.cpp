@@ -141,10 +141,13 @@ void CompareView::setResult(const CompareResult& r) {
     for (double t : totals) top = std::max(top, t);
   } else {
     series = new QHorizontalBarSeries;
-    const QColor colors[] = {QColor(0xb0, 0x7a, 0xe8), QColor(0x3c, 0xa0, 0x6a)};
+    // One colour per design (phased, streaming, flat): with flat in the comparison, two
+    // alternating colours gave phased and flat the same purple.
+    const QColor colors[] = {QColor(0xb0, 0x7a, 0xe8), QColor(0x3c, 0xa0, 0x6a),
+                             QColor(0xe0, 0x8a, 0x2c)};
     for (std::size_t i = 0; i < r.stageUs.size(); ++i) {
       auto* set = new QBarSet(r.impls.value(static_cast<int>(i)));
-      set->setColor(colors[i % 2]);
+      set->setColor(colors[i % 3]);
       for (double v : r.stageUs[i]) {
         *set << v;
         top = std::max(top, v);

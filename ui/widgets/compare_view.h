@@ -1,5 +1,5 @@
 #pragma once
-// Compare mode: the two designs of the scenario's workload side by side (phased vs streaming
+// Compare mode: the designs of the scenario's workload side by side (phased, streaming and flat
 // dispatch, or pipelined vs sequential AlltoAll-Matmul-ReduceScatter): a table of key
 // figures and a chart of stage durations.
 
@@ -34,6 +34,7 @@ class CompareView : public QWidget {
   void setStale(bool stale);
   bool isStale() const { return stale_; }
   QString verdictText() const;
+  QChartView* chartView() const { return chart_; }
 
  signals:
   void runRequested();
