@@ -103,8 +103,15 @@ void MetricsView::refresh() {
   for (int i = 0; i < Count; ++i) series_[i]->replace(points_[i]);
   const double tEnd = points_[0].isEmpty() ? 1 : std::max(1e-3, points_[0].last().x());
   for (int c = 0; c < 3; ++c) {
+    // Round ticks, printed without trailing zeros ("14000", "0.5"): the raw ranges gave
+    // ticks like "10560.0" and "6.8 13.7 20.5". The three time axes get the same range and
+    // so the same ticks.
     x_[c]->setRange(0, tEnd);
+    x_[c]->applyNiceNumbers();
+    x_[c]->setLabelFormat("%g");
     y_[c]->setRange(0, yMax_[c] * 1.1);
+    y_[c]->applyNiceNumbers();
+    y_[c]->setLabelFormat("%g");
   }
 }
 
