@@ -1,9 +1,8 @@
-// `moe-sim fidelity [--mode normal|low-latency|all] [--tokens N] [--threads N]
-// [--write-scenarios DIR]`: DeepEP's
-// published benchmark shapes on the h800-nvswitch profile (payload none), each figure
-// computed as DeepEP's tests compute it, next to the published value (core/pipeline/fidelity.h,
-// docs/FIDELITY.md). The intranode EP 8 normal-mode row is the calibration; every other row
-// is a prediction.
+// `moe-sim fidelity [--mode normal|low-latency|all] [--tokens N] [--max-ep N] [--threads N]
+// [--write-scenarios DIR]`: DeepEP's published benchmark shapes on the h800-nvswitch
+// profile (payload none), each figure computed as DeepEP's tests compute it, next to the
+// published value (core/pipeline/fidelity.h, docs/FIDELITY.md). The intranode EP 8
+// normal-mode row is the calibration; every other row is a prediction.
 
 #include <cmath>
 #include <cstdio>

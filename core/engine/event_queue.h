@@ -70,10 +70,7 @@ class EventQueue {
     // re-rated transfer's end moves on every rate change). The order is the same as
     // cancelling and pushing it afresh: the entry takes the next sequence number.
     heap_[i] = Event{time, nextSeq_++, action, id};
-    if (i > 0 && before(heap_[i], heap_[(i - 1) / kArity]))
-      siftUp(i);
-    else
-      siftDown(i);
+    resift(i);
   }
   void cancelTimer(TimerId id) {
     const std::size_t i = timerPos_[id];
@@ -83,11 +80,7 @@ class EventQueue {
     if (i != last) {
       heap_[i] = heap_[last];
       heap_.pop_back();
-      // The moved entry may belong higher or lower than the hole it filled.
-      if (i > 0 && before(heap_[i], heap_[(i - 1) / kArity]))
-        siftUp(i);
-      else
-        siftDown(i);
+      resift(i);  // the moved entry may belong higher or lower than the hole it filled
     } else {
       heap_.pop_back();
     }
@@ -129,6 +122,13 @@ class EventQueue {
   bool nowEmpty() const { return nowHead_ == now_.size(); }
   static bool before(const Event& a, const Event& b) {
     return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+  }
+  // Restores the heap order around an entry that was replaced in place.
+  void resift(std::size_t i) {
+    if (i > 0 && before(heap_[i], heap_[(i - 1) / kArity]))
+      siftUp(i);
+    else
+      siftDown(i);
   }
   void siftUp(std::size_t i) {
     Event e = heap_[i];

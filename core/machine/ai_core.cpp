@@ -212,9 +212,7 @@ void AiCore::land(Op* op) {
   op->qpPrev.reset();  // no chains of finished ops kept alive
   // Taken out before they run: a hook that adds a hook to this op must not extend the list
   // being run.
-  LandHooks hooks = std::move(op->onLand);
-  op->onLand = LandHooks();
-  hooks.run();
+  std::exchange(op->onLand, LandHooks()).run();
   if (op->waiter) s.resumeAt(s.now(), std::exchange(op->waiter, {}));
   if (op->pipeReleased) {
     auto& flying = inFlight_[static_cast<int>(op->pipe)];

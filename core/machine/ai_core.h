@@ -57,7 +57,6 @@ class LandHooks {
     else
       more_.push_back(std::move(hook));
   }
-  bool empty() const { return inline_ == 0; }
   // Runs the hooks in the order they were added.
   void run() {
     for (int i = 0; i < inline_; ++i) first_[i]();

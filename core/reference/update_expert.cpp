@@ -192,12 +192,13 @@ std::vector<UpdateExpertWarning> validateUpdateExpert(const UpdateExpertArgs& a,
         for (int c = 1; c <= row[0] && idsOk; ++c) {
           const int32_t p = row[c];
           idsOk = p >= 0 && p < total;
-          if (!idsOk)
+          if (!idsOk) {
             check(false, cell(table, e, c),
                   "instance id must be in [0, world_size*place_per_rank) = [0, " +
                       std::to_string(total) + ")" + got(p),
                   Rule::PipelineOnly);
-          if (!idsOk) break;
+            break;
+          }
           idsOk = seenAt[std::size_t(p)] < 0;
           if (!idsOk)
             check(false, cell(table, e, c),
