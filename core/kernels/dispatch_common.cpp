@@ -8,25 +8,30 @@
 
 namespace moe {
 
-RecvPlan planFromCounts(const std::int32_t* counts, int R, int P) {
+RecvPlan planFromCounts(const LayerContext& ctx, const std::int32_t* counts) {
+  const int R = ctx.R, P = ctx.P, C = ctx.channels, cols = ctx.countCols();
   RecvPlan p;
-  const int cols = 2 + P;
   p.offsets.assign(static_cast<std::size_t>(P) * R, 0);
   p.lengths.assign(static_cast<std::size_t>(P) * R, 0);
+  p.channelStart.assign(static_cast<std::size_t>(P) * R * C, 0);
   p.expertTokenNums.assign(P, 0);
   p.tokensFrom.assign(R, 0);
   p.tokensToServer.assign(R, 0);
-  for (int s = 0; s < R; ++s) {
-    p.tokensFrom[s] = counts[s * cols + 0];
-    p.tokensToServer[s] = counts[s * cols + 1];
-  }
+  for (int s = 0; s < R; ++s)
+    for (int ch = 0; ch < C; ++ch) {
+      p.tokensFrom[s] += counts[s * cols + ctx.colToRank(ch)];
+      p.tokensToServer[s] += counts[s * cols + ctx.colToServer(ch)];
+    }
   std::int32_t row = 0;
   for (int le = 0; le < P; ++le)
     for (int s = 0; s < R; ++s) {
       p.offsets[le * R + s] = row;
-      p.lengths[le * R + s] = counts[s * cols + 2 + le];
-      row += counts[s * cols + 2 + le];
-      p.expertTokenNums[le] += counts[s * cols + 2 + le];
+      for (int ch = 0; ch < C; ++ch) {
+        p.channelStart[(le * R + s) * C + ch] = row;
+        row += counts[s * cols + ctx.colRows(le, ch)];
+      }
+      p.lengths[le * R + s] = row - p.offsets[le * R + s];
+      p.expertTokenNums[le] += p.lengths[le * R + s];
     }
   p.rows = row;
   return p;
@@ -77,8 +82,9 @@ int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Reg
     const std::int32_t id = meta.ids[k];
     if (id < 0 || ctx.rankOfInstance(id) != d) continue;
     const int le = id % ctx.P;
-    const std::int64_t r =
-        plan.offsets[le * ctx.R + meta.srcRank] + next[le * ctx.R + meta.srcRank]++;
+    const std::size_t at = static_cast<std::size_t>(le * ctx.R + meta.srcRank) * ctx.channels +
+                           ctx.channelOf(meta.token);
+    const std::int64_t r = plan.channelStart[at] + next[at]++;
     core.copy(Region{g.expandX, r * ctx.rowBytes, ctx.rowBytes}, row);
     // Scale and (source rank, token, k) from aligned UB slots: DataCopyPad writes 4 and 12 B.
     const std::int64_t slot = (static_cast<std::int64_t>(sideSlot) * meta.k * 2 + k * 2) * 32;

@@ -16,11 +16,14 @@ struct RecvPlan {
   std::vector<std::int32_t> expertTokenNums;  // [P]
   std::vector<std::int32_t> tokensFrom;       // [R] tokens each source sends here
   std::vector<std::int32_t> tokensToServer;   // [R] tokens each source sends to this server
+  // [(le * R + s) * C + ch]: first row of (local expert, source) fed by token channel ch,
+  // so rows of one source arriving over several channels still land in token order.
+  std::vector<std::int32_t> channelStart;
   std::int64_t rows = 0;
 };
 
-// counts: the [R][2+P] matrix written by notify.
-RecvPlan planFromCounts(const std::int32_t* counts, int R, int P);
+// counts: the [R][C * (2 + P)] matrix written by notify (LayerContext::countCols).
+RecvPlan planFromCounts(const LayerContext& ctx, const std::int32_t* counts);
 
 // A source rank's routing (after UpdateExpert) staged in one core's UB, a window of at
 // most kRoutingWindowTokens tokens at a time: tokens [first, first + count).
@@ -64,7 +67,9 @@ RecordMeta tokenMeta(const LayerContext& ctx, int s, int t, const RoutingInUb& r
 
 // Receiver side: writes one received row (already in UB at `row`) to every slot of
 // expandX / expandScales / expandIdx it belongs to on rank d. `next` holds the running
-// row counter per (local expert, source). `side` is a UB scratch of 32 B per slot.
+// row counter per (local expert, source, channel), plan.channelStart.size() of them: a
+// channel's rows of one source arrive in token order on one ring. `side` is a UB scratch of
+// 32 B per slot.
 // Returns the number of rows written.
 int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Region row,
              const RecvPlan& plan, std::vector<std::int32_t>& next, Buffer* side, int sideSlot);

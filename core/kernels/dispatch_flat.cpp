@@ -108,11 +108,11 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
                   std::vector<int> sources, bool writesPlan) {
   Machine& m = ctx.m;
   const std::int64_t rb = ctx.dispatchRecordBytes;
-  const int cols = 2 + ctx.P;
+  const int cols = ctx.countCols();
   Buffer* counts = m.allocUb(core, ctx.R * cols * 4LL, "counts", false);
   co_await core.copy(whole(counts), whole(ctx.cards[d].recvCounts));
   co_await core.vector(ctx.R * cols, 4);  // prefix sums
-  const RecvPlan plan = planFromCounts(counts->as<std::int32_t>(), ctx.R, ctx.P);
+  const RecvPlan plan = planFromCounts(ctx, counts->as<std::int32_t>());
   if (writesPlan) publishRecvTables(ctx, core, d, plan);  // one receiver per card
   // As many records per batch as bf16 ones fit a chunk, so fp8 rows dequantized into
   // `rows` take no more UB than a chunk.
@@ -120,7 +120,7 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
   Buffer* rows = ctx.fp8Dispatch ? m.allocUb(core, batch * ctx.rowBytes, "rows", true) : nullptr;
   Buffer* side = m.allocUb(core, batch * placeSideBytes(ctx.K), "side", false);
-  std::vector<std::int32_t> next(static_cast<std::size_t>(ctx.P) * ctx.R, 0);
+  std::vector<std::int32_t> next(plan.channelStart.size(), 0);
   std::vector<std::int64_t> done(sources.size(), 0);
   auto left = [&] {
     std::int64_t n = 0;

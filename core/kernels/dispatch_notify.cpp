@@ -1,8 +1,9 @@
-// Dispatch step 1 (both designs): every rank counts, per destination rank, the tokens it
-// will send and the rows per local expert, and writes that row of counts into each
-// destination's recvCounts[src] (HCCS inside the server, RDMA across). Then SyncAll: after
-// it, every consumer knows exactly how much data to expect, so the data phase needs no
-// end-of-stream barrier (as DeepEP's notify_dispatch).
+// Dispatch step 1 (every design): every rank counts, per destination rank and token
+// channel, the tokens it will send and the rows per local expert, and writes that row of
+// counts into each destination's recvCounts[src] (HCCS inside the server, RDMA across).
+// Then SyncAll: after it, every consumer knows exactly how much data to expect, so the data
+// phase needs no end-of-stream barrier (as DeepEP's notify_dispatch, whose channel prefix
+// matrices play the same part for its channels).
 
 #include <algorithm>
 
@@ -15,13 +16,13 @@ namespace {
 Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[rank];
-  const int K = ctx.K, P = ctx.P, R = ctx.R, cols = 2 + P;
+  const int K = ctx.K, P = ctx.P, R = ctx.R, cols = ctx.countCols();
   // The routing comes in windows of at most kRoutingWindowTokens tokens (one for <= 512).
   const int W = routingWindowTokens(ctx.BS);
   Buffer* ids = m.allocUb(core, static_cast<std::int64_t>(W) * K * 4, "ids", false);
   Buffer* mask = m.allocUb(core, static_cast<std::int64_t>(W) * K, "mask", false);
 
-  // counts[d] = {tokens to rank d, tokens to d's server, rows to d's expert 0..P-1}
+  // counts[d] = per channel: tokens to rank d, tokens to d's server, rows to d's experts
   const std::int64_t rowBytes = alignUp(cols * 4LL, 32);
   Buffer* counts = m.allocUb(core, R * rowBytes, "counts", false);
   auto cell = [&](int d, int c) -> std::int32_t& {
@@ -36,18 +37,19 @@ Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier)
                        Region{g.mask, w0 * static_cast<std::int64_t>(K), slots});
     co_await core.vector(slots, 4);
     for (int t = 0; t < n; ++t) {
+      const int ch = ctx.channelOf(w0 + t);
       std::fill(toRank.begin(), toRank.end(), 0);
       std::fill(toServer.begin(), toServer.end(), 0);
       for (int k = 0; k < K; ++k) {
         if (!mask->data()[t * K + k]) continue;
         const int d = ctx.rankOfInstance(id[t * K + k]);
-        ++cell(d, 2 + id[t * K + k] % P);
+        ++cell(d, ctx.colRows(id[t * K + k] % P, ch));
         toRank[d] = 1;
         toServer[ctx.serverOf(d)] = 1;
       }
       for (int d = 0; d < R; ++d) {
-        cell(d, 0) += toRank[d];
-        cell(d, 1) += toServer[ctx.serverOf(d)];
+        cell(d, ctx.colToRank(ch)) += toRank[d];
+        cell(d, ctx.colToServer(ch)) += toServer[ctx.serverOf(d)];
       }
     }
   }

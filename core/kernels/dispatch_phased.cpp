@@ -102,12 +102,12 @@ Task phaseB(LayerContext& ctx, int f, AiCore& core, PhasedWindows& w, const std:
   const std::int64_t rb = ctx.dispatchRecordBytes;  // forwarded as they came (bf16 or fp8)
   const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb);
   Buffer* rx = ctx.m.allocUb(core, perBatch * rb, "rx", true);
-  const int cols = 2 + ctx.P;
+  const int cols = ctx.countCols();  // one channel: the phased design has no per-channel rings
   int n = 0;
   for (int S = 0; S < ctx.S; ++S) {
     if (S == ctx.serverOf(f) || n++ % ctx.sc.rings.forwarderCores != forwarderIndex) continue;
     const int source = S * ctx.cps + ctx.localOf(f);
-    const std::int64_t records = counts[source * cols + 1];
+    const std::int64_t records = counts[source * cols + ctx.colToServer(0)];
     Window& in = w.rdma[f][S];
     std::vector<std::int64_t> outSlot(ctx.cps, 0);
     for (std::int64_t r0 = 0; r0 < records; r0 += perBatch) {
@@ -140,7 +140,7 @@ Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const Recv
   Buffer* rx = m.allocUb(core, perBatch * rb, "rx", true);
   Buffer* rows = ctx.fp8Dispatch ? m.allocUb(core, perBatch * ctx.rowBytes, "rows", true) : nullptr;
   Buffer* side = m.allocUb(core, perBatch * placeSideBytes(ctx.K), "side", false);
-  std::vector<std::int32_t> next(static_cast<std::size_t>(ctx.P) * ctx.R, 0);
+  std::vector<std::int32_t> next(plan.channelStart.size(), 0);
   // Slots: direct windows by source card, then forwarded windows.
   std::vector<std::pair<Window*, int>> slots;  // (window, source rank)
   for (int l = 0; l < ctx.cps; ++l)
@@ -170,7 +170,7 @@ Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const Recv
 Task phasedCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<PhasedWindows> w,
                 CoreJob job) {
   // Every core of the design takes part in both barriers, busy in its phase or not.
-  const int cols = 2 + ctx.P;
+  const int cols = ctx.countCols();
   Buffer* counts = ctx.m.allocUb(core, ctx.R * cols * 4LL, "counts", false);
   co_await core.copy(whole(counts), whole(ctx.cards[card].recvCounts));
   if (job.sender) {
@@ -190,7 +190,7 @@ Task phasedCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<Phase
   if (job.receiver) {
     core.setRole(Role::Receiver);
     co_await core.vector(ctx.R * cols, 4);  // prefix sums
-    const RecvPlan plan = planFromCounts(counts->as<std::int32_t>(), ctx.R, ctx.P);
+    const RecvPlan plan = planFromCounts(ctx, counts->as<std::int32_t>());
     co_await phaseC(ctx, card, core, *w, plan, job.receiverIndex);
   }
 }

@@ -2,14 +2,18 @@
 //
 //   Sender (source card s), per target:
 //     same server  -> IPC ring on the target card      "card d IPC <- card s"
-//     other server -> RDMA ring on the card with s's local index there (hierarchical path)
-//     walk the tokens in order, gather their rows into UB staging (double-buffered), and
-//     flush a chunk: waitSpace (lazy head cache) -> write (split at wrap) -> fence ->
-//     publish tail.
-//   Forwarder (card f): polls its RDMA rings and fans each token out to the IPC rings of
-//     the cards it is routed to on f's server; advances the RDMA head as it consumes.
+//     other server -> per token channel (a contiguous range of s's tokens, as DeepEP's
+//                     channels), an RDMA ring on the card with s's local index there
+//                     (hierarchical path)
+//     walk the target's tokens in order, gather their rows into UB staging
+//     (double-buffered), and flush a chunk: waitSpace (lazy head cache) -> write (split at
+//     wrap) -> fence -> publish tail.
+//   Forwarder (card f): polls its RDMA rings (one per forwarder core, with enough channels)
+//     and fans each token out to the IPC rings of the cards it is routed to on f's server,
+//     one per (RDMA ring, card); advances the RDMA head as it consumes.
 //   Receiver (card d): polls its IPC rings (direct and forwarded) and places each row
-//     expert-major, rank-minor into expandX, advancing each head as it consumes.
+//     expert-major, rank-minor into expandX: a channel's rows of one source arrive in token
+//     order on one ring, and the counts say where each channel's rows start.
 // Every consumer knows how many records to expect from the notified counts, so the run
 // ends without a barrier.
 
@@ -20,6 +24,7 @@
 #include "core/kernels/dispatch_common.h"
 #include "core/kernels/kernels.h"
 #include "core/kernels/ring_polling.h"
+#include "core/plan/dispatch_tiling.h"
 
 namespace moe {
 
@@ -28,17 +33,19 @@ namespace {
 struct StreamingRings {
   // direct[d][local s]: IPC ring on card d fed by card s of the same server.
   std::vector<std::vector<RingBuffer*>> direct;
-  // rdma[f][server S']: RDMA ring on card f fed by card (S', local f).
+  // rdma[f][S' * C + ch]: RDMA ring on card f fed by card (S', local f) with its tokens of
+  // channel ch.
   std::vector<std::vector<RingBuffer*>> rdma;
-  // fwd[d][local f][server S']: IPC ring on card d fed by card f's forwarder with tokens
-  // that came from server S'.
+  // fwd[d][local f][S' * C + ch]: IPC ring on card d fed by card f's forwarder with the
+  // tokens of rdma[f][S' * C + ch].
   std::vector<std::vector<std::vector<RingBuffer*>>> fwd;
 };
 
 struct SenderTarget {
   RingBuffer* ring;
   bool remote;
-  int dest;  // card (same server) or server (remote)
+  int dest;         // card (same server) or server (remote)
+  int first, last;  // the tokens [first, last) it carries: one channel's, or all
 };
 
 // Tokens of source s for one target inside the staged routing window, in token order, cut
@@ -50,6 +57,7 @@ std::vector<std::vector<int>> batchesFor(const LayerContext& ctx, const SenderTa
   const std::uint8_t* mask = routing.keep();
   std::vector<std::vector<int>> batches(1);
   for (int i = 0; i < routing.count; ++i) {
+    if (routing.first + i < tg.first || routing.first + i >= tg.last) continue;
     bool goes = false;
     for (int k = 0; k < ctx.K; ++k) {
       if (!mask[i * ctx.K + k]) continue;
@@ -87,8 +95,9 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
       gmStage[0] = m.allocGm(s, chunk, core.name() + ".rdma-stage0", true);
       gmStage[1] = m.allocGm(s, chunk, core.name() + ".rdma-stage1", true);
     }
-    // Window by window (one window for a batch of at most 512 tokens, loaded once above).
-    for (int w0 = 0; w0 < ctx.BS; w0 += window) {
+    // Window by window (one window for a batch of at most 512 tokens, loaded once above),
+    // over the target's tokens only.
+    for (int w0 = tg.first / window * window; w0 < tg.last; w0 += window) {
       if (!routing.holds(w0)) co_await loadRouting(ctx, core, s, routing, w0);
       const auto batches = batchesFor(ctx, tg, routing);
       // Gather: each token's row from x into its record slot in UB (over-read + crop).
@@ -132,35 +141,42 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
   co_await core.fence(Pipe::Scalar);  // tail writes and RDMA posts have landed
 }
 
-// Each consumer reads the notified counts itself and derives what to expect per ring:
-// column 0 = tokens a source sends to this rank, column 1 = to this rank's server.
+// Each consumer reads the notified counts itself and derives what to expect per ring: the
+// tokens its source sends to this rank (receivers) or to this rank's server (forwarders),
+// in the ring's channel or in all of them.
 Task expectFromCounts(LayerContext& ctx, int card, AiCore& core, std::vector<PolledRing>& rings,
-                      int column, RecvPlan* planOut) {
-  const int cols = 2 + ctx.P;
+                      bool toServer, RecvPlan* planOut) {
+  const int cols = ctx.countCols();
   Buffer* counts = ctx.m.allocUb(core, ctx.R * cols * 4LL, "counts", false);
   co_await core.copy(whole(counts), whole(ctx.cards[card].recvCounts));
   co_await core.vector(ctx.R * cols, 4);  // prefix sums
   const auto* c = counts->as<std::int32_t>();
-  for (PolledRing& p : rings) p.remaining = c[p.source * cols + column];
-  if (planOut) *planOut = planFromCounts(c, ctx.R, ctx.P);
+  for (PolledRing& p : rings) {
+    p.remaining = 0;
+    for (int ch = 0; ch < ctx.channels; ++ch)
+      if (p.channel < 0 || p.channel == ch)
+        p.remaining += c[p.source * cols + (toServer ? ctx.colToServer(ch) : ctx.colToRank(ch))];
+  }
+  if (planOut) *planOut = planFromCounts(ctx, c);
 }
 
 Task streamingForwarder(LayerContext& ctx, int f, AiCore& core, std::vector<PolledRing> inputs,
                         std::shared_ptr<const StreamingRings> rings) {
   const std::int64_t rb = ctx.dispatchRecordBytes;  // forwarded as they came (bf16 or fp8)
-  co_await expectFromCounts(ctx, f, core, inputs, 1, nullptr);
+  co_await expectFromCounts(ctx, f, core, inputs, true, nullptr);
   const int batch = static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb));
   Buffer* rx = ctx.m.allocUb(core, batch * rb, "rx", true);
   const int server = ctx.serverOf(f);
   auto fanOut = [&](RingBuffer& in, const std::vector<RecordMeta>& metas) -> Task {
-    const int fromServer = ctx.serverOf(in.producerCard());
+    // One ring carries one channel: the batch's tokens all belong to it.
+    const int from = ctx.serverOf(in.producerCard()) * ctx.channels + ctx.channelOf(metas[0].token);
     std::vector<RingBuffer*> touched;
     for (int l = 0; l < ctx.cps; ++l) {
       std::vector<std::int64_t> mine;
       for (std::size_t i = 0; i < metas.size(); ++i)
         if (metas[i].cardMask >> l & 1) mine.push_back(static_cast<std::int64_t>(i));
       if (mine.empty()) continue;
-      RingBuffer* out = rings->fwd[server * ctx.cps + l][ctx.localOf(f)][fromServer];
+      RingBuffer* out = rings->fwd[server * ctx.cps + l][ctx.localOf(f)][from];
       co_await out->waitSpace(core, static_cast<std::int64_t>(mine.size()) * rb);
       for (std::int64_t i : mine) out->writeFromUb(core, Region{rx, i * rb, rb}, {metas[i]}, rb);
       touched.push_back(out);
@@ -177,7 +193,7 @@ Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<Polle
   Machine& m = ctx.m;
   const std::int64_t rb = ctx.dispatchRecordBytes;
   RecvPlan plan;
-  co_await expectFromCounts(ctx, d, core, inputs, 0, &plan);
+  co_await expectFromCounts(ctx, d, core, inputs, false, &plan);
   if (writesPlan) publishRecvTables(ctx, core, d, plan);  // one receiver per card
   // As many records per batch as bf16 ones fit a chunk, so fp8 rows dequantized into
   // `rows` take no more UB than a chunk.
@@ -186,7 +202,7 @@ Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<Polle
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
   Buffer* rows = ctx.fp8Dispatch ? m.allocUb(core, batch * ctx.rowBytes, "rows", true) : nullptr;
   Buffer* side = m.allocUb(core, batch * placeSideBytes(ctx.K), "side", false);
-  std::vector<std::int32_t> next(static_cast<std::size_t>(ctx.P) * ctx.R, 0);
+  std::vector<std::int32_t> next(plan.channelStart.size(), 0);
   auto place = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
     const auto n = static_cast<std::int64_t>(metas.size());
     if (rows) co_await unpackFp8Records(ctx, core, rx, n, rows);
@@ -205,15 +221,18 @@ Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<Polle
 void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
   Emulation& emu = ctx.emu;
   const RingTiling& t = ctx.sc.rings;
+  const int C = ctx.channels;
+  const int channelChunks = dispatchChannelQueueChunks(ctx.sc);
   auto name = [](int card) { return "card" + std::to_string(card); };
+  auto channelName = [C](int ch) { return C > 1 ? " ch" + std::to_string(ch) : std::string(); };
   // The forwarders keep the ring table alive for as long as they run.
   auto shared = std::make_shared<StreamingRings>();
   StreamingRings& rings = *shared;
   const int cards = ctx.R;
   rings.direct.assign(cards, std::vector<RingBuffer*>(ctx.cps, nullptr));
-  rings.rdma.assign(cards, std::vector<RingBuffer*>(ctx.S, nullptr));
+  rings.rdma.assign(cards, std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.S) * C, nullptr));
   rings.fwd.assign(cards, std::vector<std::vector<RingBuffer*>>(
-                              ctx.cps, std::vector<RingBuffer*>(ctx.S, nullptr)));
+                              ctx.cps, std::vector<RingBuffer*>(ctx.S * C, nullptr)));
   for (int d = 0; d < cards; ++d)
     for (int l = 0; l < ctx.cps; ++l) {
       const int s = ctx.serverOf(d) * ctx.cps + l;
@@ -224,13 +243,16 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
     for (int S = 0; S < ctx.S; ++S) {
       if (S == ctx.serverOf(f)) continue;
       const int s = S * ctx.cps + ctx.localOf(f);
-      rings.rdma[f][S] = &emu.addRing(name(f) + " RDMA <- " + name(s), RingKind::Rdma, f, s,
-                                      t.chunkBytes, t.queueChunks);
-      for (int l = 0; l < ctx.cps; ++l) {
-        const int d = ctx.serverOf(f) * ctx.cps + l;
-        rings.fwd[d][ctx.localOf(f)][S] =
-            &emu.addRing(name(d) + " IPC <- " + name(f) + " fwd from server" + std::to_string(S),
-                         RingKind::Ipc, d, f, t.chunkBytes, t.queueChunks);
+      for (int ch = 0; ch < C; ++ch) {
+        rings.rdma[f][S * C + ch] = &emu.addRing(name(f) + " RDMA <- " + name(s) + channelName(ch),
+                                                 RingKind::Rdma, f, s, t.chunkBytes, channelChunks);
+        for (int l = 0; l < ctx.cps; ++l) {
+          const int d = ctx.serverOf(f) * ctx.cps + l;
+          rings.fwd[d][ctx.localOf(f)][S * C + ch] =
+              &emu.addRing(name(d) + " IPC <- " + name(f) + " fwd from server" + std::to_string(S) +
+                               channelName(ch),
+                           RingKind::Ipc, d, f, t.chunkBytes, channelChunks);
+        }
       }
     }
 
@@ -238,19 +260,24 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
     ctx.commBufferBytes += r.capacity() + 2 * kControlLineBytes;
 
   for (int c = 0; c < cards; ++c) {
-    // Senders: targets round-robin over the sender cores, the other servers first: a core
-    // works through its targets one after another, and an RDMA target (every token bound
-    // for that server, over one NIC) is the longest, so it must not wait behind a card's.
+    // Senders: targets round-robin over the sender cores, the other servers' channels first:
+    // a core works through its targets one after another, and an RDMA target (a channel of
+    // the tokens bound for that server, over one NIC) is the longest, so it must not wait
+    // behind a card's.
     std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
     int next = 0;
     for (int S = 0; S < ctx.S; ++S)
       if (S != ctx.serverOf(c)) {
         const int f = S * ctx.cps + ctx.localOf(c);
-        perSender[next++ % t.senderCores].push_back({rings.rdma[f][ctx.serverOf(c)], true, S});
+        for (int ch = 0; ch < C; ++ch)
+          perSender[next++ % t.senderCores].push_back({rings.rdma[f][ctx.serverOf(c) * C + ch],
+                                                       true, S, ctx.channelFirst(ch),
+                                                       ctx.channelFirst(ch + 1)});
       }
     for (int l = 0; l < ctx.cps; ++l) {
       const int d = ctx.serverOf(c) * ctx.cps + l;
-      perSender[next++ % t.senderCores].push_back({rings.direct[d][ctx.localOf(c)], false, d});
+      perSender[next++ % t.senderCores].push_back(
+          {rings.direct[d][ctx.localOf(c)], false, d, 0, ctx.BS});
     }
     for (int i = 0; i < t.senderCores; ++i) {
       if (perSender[i].empty()) continue;
@@ -259,29 +286,31 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
       done.add(1);
       emu.launch(core, Role::Sender, streamingSender(ctx, c, core, perSender[i]), &done);
     }
-    // Forwarders: this card's RDMA rings round-robin over the forwarder cores.
+    // Forwarders: this card's RDMA rings (one per other server and channel) round-robin over
+    // the forwarder cores; each feeds its own forwarded IPC ring on every card here.
     std::vector<std::vector<PolledRing>> perFwd(t.forwarderCores);
     next = 0;
     for (int S = 0; S < ctx.S; ++S)
-      if (S != ctx.serverOf(c)) {
-        RingBuffer* r = rings.rdma[c][S];
-        perFwd[next++ % t.forwarderCores].push_back({r, r->producerCard()});
-      }
+      if (S != ctx.serverOf(c))
+        for (int ch = 0; ch < C; ++ch) {
+          RingBuffer* r = rings.rdma[c][S * C + ch];
+          perFwd[next++ % t.forwarderCores].push_back({r, r->producerCard(), 0, ch});
+        }
     for (int i = 0; i < t.forwarderCores; ++i) {
       if (perFwd[i].empty()) continue;
       AiCore& core = ctx.m.aiv(c, t.senderCores + i);
       for (auto& p : perFwd[i]) {
         p.ring->consumerCore = core.id();
-        const int S = ctx.serverOf(p.source);
+        const int from = ctx.serverOf(p.source) * C + p.channel;
         for (int l = 0; l < ctx.cps; ++l)
-          rings.fwd[ctx.serverOf(c) * ctx.cps + l][ctx.localOf(c)][S]->producerCore = core.id();
+          rings.fwd[ctx.serverOf(c) * ctx.cps + l][ctx.localOf(c)][from]->producerCore = core.id();
       }
       done.add(1);
       emu.launch(core, Role::Forwarder, streamingForwarder(ctx, c, core, perFwd[i], shared), &done);
     }
     // Receivers: direct and forwarded IPC rings round-robin over the receiver cores. A
-    // forwarded ring carries the tokens of the source with the forwarder's local index on
-    // the ring's origin server.
+    // forwarded ring carries one channel of the tokens of the source with the forwarder's
+    // local index on the ring's origin server.
     std::vector<std::vector<PolledRing>> perRecv(t.receiverCores);
     next = 0;
     for (int l = 0; l < ctx.cps; ++l)
@@ -289,8 +318,9 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
           {rings.direct[c][l], rings.direct[c][l]->producerCard()});
     for (int l = 0; l < ctx.cps; ++l)
       for (int S = 0; S < ctx.S; ++S)
-        if (RingBuffer* r = rings.fwd[c][l][S])
-          perRecv[next++ % t.receiverCores].push_back({r, S * ctx.cps + l});
+        for (int ch = 0; ch < C; ++ch)
+          if (RingBuffer* r = rings.fwd[c][l][S * C + ch])
+            perRecv[next++ % t.receiverCores].push_back({r, S * ctx.cps + l, 0, ch});
     for (int i = 0; i < t.receiverCores; ++i) {
       if (perRecv[i].empty()) continue;
       AiCore& core = ctx.m.aiv(c, t.senderCores + t.forwarderCores + i);

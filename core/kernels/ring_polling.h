@@ -17,6 +17,7 @@ struct PolledRing {
   RingBuffer* ring;
   int source;                  // whose data arrives on it (operator-specific)
   std::int64_t remaining = 0;  // records still expected (from the layout counts)
+  int channel = -1;            // the token channel it carries, or -1 for all (dispatch)
 };
 
 // What a consumer holds back (a forwarder's unposted batches) and must let go before it

@@ -109,9 +109,14 @@ Buffer* Machine::allocRingData(int card, std::int64_t chunkBytes, int chunks, st
     return allocGm(card, chunkBytes * chunks, std::move(name), activation);
   Buffer* b = allocGm(card, chunkBytes * chunks, std::move(name), /*activation=*/true,
                       /*sparse=*/false, /*withBytes=*/false);
-  auto& pool = pagePools_[static_cast<std::size_t>(chunkBytes)];
-  if (!pool) pool = std::make_unique<PagePool>(static_cast<std::size_t>(chunkBytes));
-  b->pages = std::make_unique<RingPages>(*pool, chunks);
+  // Pages of at most 16 KiB (a divisor of the chunk): a ring holding one unread record
+  // holds about that record, not whole chunks, which counts once a card has hundreds of
+  // rings (the streaming dispatch's channels).
+  constexpr std::int64_t kMaxPage = 16 * 1024;
+  const std::int64_t page = chunkBytes % kMaxPage == 0 ? kMaxPage : chunkBytes;
+  auto& pool = pagePools_[static_cast<std::size_t>(page)];
+  if (!pool) pool = std::make_unique<PagePool>(static_cast<std::size_t>(page));
+  b->pages = std::make_unique<RingPages>(*pool, static_cast<int>(chunkBytes / page * chunks));
   return b;
 }
 

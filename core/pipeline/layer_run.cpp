@@ -7,6 +7,7 @@
 #include "core/kernels/dispatch_common.h"
 #include "core/pipeline/expert_balance.h"
 #include "core/pipeline/layer_args.h"
+#include "core/plan/dispatch_tiling.h"
 #include "core/scenario/scenario_json.h"
 
 namespace moe {
@@ -33,6 +34,7 @@ LayerRun::LayerRun(const ResolvedScenario& rs, DispatchImpl impl, Fault fault)
   emu_ = std::make_unique<Emulation>(sc_);
   ctx_ = std::make_unique<LayerContext>(*emu_, rs.placePerRank(), scenarioTable(sc_).second);
   ctx_->fault = fault;
+  if (impl == DispatchImpl::Streaming) ctx_->channels = dispatchRdmaChannels(sc_);
   ctx_->instanceLogical = instanceToLogical(sc_, ctx_->R * ctx_->P);
   stages_ = std::make_unique<StageRunner>(*emu_);
   allocateInputs();
@@ -63,7 +65,8 @@ void LayerRun::allocateInputs() {
     t.tokensPerExpert = m.allocGm(r, c.R * c.P * 4LL, "num_tokens_per_expert", false);
     t.isTokenInRank =
         m.allocGm(r, static_cast<std::int64_t>(c.BS) * c.R, "is_token_in_rank", false);
-    t.recvCounts = m.allocGm(r, c.R * (2LL + c.P) * 4, "recv_counts", false);
+    t.recvCounts =
+        m.allocGm(r, c.R * static_cast<std::int64_t>(c.countCols()) * 4, "recv_counts", false);
     hostWrite(t.x, g.x);
     hostWrite(t.topkIds, g.topkIds);
     hostWrite(t.topkWeights, g.topkWeights);
@@ -79,7 +82,7 @@ void LayerRun::allocateDispatchOutputs() {
   Machine& m = emu_->machine();
   for (int d = 0; d < c.R; ++d) {
     CardTensors& t = c.cards[d];
-    const RecvPlan plan = planFromCounts(t.recvCounts->as<std::int32_t>(), c.R, c.P);
+    const RecvPlan plan = planFromCounts(c, t.recvCounts->as<std::int32_t>());
     t.recvRows = plan.rows;
     t.expandX = m.allocGm(d, plan.rows * c.rowBytes, "expand_x", true);
     t.expandScales = m.allocGm(d, plan.rows * 4, "expand_scales", false);

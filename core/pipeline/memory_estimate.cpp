@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/plan/combine_plan.h"
+#include "core/plan/dispatch_tiling.h"
 #include "core/protocol/ring_buffer.h"
 #include "core/runtime/record_layout.h"
 #include "core/util/error.h"
@@ -39,7 +40,8 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
       {"topk ids, weights, balanced ids", 3 * bk * 4, false},
       {"masks", bk + BS, false},
       {"eplb table", std::int64_t{sc.model.experts + sc.eplb.redundantExperts} * 8 + 8, false},
-      {"layout counts", R * 4 + S * 4 + R * P * 4 + BS * R + R * (2 + P) * 4, false},
+      {"layout counts",
+       R * 4 + S * 4 + R * P * 4 + BS * R + R * dispatchRdmaChannels(sc) * (2 + P) * 4, false},
       {"x_out", BS * row, true},
   };
   if (sc.combine.addRmsNorm) items.push_back({"rmsnorm_y, rstd", BS * row + BS * 4, true});
@@ -54,9 +56,12 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
   const bool phased =
       impl == DispatchImpl::Phased || impl == DispatchImpl::Both || impl == DispatchImpl::All;
   const bool flat = impl == DispatchImpl::Flat || impl == DispatchImpl::All;
-  // Rings or windows into one card: direct from each local card, one RDMA per other server,
-  // and one forward per (local card, other server).
+  // Windows into one card: direct from each local card, one RDMA per other server, and one
+  // forward per (local card, other server); the streaming design has a ring per channel.
   const std::int64_t dispatchLinks = cps + (S - 1) * (cps + 1);
+  const std::int64_t dispatchRings = cps + (S - 1) * dispatchRdmaChannels(sc) * (cps + 1);
+  const std::int64_t dispatchRingBytes =
+      streamingDispatchRingBytesPerCard(sc) + dispatchRings * 2 * kControlLineBytes;
   // The streaming combine as core/plan/combine_plan lays it out: IPC rings per (local card,
   // lane), partial rings per (server, channel), and on each forwarder card two staging halves
   // of one RDMA batch per (other server, channel) it sends partials to.
@@ -68,8 +73,8 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
   const std::int64_t batchStaging = (S - 1) * channels * 2 * perPost * pb;
   std::int64_t streamingBytes = 0, phasedBytes = 0;
   if (streaming)
-    streamingBytes = (dispatchLinks + cps * lanes + S * channels) * (ring + 2 * kControlLineBytes) +
-                     batchStaging;
+    streamingBytes = dispatchRingBytes +
+                     (cps * lanes + S * channels) * (ring + 2 * kControlLineBytes) + batchStaging;
   if (phased) {
     const std::int64_t slots = S * BS * std::min<std::int64_t>(K, P);
     phasedBytes =
@@ -103,7 +108,6 @@ std::int64_t activationHostPerCard(const Scenario& sc) {
   const RecordLayout rec = recordLayout(sc);
   const std::int64_t row = rec.rowBytes, bk = BS * K;
   const std::int64_t ring = sc.rings.chunkBytes * sc.rings.queueChunks + 2 * kControlLineBytes;
-  const std::int64_t dispatchLinks = cps + (S - 1) * (cps + 1);
   int lanes = 1, channels = 1;
   combineLanesAndChannels(sc, lanes, channels);
   const std::int64_t pb = partialRecordBytes(sc);
@@ -117,9 +121,9 @@ std::int64_t activationHostPerCard(const Scenario& sc) {
     worst = std::max({worst, bk * row + dispatchWritten, bk * row + combineWritten});
   };
   if (impl == DispatchImpl::Streaming || both)  // rings cycle: every ring is touched whole
-    design(dispatchLinks * ring, (cps * lanes + S * channels) * ring +
-                                     (S - 1) * channels * 2 * perPost * pb + S * fp32Tokens +
-                                     fp32Tokens);
+    design(streamingDispatchRingBytesPerCard(sc), (cps * lanes + S * channels) * ring +
+                                                      (S - 1) * channels * 2 * perPost * pb +
+                                                      S * fp32Tokens + fp32Tokens);
   if (impl == DispatchImpl::Phased || both)  // windows: each received row written once
     design(bk * rec.dispatchRecordBytes, bk * rec.recordBytes + 2 * S * fp32Tokens);
   if (impl == DispatchImpl::Flat || all) design(bk * rec.dispatchRecordBytes, bk * row);

@@ -9,6 +9,24 @@
 
 namespace moe {
 
+int dispatchRdmaChannels(const Scenario& sc) {
+  const int others = sc.cluster.servers - 1;
+  if (others < 1) return 1;
+  const int perServer = (sc.rings.forwarderCores + others - 1) / others;
+  return std::max(1, std::min(sc.model.tokensPerRank, perServer));
+}
+
+int dispatchChannelQueueChunks(const Scenario& sc) {
+  return std::max(2, sc.rings.queueChunks / dispatchRdmaChannels(sc));
+}
+
+std::int64_t streamingDispatchRingBytesPerCard(const Scenario& sc) {
+  const std::int64_t S = sc.cluster.servers, cps = sc.cluster.cardsPerServer;
+  const std::int64_t chunk = sc.rings.chunkBytes;
+  return cps * sc.rings.queueChunks * chunk +
+         (S - 1) * dispatchRdmaChannels(sc) * (cps + 1) * dispatchChannelQueueChunks(sc) * chunk;
+}
+
 std::int64_t combineForwarderFixedUb(const Scenario& sc) {
   const RecordLayout rec = recordLayout(sc);
   const std::int64_t batch = std::max<std::int64_t>(1, sc.rings.chunkBytes / rec.recordBytes);
@@ -30,7 +48,7 @@ RoleUbNeeds streamingUbNeeds(const Scenario& sc, int P) {
   const std::int64_t chunk = sc.rings.chunkBytes;
   const std::int64_t W = routingWindowTokens(static_cast<int>(BS));  // routing staged per window
   const std::int64_t routing = alignUp(W * K * 4, 32) * 2 + alignUp(W * K, 32);
-  const std::int64_t counts = alignUp(R * (2 + P) * 4, 32);
+  const std::int64_t counts = alignUp(R * dispatchRdmaChannels(sc) * (2 + P) * 4, 32);
   const std::int64_t batch = std::max<std::int64_t>(1, chunk / rec.recordBytes);
   const std::int64_t tables = alignUp(P * R * 4, 32) * 2 + alignUp(P * 4LL, 32);
   const std::int64_t combineForwarder =
@@ -105,11 +123,11 @@ std::int64_t streamingRingBytesPerCard(const Scenario& sc) {
   const std::int64_t S = sc.cluster.servers, cps = sc.cluster.cardsPerServer;
   int lanes = 1, channels = 1;
   combineLanesAndChannels(sc, lanes, channels);
-  // Dispatch: IPC rings from the card's peers and RDMA rings from the other servers; combine:
-  // IPC rings per (peer, forwarder lane) and partial rings per (server, channel).
-  const std::int64_t rings =
-      cps + (S - 1) + cps * (S - 1) + cps * lanes + S * static_cast<std::int64_t>(channels);
-  return rings * sc.rings.queueChunks * sc.rings.chunkBytes;
+  // Dispatch (streamingDispatchRingBytesPerCard); combine: IPC rings per (peer, forwarder
+  // lane) and partial rings per (server, channel).
+  const std::int64_t combineRings = cps * lanes + S * static_cast<std::int64_t>(channels);
+  return streamingDispatchRingBytesPerCard(sc) +
+         combineRings * sc.rings.queueChunks * sc.rings.chunkBytes;
 }
 
 RingTiling proposeTiling(const Scenario& scIn, int P) {

@@ -18,6 +18,21 @@ struct RoleUbNeeds {
 // accumulation window of fp32 partial rows (combineUbWindowRows).
 RoleUbNeeds streamingUbNeeds(const Scenario& sc, int placePerRank);
 
+// Token channels of the streaming dispatch (LayerContext::channels): each source card's
+// tokens for another server are split into this many contiguous ranges, each crossing its
+// own RDMA ring to its own forwarder core, so every forwarder core drains one even with
+// two servers (DeepEP splits the same traffic over its channels): ceil(forwarder cores /
+// other servers), at most tokens_per_rank; 1 on one server.
+int dispatchRdmaChannels(const Scenario& sc);
+// Chunks of one channel's ring (RDMA or forwarded): the queue of a (source, server) stream
+// is split over its channels, at least 2 chunks each, so channels add forwarder cores, not
+// data in flight.
+int dispatchChannelQueueChunks(const Scenario& sc);
+// Ring bytes into one card in the streaming dispatch (data areas): direct IPC rings from
+// each local card, and per (other server, channel) an RDMA ring and a forwarded IPC ring
+// from each local card.
+std::int64_t streamingDispatchRingBytesPerCard(const Scenario& sc);
+
 // The combine forwarder's UB bytes besides its window, and per window row.
 std::int64_t combineForwarderFixedUb(const Scenario& sc);
 // Window rows: combine.ub_window_rows, or when 0 as many as fit UB beside the fixed part

@@ -26,9 +26,10 @@ struct CardTensors {
   Buffer* tokensPerRdmaRank = nullptr;  // [S] i32
   Buffer* tokensPerExpert = nullptr;    // [R*P] i32
   Buffer* isTokenInRank = nullptr;      // [BS*R] u8
-  // Dispatch: counts written by every source rank: [R][2+P] i32
-  //   [0] tokens it sends to this rank, [1] tokens it sends to this rank's server,
-  //   [2+le] rows it sends to local expert le.
+  // Dispatch: counts written by every source rank, per token channel ch < C
+  // (LayerContext::channels): [R][C * (2 + P)] i32
+  //   [ch] tokens it sends to this rank, [C + ch] tokens it sends to this rank's server,
+  //   [2C + le * C + ch] rows it sends to local expert le.
   Buffer* recvCounts = nullptr;
   // Dispatch outputs (allocated once the counts are known, as DeepEP's host sync does)
   Buffer* expandX = nullptr;          // [A*H] bf16 (activation)
@@ -82,6 +83,10 @@ struct LayerContext {
   std::int64_t dispatchRowBytes;
   std::int64_t dispatchRecordBytes;
   std::vector<CardTensors> cards;
+  // Token channels of the dispatch: a rank's tokens split into `channels` contiguous ranges
+  // (DeepEP's channels), each crossing its own RDMA ring in the streaming design so every
+  // forwarder core drains one (dispatchRdmaChannels). 1 for the other designs.
+  int channels = 1;
   // Physical instance -> the logical expert whose weights it holds (from the eplb table);
   // replicas of one expert compute the same function.
   std::vector<int> instanceLogical;
@@ -105,6 +110,18 @@ struct LayerContext {
   int serverOf(int rank) const { return rank / cps; }
   int localOf(int rank) const { return rank % cps; }
   int rankOfInstance(int instance) const { return instance / P; }
+  // Token t's dispatch channel, and the first token of channel ch (BS when ch == channels).
+  int channelOf(int token) const {
+    return static_cast<int>(static_cast<std::int64_t>(token) * channels / BS);
+  }
+  int channelFirst(int ch) const {
+    return static_cast<int>((static_cast<std::int64_t>(ch) * BS + channels - 1) / channels);
+  }
+  // Columns of one source's row of recvCounts, and where each count sits in it.
+  int countCols() const { return channels * (2 + P); }
+  int colToRank(int ch) const { return ch; }
+  int colToServer(int ch) const { return channels + ch; }
+  int colRows(int le, int ch) const { return 2 * channels + le * channels + ch; }
 
   // One int32/f32/u8 element of a card tensor.
   template <typename T>
