@@ -263,16 +263,18 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
     // Senders: targets round-robin over the sender cores, the other servers' channels first:
     // a core works through its targets one after another, and an RDMA target (a channel of
     // the tokens bound for that server, over one NIC) is the longest, so it must not wait
-    // behind a card's.
+    // behind a card's. Channel-major, starting at the next server: the first round of
+    // targets reaches every server, and the cards of a cluster do not all begin with the
+    // same one (which loaded some servers' NICs twice while others idled).
     std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
     int next = 0;
-    for (int S = 0; S < ctx.S; ++S)
-      if (S != ctx.serverOf(c)) {
+    for (int ch = 0; ch < C; ++ch)
+      for (int i = 1; i < ctx.S; ++i) {
+        const int S = (ctx.serverOf(c) + i) % ctx.S;
         const int f = S * ctx.cps + ctx.localOf(c);
-        for (int ch = 0; ch < C; ++ch)
-          perSender[next++ % t.senderCores].push_back({rings.rdma[f][ctx.serverOf(c) * C + ch],
-                                                       true, S, ctx.channelFirst(ch),
-                                                       ctx.channelFirst(ch + 1)});
+        perSender[next++ % t.senderCores].push_back({rings.rdma[f][ctx.serverOf(c) * C + ch], true,
+                                                     S, ctx.channelFirst(ch),
+                                                     ctx.channelFirst(ch + 1)});
       }
     for (int l = 0; l < ctx.cps; ++l) {
       const int d = ctx.serverOf(c) * ctx.cps + l;

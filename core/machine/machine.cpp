@@ -177,6 +177,10 @@ std::size_t Machine::reservedGmBytes() const {
   return total;
 }
 
+void Machine::releaseIdleRingPages() {
+  for (auto& [size, pool] : pagePools_) pool->releaseIfIdle();
+}
+
 std::size_t Machine::ringPagePeakBytes() const {
   std::size_t total = 0;  // pools of different page sizes peak apart: a bound
   for (const auto& [size, pool] : pagePools_) total += pool->peakInUseBytes();

@@ -101,6 +101,9 @@ class Machine {
   std::size_t residentGmBytes() const;
   // The most host bytes of ring data pages (see allocRingData) in use at once so far.
   std::size_t ringPagePeakBytes() const;
+  // Gives the ring page pools with no page in use back to the OS (their rings are
+  // discarded): a stage's rings then cost no memory in the next stage, which may need fewer.
+  void releaseIdleRingPages();
   // Host address space the cards' GM arenas hold (touched or not).
   std::size_t reservedGmBytes() const;
   // Scalar access latency from a core to a word's card.

@@ -36,6 +36,14 @@ void PagePool::give(std::uint8_t* page) {
   free_.push_back(page);
 }
 
+void PagePool::releaseIfIdle() {
+  if (inUseBytes() != 0) return;
+  for (const auto& [p, n] : slabs_) munmap(p, n);
+  slabs_.clear();
+  free_.clear();
+  heldBytes_ = 0;
+}
+
 RingPages::RingPages(PagePool& pool, int slots)
     : pool_(pool),
       page_(static_cast<std::size_t>(slots), nullptr),

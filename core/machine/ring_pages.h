@@ -28,6 +28,8 @@ class PagePool {
   std::size_t pageBytes() const { return pageBytes_; }
   std::uint8_t* take();
   void give(std::uint8_t* page);
+  // With no page in use, unmaps every slab (the pool starts again from nothing).
+  void releaseIfIdle();
   // Host bytes the pool has made (pages in use and pages waiting for reuse).
   std::size_t heldBytes() const { return heldBytes_; }
   // Of those, the pages some ring holds now.

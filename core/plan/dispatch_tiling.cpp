@@ -12,7 +12,7 @@ namespace moe {
 int dispatchRdmaChannels(const Scenario& sc) {
   const int others = sc.cluster.servers - 1;
   if (others < 1) return 1;
-  const int perServer = (sc.rings.forwarderCores + others - 1) / others;
+  const int perServer = sc.rings.forwarderCores / others;
   return std::max(1, std::min(sc.model.tokensPerRank, perServer));
 }
 

@@ -20,9 +20,11 @@ RoleUbNeeds streamingUbNeeds(const Scenario& sc, int placePerRank);
 
 // Token channels of the streaming dispatch (LayerContext::channels): each source card's
 // tokens for another server are split into this many contiguous ranges, each crossing its
-// own RDMA ring to its own forwarder core, so every forwarder core drains one even with
-// two servers (DeepEP splits the same traffic over its channels): ceil(forwarder cores /
-// other servers), at most tokens_per_rank; 1 on one server.
+// own RDMA ring to its own forwarder core, so the forwarder cores share the RDMA traffic
+// even with two servers (DeepEP splits the same traffic over its channels): forwarder cores
+// / other servers, rounded down (a core draining two rings while others drain one made it
+// the bottleneck: EP 32 dispatch 3645 us with 9 rings on 8 cores, 2202 us with 6), at least
+// 1, at most tokens_per_rank; 1 on one server.
 int dispatchRdmaChannels(const Scenario& sc);
 // Chunks of one channel's ring (RDMA or forwarded): the queue of a (source, server) stream
 // is split over its channels, at least 2 chunks each, so channels add forwarder cores, not

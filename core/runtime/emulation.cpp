@@ -29,6 +29,7 @@ RingBuffer& Emulation::addRing(std::string name, RingKind kind, int consumerCard
 
 void Emulation::discardRingData() {
   for (RingBuffer& r : rings_) machine_.discard(r.dataBuffer());
+  machine_.releaseIdleRingPages();
 }
 
 SyncBarrier& Emulation::addBarrier(std::string name, int participants) {
