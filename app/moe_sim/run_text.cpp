@@ -165,9 +165,10 @@ void printReport(std::ostream& out, const RunReport& r) {
         << fmt("%.2f", static_cast<double>(r.peakRssBytes) / static_cast<double>(r.tensorBytes))
         << "x)";
   out << "\n";
-  // Where each role's time went (summed over all cores of that role, whole run).
-  out << "\ntime per role and activity (us, summed over cores)\n";
-  std::snprintf(line, sizeof line, "%-11s %-10s", "design", "role");
+  // Where each role's time went, stage by stage (summed over all cores of that role): a
+  // whole-run sum mixed the dispatch's forwarders with the combine's.
+  out << "\ntime per stage, role and activity (us, summed over cores)\n";
+  std::snprintf(line, sizeof line, "%-11s %-18s %-14s", "design", "stage", "role");
   out << line;
   const Activity shown[] = {Activity::Copy,      Activity::Vector,   Activity::Cube,
                             Activity::WaitSpace, Activity::WaitData, Activity::WaitSync};
@@ -176,29 +177,22 @@ void printReport(std::ostream& out, const RunReport& r) {
     out << line;
   }
   out << "\n";
-  for (const auto& run : r.runs) {
-    const Machine& m = run->emulation().machine();
-    for (Role role : {Role::Sender, Role::Forwarder, Role::Receiver, Role::Gemm}) {
-      std::array<Time, static_cast<int>(Activity::Count)> sum{};
-      bool any = false;
-      // Every core's time is already split by the role it had then (cores change role
-      // from stage to stage), so sum that role's share over all cores.
-      for (int c = 0; c < m.coreCount(); ++c)
-        for (int a = 0; a < static_cast<int>(Activity::Count); ++a) {
-          sum[a] += m.core(c).roleActivityTime(role)[a];
-          any = any || sum[a] > 0;
-        }
-      if (!any) continue;
-      std::snprintf(line, sizeof line, "%-11s %-10s", run->design().c_str(),
-                    std::string(roleName(role)).c_str());
-      out << line;
-      for (Activity a : shown) {
-        std::snprintf(line, sizeof line, " %11.1f", toMicroseconds(sum[static_cast<int>(a)]));
+  for (const auto& run : r.runs)
+    for (const StageReport& st : run->stages())
+      for (int role = 0; role < static_cast<int>(Role::Count); ++role) {
+        const auto& sum = st.roleActivity[static_cast<std::size_t>(role)];
+        bool any = false;
+        for (Activity a : shown) any = any || sum[static_cast<int>(a)] > 0;
+        if (!any) continue;
+        std::snprintf(line, sizeof line, "%-11s %-18s %-14s", run->design().c_str(),
+                      st.name.c_str(), std::string(roleName(static_cast<Role>(role))).c_str());
         out << line;
+        for (Activity a : shown) {
+          std::snprintf(line, sizeof line, " %11.1f", toMicroseconds(sum[static_cast<int>(a)]));
+          out << line;
+        }
+        out << "\n";
       }
-      out << "\n";
-    }
-  }
   for (std::size_t i = 0; i < r.deadlocks.size(); ++i)
     if (!r.deadlocks[i].empty()) out << "\n" << r.deadlocks[i];
   if (r.verified) {

@@ -4,7 +4,9 @@ namespace moe {
 
 namespace {
 // Adds sign x the bytes every intra-server link (HCCS pair or switch tx port) and NIC
-// transmitter has carried so far, and the RDMA posts issued so far.
+// transmitter has carried so far, the RDMA posts issued so far, and every core's time per
+// (role, activity) so far: called at a stage's start (-1) and end (+1), it leaves the
+// stage's share.
 void addLinkBytes(const Machine& m, StageReport& rep, double sign) {
   for (const LinkInfo& l : m.links()) {
     const double b = sign * m.net().resource(l.resource).bytesCarried;
@@ -15,6 +17,12 @@ void addLinkBytes(const Machine& m, StageReport& rep, double sign) {
   rep.rdmaPosts += n * m.rdmaPosts;
   rep.rdmaDataPosts += n * m.rdmaDataPosts;
   rep.rdmaDataBytes += n * m.rdmaDataBytes;
+  for (int c = 0; c < m.coreCount(); ++c)
+    for (int r = 0; r < static_cast<int>(Role::Count); ++r) {
+      const auto& t = m.core(c).roleActivityTime(static_cast<Role>(r));
+      for (int a = 0; a < static_cast<int>(Activity::Count); ++a)
+        rep.roleActivity[r][a] += n * t[a];
+    }
 }
 }  // namespace
 

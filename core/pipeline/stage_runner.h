@@ -4,6 +4,7 @@
 // launches one program per core (counting them on a latch), the host awaits the latch, and
 // the stage's start, end and the bytes the links carried meanwhile are recorded.
 
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct StageReport {
   std::int64_t rdmaPosts = 0;      // all RDMA posts issued during the stage (data + tail words)
   std::int64_t rdmaDataPosts = 0;  // data posts among them
   std::int64_t rdmaDataBytes = 0;  // bytes the data posts carried
+  // Time the cores spent in each (role, activity) during the stage, summed over cores.
+  using ActivityTimes = std::array<Time, static_cast<int>(Activity::Count)>;
+  std::array<ActivityTimes, static_cast<int>(Role::Count)> roleActivity{};
   double meanRdmaPostBytes() const {
     return rdmaDataPosts > 0 ? static_cast<double>(rdmaDataBytes) / rdmaDataPosts : 0.0;
   }

@@ -1,0 +1,58 @@
+// Each stage's report carries the cores' time per (role, activity) during that stage
+// (moe-sim run prints it as "time per stage, role and activity"): the stages' shares add up
+// to the whole run's, and each role's time falls in the stages that use it.
+
+#include <gtest/gtest.h>
+
+#include "core/pipeline/layer_run.h"
+
+using namespace moe;
+
+namespace {
+
+Scenario twoServers() {
+  Scenario s;
+  s.name = "stage-roles";
+  s.cluster.servers = 2;
+  s.cluster.cardsPerServer = 2;
+  s.hardware.cardsPerServer = 2;
+  s.model.tokensPerRank = 16;
+  s.model.hidden = 64;
+  s.model.topk = 4;
+  s.model.experts = 8;
+  s.model.intermediate = 32;
+  s.rings.chunkBytes = 2048;
+  s.rings.queueChunks = 4;
+  s.rings.senderCores = 2;
+  s.rings.forwarderCores = 2;
+  s.rings.receiverCores = 2;
+  s.dispatchImpl = DispatchImpl::Streaming;
+  return s;
+}
+
+Time of(const StageReport& st, Role r, Activity a) {
+  return st.roleActivity[static_cast<std::size_t>(r)][static_cast<std::size_t>(a)];
+}
+
+}  // namespace
+
+TEST(StageRoleActivity, StagesAddUpToTheWholeRunAndRolesStayInTheirStages) {
+  LayerRun run(ResolvedScenario::resolve(twoServers()), DispatchImpl::Streaming);
+  run.runToEnd();
+  ASSERT_TRUE(run.finished());
+  const Machine& m = run.emulation().machine();
+  for (Role r : {Role::Sender, Role::Forwarder, Role::Receiver, Role::Gemm})
+    for (Activity a : {Activity::Copy, Activity::Vector, Activity::Cube, Activity::WaitSpace,
+                       Activity::WaitData, Activity::WaitSync}) {
+      Time whole = 0, stages = 0;
+      for (int c = 0; c < m.coreCount(); ++c)
+        whole += m.core(c).roleActivityTime(r)[static_cast<std::size_t>(a)];
+      for (const StageReport& st : run.stages()) stages += of(st, r, a);
+      EXPECT_EQ(stages, whole) << roleName(r) << " " << activityName(a);
+    }
+  for (const StageReport& st : run.stages()) {
+    const bool streams = st.name == "dispatch-streaming" || st.name == "combine-streaming";
+    EXPECT_EQ(of(st, Role::Forwarder, Activity::Copy) > 0, streams) << st.name;
+    EXPECT_EQ(of(st, Role::Gemm, Activity::Cube) > 0, st.name == "experts") << st.name;
+  }
+}
