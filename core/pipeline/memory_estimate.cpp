@@ -59,7 +59,7 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
   // Windows into one card: direct from each local card, one RDMA per other server, and one
   // forward per (local card, other server); the streaming design has a ring per channel.
   const std::int64_t dispatchLinks = cps + (S - 1) * (cps + 1);
-  const std::int64_t dispatchRings = cps + (S - 1) * dispatchRdmaChannels(sc) * (cps + 1);
+  const std::int64_t dispatchRings = cps + streamingDispatchChannelRingsPerCard(sc);
   const std::int64_t dispatchRingBytes =
       streamingDispatchRingBytesPerCard(sc) + dispatchRings * 2 * kControlLineBytes;
   // The streaming combine as core/plan/combine_plan lays it out: IPC rings per (local card,

@@ -7,7 +7,7 @@ namespace {
 // transmitter has carried so far, the RDMA posts issued so far, and every core's time per
 // (role, activity) so far: called at a stage's start (-1) and end (+1), it leaves the
 // stage's share.
-void addLinkBytes(const Machine& m, StageReport& rep, double sign) {
+void addStageCounters(const Machine& m, StageReport& rep, double sign) {
   for (const LinkInfo& l : m.links()) {
     const double b = sign * m.net().resource(l.resource).bytesCarried;
     if (l.kind == LinkInfo::Kind::Hccs || l.kind == LinkInfo::Kind::SwitchTx) rep.hccsBytes += b;
@@ -32,13 +32,13 @@ Task StageRunner::run(std::string name, std::function<void(Latch&)> launch) {
   StageReport rep;
   rep.name = name;
   rep.start = sim.now();
-  addLinkBytes(emu_.machine(), rep, -1.0);
+  addStageCounters(emu_.machine(), rep, -1.0);
   emu_.observer().stageBegin(name, sim.now());
   Latch latch(sim);
   launch(latch);
   co_await latch;
   rep.end = sim.now();
-  addLinkBytes(emu_.machine(), rep, 1.0);
+  addStageCounters(emu_.machine(), rep, 1.0);
   rep.linkBytes = rep.hccsBytes + rep.nicBytes;
   emu_.observer().stageEnd(sim.now());
   reports_.push_back(std::move(rep));

@@ -20,11 +20,15 @@ int dispatchChannelQueueChunks(const Scenario& sc) {
   return std::max(2, sc.rings.queueChunks / dispatchRdmaChannels(sc));
 }
 
-std::int64_t streamingDispatchRingBytesPerCard(const Scenario& sc) {
+std::int64_t streamingDispatchChannelRingsPerCard(const Scenario& sc) {
   const std::int64_t S = sc.cluster.servers, cps = sc.cluster.cardsPerServer;
+  return (S - 1) * dispatchRdmaChannels(sc) * (cps + 1);
+}
+
+std::int64_t streamingDispatchRingBytesPerCard(const Scenario& sc) {
   const std::int64_t chunk = sc.rings.chunkBytes;
-  return cps * sc.rings.queueChunks * chunk +
-         (S - 1) * dispatchRdmaChannels(sc) * (cps + 1) * dispatchChannelQueueChunks(sc) * chunk;
+  return sc.cluster.cardsPerServer * sc.rings.queueChunks * chunk +
+         streamingDispatchChannelRingsPerCard(sc) * dispatchChannelQueueChunks(sc) * chunk;
 }
 
 std::int64_t combineForwarderFixedUb(const Scenario& sc) {

@@ -30,9 +30,11 @@ int dispatchRdmaChannels(const Scenario& sc);
 // is split over its channels, at least 2 chunks each, so channels add forwarder cores, not
 // data in flight.
 int dispatchChannelQueueChunks(const Scenario& sc);
-// Ring bytes into one card in the streaming dispatch (data areas): direct IPC rings from
-// each local card, and per (other server, channel) an RDMA ring and a forwarded IPC ring
-// from each local card.
+// Rings into one card in the streaming dispatch: a direct IPC ring from each local card
+// (queue_chunks each), and per (other server, channel) an RDMA ring and a forwarded IPC
+// ring from each local card (the channel rings, dispatchChannelQueueChunks each).
+std::int64_t streamingDispatchChannelRingsPerCard(const Scenario& sc);
+// Their data bytes.
 std::int64_t streamingDispatchRingBytesPerCard(const Scenario& sc);
 
 // The combine forwarder's UB bytes besides its window, and per window row.

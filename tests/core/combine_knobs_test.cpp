@@ -15,29 +15,14 @@
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 #include "core/util/rng.h"
+#include "tests/core/small_streaming_scenario.h"
 
 using namespace moe;
 
 namespace {
 
 Scenario tinyScenario(int servers, int cardsPerServer) {
-  Scenario s;
-  s.name = "knobs";
-  s.cluster.servers = servers;
-  s.cluster.cardsPerServer = cardsPerServer;
-  s.hardware.cardsPerServer = cardsPerServer;
-  s.model.tokensPerRank = 16;
-  s.model.hidden = 72;  // 144-B rows: not a multiple of 32
-  s.model.topk = 4;
-  s.model.experts = 2 * servers * cardsPerServer;
-  s.model.intermediate = 32;
-  s.rings.chunkBytes = 2048;
-  s.rings.queueChunks = 4;
-  s.rings.senderCores = 2;
-  s.rings.forwarderCores = 3;
-  s.rings.receiverCores = 2;
-  s.dispatchImpl = DispatchImpl::Streaming;
-  return s;
+  return test::smallStreamingScenario(servers, cardsPerServer, "knobs");
 }
 
 std::unique_ptr<LayerRun> runStreaming(const Scenario& s) {

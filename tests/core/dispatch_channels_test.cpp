@@ -17,28 +17,16 @@
 #include "core/runtime/record_layout.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/rng.h"
+#include "tests/core/small_streaming_scenario.h"
 
 using namespace moe;
 
 namespace {
 
 Scenario smallScenario(int servers, int cardsPerServer) {
-  Scenario s;
-  s.name = "channels";
-  s.cluster.servers = servers;
-  s.cluster.cardsPerServer = cardsPerServer;
-  s.hardware.cardsPerServer = cardsPerServer;
+  Scenario s = test::smallStreamingScenario(servers, cardsPerServer, "channels");
   s.model.tokensPerRank = 24;
-  s.model.hidden = 72;
-  s.model.topk = 4;
-  s.model.experts = 2 * servers * cardsPerServer;
-  s.model.intermediate = 32;
-  s.rings.chunkBytes = 2048;
-  s.rings.queueChunks = 4;
-  s.rings.senderCores = 2;
   s.rings.forwarderCores = 4;
-  s.rings.receiverCores = 2;
-  s.dispatchImpl = DispatchImpl::Streaming;
   return s;
 }
 

@@ -5,28 +5,16 @@
 #include <gtest/gtest.h>
 
 #include "core/pipeline/layer_run.h"
+#include "tests/core/small_streaming_scenario.h"
 
 using namespace moe;
 
 namespace {
 
 Scenario twoServers() {
-  Scenario s;
-  s.name = "stage-roles";
-  s.cluster.servers = 2;
-  s.cluster.cardsPerServer = 2;
-  s.hardware.cardsPerServer = 2;
-  s.model.tokensPerRank = 16;
+  Scenario s = test::smallStreamingScenario(2, 2, "stage-roles");
   s.model.hidden = 64;
-  s.model.topk = 4;
-  s.model.experts = 8;
-  s.model.intermediate = 32;
-  s.rings.chunkBytes = 2048;
-  s.rings.queueChunks = 4;
-  s.rings.senderCores = 2;
   s.rings.forwarderCores = 2;
-  s.rings.receiverCores = 2;
-  s.dispatchImpl = DispatchImpl::Streaming;
   return s;
 }
 
