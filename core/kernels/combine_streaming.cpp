@@ -5,6 +5,8 @@
 //     Offset/Length tables give one contiguous block of expert outputs; gather the rows of
 //     lane L's tokens into UB staging (over-read + crop), flush a chunk: waitSpace (lazy
 //     head cache) -> write (split at the wrap) -> fence -> publish tail.
+//     With combine.sum_local_experts the sender walks lane L's tokens instead and sends one
+//     row per token: its local experts' w * y summed in fp32, rounded to bf16 once.
 //   Forwarder (card f, lane L = a set of (destination server, token channel) pairs, so
 //     every forwarder core works): polls its IPC rings; adds w * y into the token's fp32
 //     partial, held in a UB window of accumulator rows (combine.ub_window_rows), the least
@@ -43,22 +45,40 @@ struct SenderTarget {
   int lane;
 };
 
+// One expert row a summing sender adds into its owner token's row.
+struct SummedRow {
+  int owner;
+  std::int32_t token;
+  std::int64_t row;  // in expert_out
+  float weight;
+};
+
 Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<CombineRings> rings,
                    std::vector<SenderTarget> targets) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[d];
   const CombinePlan& plan = rings->plan;
   const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.chunkBytes;
-  const std::int64_t perBatch = std::max<std::int64_t>(1, chunk / rb);
+  std::int64_t perBatch = std::max<std::int64_t>(1, chunk / rb);
   // Per row: (source rank, token, k) and its weight, read block by block.
   constexpr std::int64_t kIdxRows = 256;
   Buffer* idx = m.allocUb(core, kIdxRows * 12, "expand_idx", false);
   Buffer* scales = m.allocUb(core, kIdxRows * 4, "expand_scales", false);
+  // With sum_local_experts: an fp32 running sum and two expert rows.
+  const bool sumLocal = ctx.sc.combine.sumLocalExperts;
+  Buffer* sum = sumLocal ? m.allocUb(core, ctx.H * 4LL, "expert_sum", true) : nullptr;
+  Buffer* yRow[2] = {nullptr, nullptr};
+  if (sumLocal)
+    for (int i = 0; i < 2; ++i)
+      yRow[i] = m.allocUb(core, ctx.rowBytes, "expert_row" + std::to_string(i), true);
   // Ping-pong staging (seeds 000 and 004): MTE2 gathers the next chunk into one half while
-  // MTE3 writes the previous one to the ring. With too little UB left for two (the tiling
-  // reserves two chunks per sender, but a tiny routing table leaves less), one half.
+  // MTE3 writes the previous one to the ring. With too little UB left for two whole chunks
+  // (the tiling reserves two per sender, but a tiny routing table or the summing buffers
+  // leave less), two halves of fewer records; with room for less than two records, one.
+  const std::int64_t ubLeft = m.hw().ubBytes - core.ubUsed();
+  if (2 * perBatch * rb > ubLeft && ubLeft >= 2 * rb) perBatch = ubLeft / (2 * rb);
   const std::int64_t stagingBytes = perBatch * rb;
-  const bool pingPong = core.ubUsed() + 2 * stagingBytes <= m.hw().ubBytes;
+  const bool pingPong = 2 * stagingBytes <= ubLeft;
   Buffer* staging[2] = {m.allocUb(core, stagingBytes, "staging0", true), nullptr};
   if (pingPong) staging[1] = m.allocUb(core, stagingBytes, "staging1", true);
   int half = 0;
@@ -73,6 +93,9 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
   };
   const auto* off = g.offsets->as<std::int32_t>();
   const auto* len = g.lengths->as<std::int32_t>();
+  auto expertRow = [&](std::int64_t row) {
+    return Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes};
+  };
   for (const SenderTarget& tg : targets) {
     RingBuffer& ring = *rings->ipc[tg.f][ctx.localOf(d) * plan.lanes + tg.lane];
     std::vector<RecordMeta> metas;
@@ -92,6 +115,76 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
       half = pingPong ? half ^ 1 : 0;
       metas.clear();
     };
+    if (sumLocal) {
+      // Lane L's rows of every owner it serves, read from the index tables block by block,
+      // then taken token by token: a token's rows sit in several expert blocks.
+      std::vector<SummedRow> rows;
+      for (int le = 0; le < ctx.P; ++le)
+        for (int S = 0; S < ctx.S; ++S) {
+          const int r = S * ctx.cps + ctx.localOf(tg.f);
+          if (!plan.laneServes(S, tg.lane)) continue;
+          const std::int64_t begin = off[le * ctx.R + r], n = len[le * ctx.R + r];
+          for (std::int64_t b0 = 0; b0 < n; b0 += kIdxRows) {
+            const std::int64_t m = std::min(kIdxRows, n - b0);
+            core.copy(Region{idx, 0, m * 12}, Region{g.expandIdx, (begin + b0) * 12, m * 12});
+            co_await core.copy(Region{scales, 0, m * 4},
+                               Region{g.expandScales, (begin + b0) * 4, m * 4});
+            for (std::int64_t i = 0; i < m; ++i) {
+              const std::int32_t token = idx->as<std::int32_t>()[i * 3 + 1];
+              if (plan.lane(ctx, r, token) != tg.lane) continue;
+              rows.push_back({r, token, begin + b0 + i, scales->as<float>()[i]});
+            }
+          }
+        }
+      // Token-major, the owners' servers in turn from the next one on: owner-major order
+      // had every forwarder of the cluster finish server 0's partials first, so all their
+      // RDMA posts converged on server 0's NICs while the others idled. Stable: a token's
+      // rows stay in local-expert order, the order of the fp32 sum.
+      auto turn = [&](int owner) {
+        return (ctx.serverOf(owner) - ctx.serverOf(d) + ctx.S) % ctx.S;
+      };
+      std::stable_sort(rows.begin(), rows.end(), [&](const SummedRow& a, const SummedRow& b) {
+        if (a.token != b.token) return a.token < b.token;
+        return turn(a.owner) < turn(b.owner);
+      });
+      // Row j + 1 is read (MTE2) while row j is added (vector): two row buffers.
+      OpRef reading;
+      if (!rows.empty()) reading = core.copy(whole(yRow[0]), expertRow(rows[0].row));
+      for (std::size_t j = 0; j < rows.size(); ++j) {
+        const SummedRow& e = rows[j];
+        const bool first = j == 0 || rows[j - 1].owner != e.owner || rows[j - 1].token != e.token;
+        const bool last =
+            j + 1 == rows.size() || rows[j + 1].owner != e.owner || rows[j + 1].token != e.token;
+        if (first && static_cast<std::int64_t>(metas.size()) == perBatch) co_await flush();
+        co_await reading;
+        if (j + 1 < rows.size())
+          reading = core.copy(whole(yRow[(j + 1) % 2]), expertRow(rows[j + 1].row));
+        rowsRead.push_back(e.row);
+        co_await core.vector(ctx.H, 4);  // sum += w * y, in fp32
+        if (!sum->bytes.empty()) {
+          const auto* y = yRow[j % 2]->as<bf16>();
+          float* s = sum->as<float>();
+          for (int h = 0; h < ctx.H; ++h)
+            s[h] = (first ? 0.0f : s[h]) + e.weight * bf16ToFloat(y[h]);
+        }
+        if (!last) continue;
+        const std::int64_t at = static_cast<std::int64_t>(metas.size()) * rb + ctx.metaBytes;
+        co_await core.vector(ctx.H, 4);  // rounded to bf16 once, into the staging slot
+        if (!staging[half]->bytes.empty()) {
+          const float* s = sum->as<float>();
+          auto* o = reinterpret_cast<bf16*>(staging[half]->data() + at);
+          for (int h = 0; h < ctx.H; ++h) o[h] = floatToBf16(s[h]);
+        }
+        RecordMeta meta;
+        meta.srcRank = e.owner;
+        meta.token = e.token;
+        meta.k = 1;
+        meta.weights[0] = 1.0f;  // already weighted
+        metas.push_back(meta);
+      }
+      co_await flush();
+      continue;
+    }
     for (int le = 0; le < ctx.P; ++le)
       for (int S = 0; S < ctx.S; ++S) {
         const int r = S * ctx.cps + ctx.localOf(tg.f);  // an owner this target forwards for

@@ -89,6 +89,12 @@ std::vector<FidelityCase> deepEpCases(const HardwareProfile& profile, int normal
     s.rings.senderCores = 8;
     s.rings.forwarderCores = 8;
     s.rings.receiverCores = 8;
+    // DeepEP's combine takes one row per (token, rank): its caller has already summed the
+    // rank's experts. The senders do that sum here, so the same rows cross the wire.
+    s.combine.sumLocalExperts = true;
+    // And its forwarders sum a node's rows in fp32 but send the partial as bf16 (the RDMA
+    // buffer holds the combine's dtype): half the bytes of an fp32 partial.
+    s.combine.partialDtype = PartialDtype::Bf16;
     if (s.cluster.servers == 1) {
       // test_intranode.py: plain top-8 of random scores.
       s.routing.kind = RoutingKind::Uniform;

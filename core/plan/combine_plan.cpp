@@ -1,6 +1,7 @@
 #include "core/plan/combine_plan.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace moe {
 
@@ -22,16 +23,21 @@ CombinePlan buildCombinePlan(const LayerContext& ctx) {
                        std::vector<std::int64_t>(static_cast<std::size_t>(ctx.S) * p.channels, 0));
   p.recvServers.assign(R, std::vector<std::int32_t>(BS, 0));
   // Per kept (owner token, k): one expert row on card d, forwarded by f on the token's lane;
-  // the same rows dispatch counted in d's Length table.
+  // the same rows dispatch counted in d's Length table. With sum_local_experts, card d
+  // sends one summed row per token instead, whatever the number of its experts.
+  const bool perCard = ctx.sc.combine.sumLocalExperts;
+  std::vector<std::uint8_t> sent(perCard ? R : 0);
   for (int r = 0; r < R; ++r) {
     const auto* ids = ctx.cards[r].balancedIds->as<std::int32_t>();
     const auto* keep = ctx.cards[r].mask->data();
     for (int t = 0; t < BS; ++t) {
       std::vector<int> perServer(ctx.S, 0);
+      std::fill(sent.begin(), sent.end(), 0);
       const int lane = p.lane(ctx, r, t);
       for (int k = 0; k < K; ++k) {
         if (!keep[t * K + k]) continue;
         const int d = ctx.rankOfInstance(ids[t * K + k]);
+        if (perCard && std::exchange(sent[d], 1) != 0) continue;  // d's row already counted
         ++perServer[ctx.serverOf(d)];
         const int f = ctx.serverOf(d) * ctx.cps + ctx.localOf(r);
         ++p.fwdRows[f][ctx.localOf(d) * p.lanes + lane];

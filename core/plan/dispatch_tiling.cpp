@@ -62,8 +62,14 @@ RoleUbNeeds streamingUbNeeds(const Scenario& sc, int P) {
   const std::int64_t fwdBatch = std::max<std::int64_t>(1, chunk / rec.dispatchRecordBytes);
   const std::int64_t rows =
       sc.model.dispatchDtype == DispatchDtype::Fp8 ? batch * alignUp(rec.rowBytes, 32) : 0;
+  // A summing combine sender (combine.sum_local_experts): its index block (256 rows of
+  // 12 + 4 B), an fp32 sum row, two expert rows and at least one staged record.
+  const std::int64_t summingSender = sc.combine.sumLocalExperts
+                                         ? 256 * 16 + alignUp(sc.model.hidden * 4LL, 32) +
+                                               2 * alignUp(rec.rowBytes, 32) + rec.recordBytes
+                                         : 0;
   return RoleUbNeeds{
-      routing + 2 * chunk,  // ids, mask, weights + double-buffered staging
+      std::max(routing + 2 * chunk, summingSender),  // ids, mask, weights + 2 staging chunks
       std::max(counts + fwdBatch * rec.dispatchRecordBytes, combineForwarder),
       counts + tables + batch * rec.dispatchRecordBytes + rows +
           batch * placeSideBytes(static_cast<int>(K)),

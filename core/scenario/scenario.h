@@ -96,6 +96,10 @@ struct CombineConfig {
   // fp32 accumulator rows the forwarder keeps in UB before spilling to its GM workspace;
   // 0 = as many as the UB budget leaves (see streamingUbNeeds).
   int ubWindowRows = 0;
+  // Streaming combine, sender side: sum a token's local experts (weighted, fp32, rounded to
+  // bf16 once) and send one row per (token, card) instead of one per (token, expert).
+  // DeepEP's combine input has this shape: its caller sums the local experts beforehand.
+  bool sumLocalExperts = false;
   bool operator==(const CombineConfig&) const = default;
 };
 

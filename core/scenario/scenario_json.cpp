@@ -256,7 +256,7 @@ Scenario scenarioFromJson(const json& j) {
     const json& c = objectMember(j, "combine", p);
     jf::rejectUnknownKeys(c, p,
                           {"shared_expert", "add_rms_norm", "rms_eps", "rdma_batch_bytes",
-                           "partial_dtype", "ub_window_rows"});
+                           "partial_dtype", "ub_window_rows", "sum_local_experts"});
     if (const json* m = jf::member(c, "shared_expert"))
       s.combine.sharedExpert = jf::boolean(*m, jf::child(p, "shared_expert"));
     if (const json* m = jf::member(c, "add_rms_norm"))
@@ -265,6 +265,8 @@ Scenario scenarioFromJson(const json& j) {
     readInt(c, p, "rdma_batch_bytes", s.combine.rdmaBatchBytes, 0, kMaxChunkBytes);
     readEnum(c, p, "partial_dtype", kPartialDtypeNames, s.combine.partialDtype);
     readInt(c, p, "ub_window_rows", s.combine.ubWindowRows, 0, 4096);
+    if (const json* m = jf::member(c, "sum_local_experts"))
+      s.combine.sumLocalExperts = jf::boolean(*m, jf::child(p, "sum_local_experts"));
   }
 
   readEnum(j, "", "payload", kPayloadNames, s.payload);
@@ -511,7 +513,8 @@ json scenarioToJson(const Scenario& s) {
                   {"rms_eps", s.combine.rmsEps},
                   {"rdma_batch_bytes", s.combine.rdmaBatchBytes},
                   {"partial_dtype", toString(s.combine.partialDtype)},
-                  {"ub_window_rows", s.combine.ubWindowRows}};
+                  {"ub_window_rows", s.combine.ubWindowRows},
+                  {"sum_local_experts", s.combine.sumLocalExperts}};
   j["payload"] = toString(s.payload);
   j["dispatch_impl"] = toString(s.dispatchImpl);
   j["event_log_capacity"] = s.eventLogCapacity;

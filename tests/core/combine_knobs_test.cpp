@@ -1,8 +1,8 @@
 // The streaming combine's knobs of issue 13 - forwarder channels, BatchWrite batching
-// (combine.rdma_batch_bytes), bf16 partials (combine.partial_dtype) and the UB accumulation
-// window (combine.ub_window_rows) - each verified against the golden combine reference in
-// randomized combinations, with the ring invariants and exactly-once delivery the
-// verification checks. Small shapes only: these run under ASan in CI too.
+// (combine.rdma_batch_bytes), bf16 partials (combine.partial_dtype), the UB accumulation
+// window (combine.ub_window_rows) and summing senders (combine.sum_local_experts) - each verified
+// against the golden combine reference in randomized combinations, with the ring invariants and
+// exactly-once delivery the verification checks. Small shapes only: these run under ASan in CI too.
 
 #include <gtest/gtest.h>
 
@@ -72,6 +72,73 @@ TEST(CombineKnobs, RandomizedCombinationsVerifyAgainstTheReference) {
     auto run = runStreaming(s);
     expectVerified(*run, what);
   }
+}
+
+// Summing senders (combine.sum_local_experts) with every other knob: each card's partial
+// is rounded to bf16 once more, so the bound widens by 2^-8 of the terms (and by another
+// 2^-8 with bf16 partials). Tiny rings here hold one summed record per chunk.
+TEST(CombineKnobs, SummingSendersVerifyInRandomizedCombinations) {
+  Rng rng(16);
+  const int serverChoices[] = {1, 2, 4};
+  for (int i = 0; i < 9; ++i) {
+    const int servers = serverChoices[i % 3];
+    Scenario s = tinyScenario(servers, 2 + static_cast<int>(rng.next() % 2));
+    s.seed = 200 + i;
+    s.combine.sumLocalExperts = true;
+    s.model.tokensPerRank = 5 + static_cast<int>(rng.next() % 20);
+    s.model.hidden = 32 + 8 * static_cast<int>(rng.next() % 12);
+    s.model.experts = (2 + static_cast<int>(rng.next() % 3)) * s.cluster.ranks();
+    s.model.topk = 2 + static_cast<int>(rng.next() % 3);
+    s.model.dispatchDtype = rng.next() % 2 ? DispatchDtype::Fp8 : DispatchDtype::Bf16;
+    s.combine.sharedExpert = rng.next() % 2;
+    s.combine.addRmsNorm = rng.next() % 3 == 0;
+    s.combine.partialDtype = rng.next() % 2 ? PartialDtype::Bf16 : PartialDtype::Fp32;
+    s.combine.ubWindowRows = static_cast<int>(rng.next() % 3);
+    s.rings.forwarderCores = 1 + static_cast<int>(rng.next() % 4);
+    if (rng.next() % 2) {
+      s.rings.chunkBytes =
+          alignUp(std::max(partialRecordBytes(s), recordLayout(s).recordBytes), 32);
+      s.rings.queueChunks = 2;
+    }
+    const std::string what = "case " + std::to_string(i) + ": " + scenarioToJson(s).dump();
+    expectVerified(*runStreaming(s), what);
+  }
+}
+
+// With summing senders a card sends one row per (token, card) it holds experts of, not one
+// per (token, expert): the IPC rings carry exactly the distinct pairs the routing names.
+TEST(CombineKnobs, SummingSendersSendOneRowPerTokenAndCard) {
+  Scenario s = tinyScenario(2, 2);
+  s.model.experts = 4 * s.cluster.ranks();  // 4 experts per card: a token often has several
+  s.model.topk = 6;
+  auto perExpert = runStreaming(s);
+  s.combine.sumLocalExperts = true;
+  auto perCard = runStreaming(s);
+  expectVerified(*perCard, "summing senders");
+  std::int64_t keptRows = 0, tokenCards = 0;
+  const LayerContext& ctx = perCard->context();
+  for (int r = 0; r < ctx.R; ++r) {
+    const auto* ids = ctx.cards[r].balancedIds->as<std::int32_t>();
+    const auto* keep = ctx.cards[r].mask->data();
+    for (int t = 0; t < ctx.BS; ++t) {
+      std::set<int> cards;
+      for (int k = 0; k < ctx.K; ++k)
+        if (keep[t * ctx.K + k]) {
+          ++keptRows;
+          cards.insert(ctx.rankOfInstance(ids[t * ctx.K + k]));
+        }
+      tokenCards += static_cast<std::int64_t>(cards.size());
+    }
+  }
+  auto ipcRecords = [](const LayerRun& run) {
+    std::int64_t n = 0;
+    for (const RingBuffer& r : run.emulation().rings())
+      if (r.name().find("combine IPC") != std::string::npos) n += r.stats().recordsWritten;
+    return n;
+  };
+  EXPECT_LT(tokenCards, keptRows);  // the shape does share cards between a token's experts
+  EXPECT_EQ(ipcRecords(*perExpert), keptRows);
+  EXPECT_EQ(ipcRecords(*perCard), tokenCards);
 }
 
 TEST(CombineKnobs, EveryForwarderCoreWorksAndTheirNumberChangesTheTime) {
@@ -148,6 +215,7 @@ TEST(CombineKnobs, BadKnobsAreRefusedNamingTheField) {
   refuse(R"({"partial_dtype": "fp16"})", "combine.partial_dtype");
   refuse(R"({"rdma_batch_bytes": -1})", "combine.rdma_batch_bytes");
   refuse(R"({"ub_window_rows": 5000})", "combine.ub_window_rows");
+  refuse(R"({"sum_local_experts": 1})", "combine.sum_local_experts");
   // 7 fp32 rows of 28 KiB beside the read batch overflow the 192 KiB UB.
   refuse(R"({"ub_window_rows": 7})", "combine.ub_window_rows");
 }
