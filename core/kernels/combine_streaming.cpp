@@ -53,6 +53,44 @@ struct SummedRow {
   float weight;
 };
 
+// Per row of expert_out: (source rank, token, k) and its weight, read block by block.
+constexpr std::int64_t kIdxRows = 256;
+
+// A summing sender's rows for one target: lane L's rows of every owner it serves, read from
+// the index tables block by block, in the order they are summed and sent. Token-major, the
+// owners' servers in turn from the next one on: owner-major order had every forwarder of
+// the cluster finish server 0's partials first, so all their RDMA posts converged on server
+// 0's NICs while the others idled. Stable: a token's rows stay in local-expert order, the
+// order of its fp32 sum.
+Task readSummedRows(LayerContext& ctx, int d, AiCore& core, const CombinePlan& plan,
+                    SenderTarget tg, Buffer* idx, Buffer* scales, std::vector<SummedRow>& rows) {
+  const CardTensors& g = ctx.cards[d];
+  const auto* off = g.offsets->as<std::int32_t>();
+  const auto* len = g.lengths->as<std::int32_t>();
+  for (int le = 0; le < ctx.P; ++le)
+    for (int S = 0; S < ctx.S; ++S) {
+      const int r = S * ctx.cps + ctx.localOf(tg.f);
+      if (!plan.laneServes(S, tg.lane)) continue;
+      const std::int64_t begin = off[le * ctx.R + r], rowCount = len[le * ctx.R + r];
+      for (std::int64_t b0 = 0; b0 < rowCount; b0 += kIdxRows) {
+        const std::int64_t n = std::min(kIdxRows, rowCount - b0);
+        core.copy(Region{idx, 0, n * 12}, Region{g.expandIdx, (begin + b0) * 12, n * 12});
+        co_await core.copy(Region{scales, 0, n * 4},
+                           Region{g.expandScales, (begin + b0) * 4, n * 4});
+        for (std::int64_t i = 0; i < n; ++i) {
+          const std::int32_t token = idx->as<std::int32_t>()[i * 3 + 1];
+          if (plan.lane(ctx, r, token) != tg.lane) continue;
+          rows.push_back({r, token, begin + b0 + i, scales->as<float>()[i]});
+        }
+      }
+    }
+  auto turn = [&](int owner) { return (ctx.serverOf(owner) - ctx.serverOf(d) + ctx.S) % ctx.S; };
+  std::stable_sort(rows.begin(), rows.end(), [&](const SummedRow& a, const SummedRow& b) {
+    if (a.token != b.token) return a.token < b.token;
+    return turn(a.owner) < turn(b.owner);
+  });
+}
+
 Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<CombineRings> rings,
                    std::vector<SenderTarget> targets) {
   Machine& m = ctx.m;
@@ -60,8 +98,6 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
   const CombinePlan& plan = rings->plan;
   const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.chunkBytes;
   std::int64_t perBatch = std::max<std::int64_t>(1, chunk / rb);
-  // Per row: (source rank, token, k) and its weight, read block by block.
-  constexpr std::int64_t kIdxRows = 256;
   Buffer* idx = m.allocUb(core, kIdxRows * 12, "expand_idx", false);
   Buffer* scales = m.allocUb(core, kIdxRows * 4, "expand_scales", false);
   // With sum_local_experts: an fp32 running sum and two expert rows.
@@ -116,37 +152,8 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
       metas.clear();
     };
     if (sumLocal) {
-      // Lane L's rows of every owner it serves, read from the index tables block by block,
-      // then taken token by token: a token's rows sit in several expert blocks.
       std::vector<SummedRow> rows;
-      for (int le = 0; le < ctx.P; ++le)
-        for (int S = 0; S < ctx.S; ++S) {
-          const int r = S * ctx.cps + ctx.localOf(tg.f);
-          if (!plan.laneServes(S, tg.lane)) continue;
-          const std::int64_t begin = off[le * ctx.R + r], n = len[le * ctx.R + r];
-          for (std::int64_t b0 = 0; b0 < n; b0 += kIdxRows) {
-            const std::int64_t m = std::min(kIdxRows, n - b0);
-            core.copy(Region{idx, 0, m * 12}, Region{g.expandIdx, (begin + b0) * 12, m * 12});
-            co_await core.copy(Region{scales, 0, m * 4},
-                               Region{g.expandScales, (begin + b0) * 4, m * 4});
-            for (std::int64_t i = 0; i < m; ++i) {
-              const std::int32_t token = idx->as<std::int32_t>()[i * 3 + 1];
-              if (plan.lane(ctx, r, token) != tg.lane) continue;
-              rows.push_back({r, token, begin + b0 + i, scales->as<float>()[i]});
-            }
-          }
-        }
-      // Token-major, the owners' servers in turn from the next one on: owner-major order
-      // had every forwarder of the cluster finish server 0's partials first, so all their
-      // RDMA posts converged on server 0's NICs while the others idled. Stable: a token's
-      // rows stay in local-expert order, the order of the fp32 sum.
-      auto turn = [&](int owner) {
-        return (ctx.serverOf(owner) - ctx.serverOf(d) + ctx.S) % ctx.S;
-      };
-      std::stable_sort(rows.begin(), rows.end(), [&](const SummedRow& a, const SummedRow& b) {
-        if (a.token != b.token) return a.token < b.token;
-        return turn(a.owner) < turn(b.owner);
-      });
+      co_await readSummedRows(ctx, d, core, plan, tg, idx, scales, rows);
       // Row j + 1 is read (MTE2) while row j is added (vector): two row buffers.
       OpRef reading;
       if (!rows.empty()) reading = core.copy(whole(yRow[0]), expertRow(rows[0].row));
