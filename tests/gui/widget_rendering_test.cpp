@@ -4,6 +4,7 @@
 #include <QTest>
 
 #include "gui_test_registry.h"
+#include "ui/models/ring_groups.h"
 #include "ui/widgets/ring_strip_widget.h"
 #include "ui/widgets/timeline_widget.h"
 
@@ -37,6 +38,66 @@ class WidgetRenderingTest : public QObject {
     wrapped->rings[0].tail = wrapped->rings[0].producerTail = 11 * 65536;
     w.setSnapshot(wrapped, 0);
     QVERIFY(w.grab().toImage() != occupied);
+  }
+
+  void ringGroupsAreTheNamesWithoutTheirNumbers() {
+    QCOMPARE(ringGroupTitle("card3 IPC <- card9 fwd from server1 ch12"),
+             std::string("IPC <- card* fwd from server* ch*"));
+    QCOMPARE(ringGroupTitle("card10 combine RDMA <- card2 ch0"),
+             std::string("combine RDMA <- card* ch*"));
+    Snapshot snap;
+    for (const char* name : {"card0 IPC <- card1", "card1 IPC <- card0", "card0 RDMA <- card8 ch0",
+                             "card0 IPC <- card2", "card0 RDMA <- card8 ch1"}) {
+      RingSnap r;
+      r.id = static_cast<int>(snap.rings.size());
+      r.name = name;
+      r.consumerCard = name[4] - '0';
+      snap.rings.push_back(r);
+    }
+    const std::vector<RingGroup> g = ringGroups(snap, 0);
+    QCOMPARE(g.size(), std::size_t{2});
+    QCOMPARE(g[0].title, std::string("IPC <- card*"));
+    QCOMPARE(g[0].rings, (std::vector<int>{0, 3}));  // card1's ring is not card 0's
+    QCOMPARE(g[1].rings, (std::vector<int>{2, 4}));
+  }
+
+  // A card with many rings opens with each kind folded into one line; a click on a kind's
+  // line unfolds it, and a ring selected elsewhere unfolds its kind so it can be seen.
+  void manyRingsStartFoldedByKindAndUnfoldOnClick() {
+    auto snap = std::make_shared<Snapshot>();
+    snap->cards.push_back(CardSnap{0, 0, 0, {}, {}});
+    for (int i = 0; i < 20; ++i) {
+      RingSnap r;
+      r.id = i;
+      r.name = i < 4 ? "card0 IPC <- card" + std::to_string(i)
+                     : "card0 IPC <- card1 fwd from server1 ch" + std::to_string(i);
+      r.capacity = 4 * 65536;
+      r.chunkBytes = 65536;
+      snap->rings.push_back(r);
+    }
+    RingStripWidget w;
+    w.resize(900, 600);
+    w.setSnapshot(snap, 0);
+    QCOMPARE(w.rowCount(), 20);
+    QCOMPARE(w.groupCount(), 2);
+    QVERIFY(w.isFolded(0) && w.isFolded(1));
+    QCOMPARE(w.visibleRingRows(), 0);
+    const int firstHeaderY = w.fontMetrics().height() * 2 + 4 + 5;  // below the key
+    QTest::mouseClick(&w, Qt::LeftButton, {}, QPoint(50, firstHeaderY));
+    QVERIFY(!w.isFolded(0));
+    QCOMPARE(w.visibleRingRows(), 4);
+    // The choice stands across snapshots; a selected ring's kind unfolds.
+    w.setSnapshot(snap, 0);
+    QCOMPARE(w.visibleRingRows(), 4);
+    w.setSelectedRing(12);
+    QVERIFY(!w.isFolded(1));
+    QCOMPARE(w.visibleRingRows(), 20);
+    // Few rings: nothing starts folded.
+    auto few = std::make_shared<Snapshot>(*snap);
+    few->rings.resize(3);
+    for (RingSnap& r : few->rings) r.name = "card0 combine IPC <- card" + std::to_string(r.id);
+    w.setSnapshot(few, 0);
+    QCOMPARE(w.visibleRingRows(), 3);
   }
 
   void timeAxisMapsPixelsAndTimeBothWays_data() {

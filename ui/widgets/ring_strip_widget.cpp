@@ -18,6 +18,10 @@ int headerHeight(const QWidget& w) {
   return 2 * w.fontMetrics().height() + 4;
 }
 constexpr int kLabelW = 230;
+// A group's header row: one line of text with room around it.
+int groupHeaderHeight(const QWidget& w) {
+  return w.fontMetrics().height() + 10;
+}
 // The value column fits the longest figure ("512.0 KiB/512.0 KiB w9999") in the widget's font.
 int valueWidth(const QWidget& w) {
   return w.fontMetrics().horizontalAdvance("888.88 KiB/888.88 KiB w8888") + 12;
@@ -71,34 +75,83 @@ RingStripWidget::RingStripWidget(QWidget* parent) : QWidget(parent) {
   setMinimumHeight(headerHeight(*this) + kRowH);
 }
 
-QSize RingStripWidget::sizeHint() const {
-  return {640, headerHeight(*this) + kRowH * std::max<int>(1, static_cast<int>(rows_.size()))};
+int RingStripWidget::lineHeight(const Line& l) const {
+  return l.ring < 0 ? groupHeaderHeight(*this) : kRowH;
 }
 
-void RingStripWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
-  snap_ = std::move(s);
-  const std::size_t before = rows_.size();
-  rows_.clear();
-  if (snap_)
-    for (std::size_t i = 0; i < snap_->rings.size(); ++i)
-      if (snap_->rings[i].consumerCard == card) rows_.push_back(static_cast<int>(i));
-  if (rows_.size() != before) {
-    setMinimumHeight(headerHeight(*this) +
-                     kRowH * std::max<int>(1, static_cast<int>(rows_.size())));
+int RingStripWidget::lineTop(std::size_t line) const {
+  int y = headerHeight(*this);
+  for (std::size_t i = 0; i < line; ++i) y += lineHeight(lines_[i]);
+  return y;
+}
+
+QSize RingStripWidget::sizeHint() const {
+  return {640, std::max(lineTop(lines_.size()), headerHeight(*this) + kRowH)};
+}
+
+bool RingStripWidget::isFolded(int group) const {
+  return group >= 0 && group < groupCount() && folded_.count(groups_[group].title) > 0;
+}
+
+void RingStripWidget::setFolded(int group, bool folded) {
+  if (group < 0 || group >= groupCount()) return;
+  if (folded)
+    folded_.insert(groups_[group].title);
+  else
+    folded_.erase(groups_[group].title);
+  relayout();
+}
+
+int RingStripWidget::visibleRingRows() const {
+  int n = 0;
+  for (const Line& l : lines_) n += l.ring >= 0;
+  return n;
+}
+
+void RingStripWidget::relayout() {
+  const int before = lineTop(lines_.size());
+  lines_.clear();
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    lines_.push_back({static_cast<int>(g), -1});
+    if (folded_.count(groups_[g].title) == 0)
+      for (int r : groups_[g].rings) lines_.push_back({static_cast<int>(g), r});
+  }
+  if (lineTop(lines_.size()) != before) {
+    setMinimumHeight(std::max(lineTop(lines_.size()), headerHeight(*this) + kRowH));
     updateGeometry();
   }
   update();
 }
 
+void RingStripWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
+  snap_ = std::move(s);
+  groups_ = snap_ ? ringGroups(*snap_, card) : std::vector<RingGroup>{};
+  ringCount_ = 0;
+  for (const RingGroup& g : groups_) ringCount_ += static_cast<int>(g.rings.size());
+  // A kind met for the first time starts folded when the card lists many rings, so each
+  // kind reads as one line; after that the user's choice stands, across steps and cards.
+  for (const RingGroup& g : groups_)
+    if (seenGroups_.insert(g.title).second && ringCount_ > kFoldAbove) folded_.insert(g.title);
+  relayout();
+}
+
 void RingStripWidget::setSelectedRing(int id) {
   selected_ = id;
+  // A ring selected elsewhere (the inspector, a lesson) unfolds its group so it shows.
+  for (std::size_t g = 0; g < groups_.size() && snap_; ++g)
+    for (int r : groups_[g].rings)
+      if (snap_->rings[r].id == id && folded_.erase(groups_[g].title) > 0) relayout();
   update();
 }
 
-int RingStripWidget::rowAt(const QPoint& p) const {
-  const int r = (p.y() - headerHeight(*this)) / kRowH;
-  return p.y() >= headerHeight(*this) && r >= 0 && r < static_cast<int>(rows_.size()) ? rows_[r]
-                                                                                      : -1;
+const RingStripWidget::Line* RingStripWidget::lineAt(const QPoint& p) const {
+  int y = headerHeight(*this);
+  for (const Line& l : lines_) {
+    const int h = lineHeight(l);
+    if (p.y() >= y && p.y() < y + h) return &l;
+    y += h;
+  }
+  return nullptr;
 }
 
 void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row) const {
@@ -146,37 +199,107 @@ void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row
   }
 }
 
+void RingStripWidget::paintHeader(QPainter& p, const RingGroup& g, bool folded,
+                                  const QRect& row) const {
+  p.fillRect(row.adjusted(0, 1, 0, -1), palette().alternateBase());
+  int holding = 0;
+  std::int64_t used = 0, capacity = 0;
+  for (int r : g.rings) {
+    const RingSnap& ring = snap_->rings[r];
+    holding += ring.occupied() > 0;
+    used += ring.occupied();
+    capacity += ring.capacity;
+  }
+  QFont bold = font();
+  bold.setBold(true);
+  p.setFont(bold);
+  p.setPen(palette().text().color());
+  // The fold state as the usual disclosure triangle, then what the group is.
+  const QString text = QString("%1 %2")
+                           .arg(folded ? QChar(0x25B8) : QChar(0x25BE))
+                           .arg(QString::fromStdString(g.title));
+  const int titleW = std::min(p.fontMetrics().horizontalAdvance(text) + 12, row.width() / 2);
+  p.drawText(QRect(row.left() + 4, row.top(), titleW, row.height()), Qt::AlignVCenter, text);
+  p.setFont(font());
+  const QString counts =
+      tr("%1 rings, %2 holding data (%3 of %4)")
+          .arg(g.rings.size())
+          .arg(holding)
+          .arg(bytesText(static_cast<double>(used)), bytesText(static_cast<double>(capacity)));
+  const int countsW = p.fontMetrics().horizontalAdvance(counts) + 12;
+  p.drawText(QRect(row.left() + 4 + titleW, row.top(), countsW, row.height()), Qt::AlignVCenter,
+             counts);
+  if (!folded) return;
+  // Folded: one cell per ring, darker the fuller it is, so a busy ring still stands out.
+  const int left = row.left() + 4 + titleW + countsW, right = row.right() - 6;
+  if (right - left < 20) return;
+  const double cell = static_cast<double>(right - left) / static_cast<double>(g.rings.size());
+  for (std::size_t i = 0; i < g.rings.size(); ++i) {
+    const RingSnap& ring = snap_->rings[g.rings[i]];
+    const double fill = ring.capacity > 0 ? static_cast<double>(ring.occupied()) /
+                                                static_cast<double>(ring.capacity)
+                                          : 0.0;
+    const QRectF c(left + cell * static_cast<double>(i), row.top() + 5, std::max(1.0, cell - 1),
+                   row.height() - 10);
+    p.fillRect(c, QColor(0xf2, 0xf2, 0xf2));
+    if (fill > 0) {
+      QColor shade = kPublished;
+      shade.setAlphaF(0.25 + 0.75 * std::min(1.0, fill));
+      p.fillRect(c, shade);
+    }
+    if (ring.id == selected_) {
+      p.setPen(QPen(Qt::black, 1, Qt::DashLine));
+      p.drawRect(c);
+    }
+  }
+}
+
 void RingStripWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), palette().base());
   p.setPen(palette().text().color());
-  if (!snap_ || rows_.empty()) {
+  if (!snap_ || groups_.empty()) {
     p.drawText(rect(), Qt::AlignCenter, tr("this card has no rings in this stage"));
     return;
   }
   p.drawText(
       QRect(4, 0, width() - 8, headerHeight(*this)), Qt::AlignVCenter | Qt::TextWordWrap,
-      tr("Rings into this card: blue = published, pale = written not yet published, hatched = read "
-         "not yet freed; H head, T tail, dashed = producer's cached head; wN = wraps"));
-  for (std::size_t i = 0; i < rows_.size(); ++i)
-    paintRing(p, snap_->rings[rows_[i]],
-              QRect(0, headerHeight(*this) + static_cast<int>(i) * kRowH, width(), kRowH));
+      tr("Rings into this card, by kind (click a kind to fold or unfold it): blue = published, "
+         "pale = written not yet published, hatched = read not yet freed; H head, T tail, "
+         "dashed = producer's cached head; wN = wraps"));
+  int y = headerHeight(*this);
+  for (const Line& l : lines_) {
+    const QRect row(0, y, width(), lineHeight(l));
+    if (l.ring < 0)
+      paintHeader(p, groups_[l.group], isFolded(l.group), row);
+    else
+      paintRing(p, snap_->rings[l.ring], row);
+    y += row.height();
+  }
 }
 
 void RingStripWidget::mousePressEvent(QMouseEvent* e) {
-  const int i = rowAt(e->pos());
-  if (i >= 0) {
-    setSelectedRing(snap_->rings[i].id);
-    emit ringClicked(snap_->rings[i].id);
+  const Line* l = lineAt(e->pos());
+  if (l == nullptr) return;
+  if (l->ring < 0) {
+    setFolded(l->group, !isFolded(l->group));
+    return;
   }
+  const int id = snap_->rings[l->ring].id;
+  setSelectedRing(id);
+  emit ringClicked(id);
 }
 
 bool RingStripWidget::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* he = static_cast<QHelpEvent*>(e);
-    const int i = rowAt(he->pos());
-    if (i >= 0)
-      QToolTip::showText(he->globalPos(), ringTooltip(snap_->rings[i]), this);
+    const Line* l = lineAt(he->pos());
+    if (l != nullptr && l->ring >= 0)
+      QToolTip::showText(he->globalPos(), ringTooltip(snap_->rings[l->ring]), this);
+    else if (l != nullptr)
+      QToolTip::showText(
+          he->globalPos(),
+          tr("Click to %1 these rings").arg(isFolded(l->group) ? tr("unfold") : tr("fold")), this);
     else
       QToolTip::hideText();
     return true;

@@ -22,8 +22,11 @@ QString viewHelp(const QString& view) {
         "border is what it is doing now (copying, computing, or waiting — waiting cores are "
         "hatched). Idle cores have no program in this stage.</p><p>Each ring is a strip: "
         "filled chunks are written but not yet read. A sender waits when the ring is full "
-        "(wait-space); a receiver waits when it is empty (wait-data). The fused operator shows "
-        "its workspace slots instead.</p>");
+        "(wait-space); a receiver waits when it is empty (wait-data). Rings of one kind (say, "
+        "one per sending card) sit under one line; on a card with many rings each kind starts "
+        "folded into that line, with one small cell per ring that darkens as the ring fills. "
+        "Click the line to open or fold it. The fused operator shows its workspace slots "
+        "instead.</p>");
   if (view == "Experts")
     return QObject::tr(
         "<h3>Experts</h3><p>How the router spread tokens over the experts, and how that load "
