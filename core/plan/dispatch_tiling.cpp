@@ -46,6 +46,17 @@ int combineUbWindowRows(const Scenario& sc) {
   return static_cast<int>(std::clamp<std::int64_t>(rows, 1, kMaxAutoWindowRows));
 }
 
+namespace {
+// A summing combine sender (combine.sum_local_experts): its index block (256 rows of 12 + 4
+// B), an fp32 sum row, two expert rows and at least one staged record; 0 when it is off.
+std::int64_t summingCombineSenderUb(const Scenario& sc) {
+  if (!sc.combine.sumLocalExperts) return 0;
+  const RecordLayout rec = recordLayout(sc);
+  return 256 * 16 + alignUp(sc.model.hidden * 4LL, 32) + 2 * alignUp(rec.rowBytes, 32) +
+         rec.recordBytes;
+}
+}  // namespace
+
 RoleUbNeeds streamingUbNeeds(const Scenario& sc, int P) {
   const RecordLayout rec = recordLayout(sc);
   const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk, R = sc.cluster.ranks();
@@ -62,14 +73,9 @@ RoleUbNeeds streamingUbNeeds(const Scenario& sc, int P) {
   const std::int64_t fwdBatch = std::max<std::int64_t>(1, chunk / rec.dispatchRecordBytes);
   const std::int64_t rows =
       sc.model.dispatchDtype == DispatchDtype::Fp8 ? batch * alignUp(rec.rowBytes, 32) : 0;
-  // A summing combine sender (combine.sum_local_experts): its index block (256 rows of
-  // 12 + 4 B), an fp32 sum row, two expert rows and at least one staged record.
-  const std::int64_t summingSender = sc.combine.sumLocalExperts
-                                         ? 256 * 16 + alignUp(sc.model.hidden * 4LL, 32) +
-                                               2 * alignUp(rec.rowBytes, 32) + rec.recordBytes
-                                         : 0;
   return RoleUbNeeds{
-      std::max(routing + 2 * chunk, summingSender),  // ids, mask, weights + 2 staging chunks
+      std::max(routing + 2 * chunk,
+               summingCombineSenderUb(sc)),  // ids, mask, weights + 2 staging chunks
       std::max(counts + fwdBatch * rec.dispatchRecordBytes, combineForwarder),
       counts + tables + batch * rec.dispatchRecordBytes + rows +
           batch * placeSideBytes(static_cast<int>(K)),
@@ -114,6 +120,12 @@ void validateDispatchTiling(const Scenario& sc, int P) {
                 "holds " +
                 std::to_string(ub) + " B; use smaller chunks or a larger UB");
   };
+  require(summingCombineSenderUb(sc) <= ub, "combine.sum_local_experts",
+          "UB overflow: a summing combine sender needs " +
+              std::to_string(summingCombineSenderUb(sc)) +
+              " B (an fp32 sum row, two expert rows, one record and its index block) but UB "
+              "(hardware.overrides.ub_bytes) holds " +
+              std::to_string(ub) + " B; turn it off or use a larger UB");
   fits(need.sender, "sender");
   if (sc.combine.ubWindowRows > 0)
     require(need.forwarder <= ub, "combine.ub_window_rows",

@@ -216,6 +216,18 @@ TEST(CombineKnobs, BadKnobsAreRefusedNamingTheField) {
   refuse(R"({"rdma_batch_bytes": -1})", "combine.rdma_batch_bytes");
   refuse(R"({"ub_window_rows": 5000})", "combine.ub_window_rows");
   refuse(R"({"sum_local_experts": 1})", "combine.sum_local_experts");
+  // A summing sender's fp32 sum row and two expert rows (76 KiB at H 7168) beside a 64 KiB
+  // UB: refused up front, naming the knob rather than the chunk size.
+  nlohmann::json j = scenarioToJson(Scenario{});
+  j["combine"]["sum_local_experts"] = true;
+  j["hardware"]["overrides"]["ub_bytes"] = 65536;
+  j["rings"]["chunk_bytes"] = 28800;  // one fp32 partial record
+  try {
+    checkScenario(scenarioFromJson(j));
+    ADD_FAILURE() << "a summing sender beyond the UB was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.path(), "combine.sum_local_experts") << e.what();
+  }
   // 7 fp32 rows of 28 KiB beside the read batch overflow the 192 KiB UB.
   refuse(R"({"ub_window_rows": 7})", "combine.ub_window_rows");
 }
