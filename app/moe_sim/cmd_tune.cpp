@@ -29,11 +29,12 @@ std::string knobsLine(const moe::TuneKnobs& k) {
   char b[256];
   std::snprintf(b, sizeof b,
                 "chunk %lld B, queue %d, cores %d/%d/%d (sender/forwarder/receiver), batch %lld B, "
-                "partials %s, UB window %d%s",
+                "partials %s, UB window %d%s, senders %s",
                 static_cast<long long>(k.chunkBytes), k.queueChunks, k.senderCores,
                 k.forwarderCores, k.receiverCores, static_cast<long long>(k.rdmaBatchBytes),
                 moe::toString(k.partialDtype).c_str(), k.ubWindowRows,
-                k.ubWindowRows == 0 ? " (auto)" : "");
+                k.ubWindowRows == 0 ? " (auto)" : "",
+                k.sumLocalExperts ? "sum each token's experts" : "send each expert's row");
   return b;
 }
 

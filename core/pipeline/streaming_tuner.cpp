@@ -15,9 +15,9 @@
 namespace moe {
 
 TuneKnobs knobsOf(const Scenario& sc) {
-  return TuneKnobs{sc.rings.chunkBytes,     sc.rings.queueChunks,   sc.rings.senderCores,
-                   sc.rings.forwarderCores, sc.rings.receiverCores, sc.combine.rdmaBatchBytes,
-                   sc.combine.partialDtype, sc.combine.ubWindowRows};
+  return TuneKnobs{sc.rings.chunkBytes,     sc.rings.queueChunks,    sc.rings.senderCores,
+                   sc.rings.forwarderCores, sc.rings.receiverCores,  sc.combine.rdmaBatchBytes,
+                   sc.combine.partialDtype, sc.combine.ubWindowRows, sc.combine.sumLocalExperts};
 }
 
 Scenario withKnobs(const Scenario& sc, const TuneKnobs& k) {
@@ -30,13 +30,14 @@ Scenario withKnobs(const Scenario& sc, const TuneKnobs& k) {
   s.combine.rdmaBatchBytes = k.rdmaBatchBytes;
   s.combine.partialDtype = k.partialDtype;
   s.combine.ubWindowRows = k.ubWindowRows;
+  s.combine.sumLocalExperts = k.sumLocalExperts;
   return s;
 }
 
 namespace {
 
 // One searched knob: its scenario path, the values tried (ascending) and how it reads and
-// writes a TuneKnobs. Values are int64 (the dtype as 0 = fp32, 1 = bf16).
+// writes a TuneKnobs. Values are int64 (the dtype as 0 = fp32, 1 = bf16; a switch as 0 / 1).
 struct Knob {
   const char* path;
   std::vector<std::int64_t> values;
@@ -55,6 +56,9 @@ std::string showBytes(std::int64_t v) {
 }
 std::string showDtype(std::int64_t v) {
   return v == 0 ? "fp32" : "bf16";
+}
+std::string showSwitch(std::int64_t v) {
+  return v == 0 ? "false" : "true";
 }
 std::string showWindow(std::int64_t v) {
   return v == 0 ? "0 (auto)" : std::to_string(v);
@@ -76,6 +80,11 @@ const std::vector<Knob>& knobs() {
          t.partialDtype = v ? PartialDtype::Bf16 : PartialDtype::Fp32;
        },
        showDtype},
+      {"combine.sum_local_experts",
+       {0, 1},
+       [](const TuneKnobs& t) { return std::int64_t{t.sumLocalExperts}; },
+       [](TuneKnobs& t, std::int64_t v) { t.sumLocalExperts = v != 0; },
+       showSwitch},
       {"rings.forwarder_cores",
        {1, 2, 4, 6, 8, 12, 16},
        [](const TuneKnobs& t) { return std::int64_t{t.forwarderCores}; },
@@ -112,10 +121,10 @@ const std::vector<Knob>& knobs() {
 
 std::string knobKey(const TuneKnobs& k) {
   char b[160];
-  std::snprintf(b, sizeof b, "%lld/%d/%d/%d/%d/%lld/%d/%d", static_cast<long long>(k.chunkBytes),
+  std::snprintf(b, sizeof b, "%lld/%d/%d/%d/%d/%lld/%d/%d/%d", static_cast<long long>(k.chunkBytes),
                 k.queueChunks, k.senderCores, k.forwarderCores, k.receiverCores,
                 static_cast<long long>(k.rdmaBatchBytes), static_cast<int>(k.partialDtype),
-                k.ubWindowRows);
+                k.ubWindowRows, int{k.sumLocalExperts});
   return b;
 }
 

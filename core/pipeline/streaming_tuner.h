@@ -1,10 +1,10 @@
 #pragma once
 // `moe-sim tune` (issue 13): searches the streaming design's knobs - ring chunk, queue depth,
-// sender / forwarder / receiver cores, combine.rdma_batch_bytes, combine.partial_dtype and
-// combine.ub_window_rows - for the shortest streaming layer. Every candidate is run on the
-// engine (payload none: the same protocol and timing, no tensor bytes), candidates of a
-// round in parallel (core/util/parallel_map.h). The search is coordinate descent from the
-// scenario's own configuration, then seeded random moves, so the result is deterministic
+// sender / forwarder / receiver cores, combine.rdma_batch_bytes, combine.partial_dtype,
+// combine.ub_window_rows and combine.sum_local_experts - for the shortest streaming layer. Every
+// candidate is run on the engine (payload none: the same protocol and timing, no tensor bytes),
+// candidates of a round in parallel (core/util/parallel_map.h). The search is coordinate descent
+// from the scenario's own configuration, then seeded random moves, so the result is deterministic
 // for a scenario, seed and budget, whatever the thread count. Hard constraints (UB per
 // role, minimum record size, AIV core count, ring HBM budget) are checked before a run.
 
@@ -34,6 +34,7 @@ struct TuneKnobs {
   std::int64_t rdmaBatchBytes = 0;
   PartialDtype partialDtype = PartialDtype::Fp32;
   int ubWindowRows = 0;
+  bool sumLocalExperts = false;
   bool operator==(const TuneKnobs&) const = default;
 };
 TuneKnobs knobsOf(const Scenario& sc);
