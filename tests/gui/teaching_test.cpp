@@ -2,6 +2,8 @@
 // on one displayed time, Compare marked stale, Rebalance leaving a valid scenario, tooltips
 // from the schema docs, the lessons, and `--help` without a display.
 
+#include <algorithm>
+
 #include <QAction>
 #include <QComboBox>
 #include <QCryptographicHash>
@@ -333,6 +335,18 @@ class TeachingTest : public QObject {
     QVERIFY(shown.wait(120000));
     QCOMPARE(panel->currentStep(), 1);
     QVERIFY(w.liveSnapshot()->now > 0);
+    // The ring the lesson points at is one of card 0's, and it already carries data: the
+    // narration talks about a filling ring and the Inspector shows its counts. (Ring ids
+    // follow creation order, so a kernel that makes its rings in another order moves it.)
+    const Selection sel =
+        panel->lessons()[static_cast<std::size_t>(ring)].lesson->steps[1].selection;
+    QCOMPARE(sel.kind, Selection::Kind::Ring);
+    const auto& rings = w.liveSnapshot()->rings;
+    const auto it =
+        std::find_if(rings.begin(), rings.end(), [&](const RingSnap& r) { return r.id == sel.id; });
+    QVERIFY(it != rings.end());
+    QCOMPARE(it->consumerCard, 0);
+    QVERIFY2(it->stats.recordsWritten > 0, it->name.c_str());
   }
 
   void recordWritesIncreasingFramesToTheEnd() {
