@@ -319,12 +319,16 @@ TuneResult tuneStreaming(const Scenario& givenIn, const TuneOptions& opt) {
     }
     return n;
   };
-  for (int round = 0; round < 4 && !cancelled(); ++round) {
+  // Until the best stops moving, at most kNeighbourRounds rounds: a round that still
+  // improved leaves the new best's own neighbours unrun, and the "why" lines say so.
+  constexpr int kNeighbourRounds = 8;
+  bool stillMoving = false;
+  for (int round = 0; round < kNeighbourRounds && !cancelled(); ++round) {
     budget = 1 << 20;  // neighbour checks are not part of the search budget
     const std::size_t before = out.evaluated.size();
-    const bool improved = runRound(neighbours(out.best.knobs));
+    stillMoving = runRound(neighbours(out.best.knobs));
     out.neighbourChecks += static_cast<int>(out.evaluated.size() - before);
-    if (!improved) break;
+    if (!stillMoving) break;
   }
   out.tuned = withKnobs(givenIn, out.best.knobs);
   // Why each knob stops where it does: its neighbours, refused (the rule) or measured.
@@ -352,7 +356,8 @@ TuneResult tuneStreaming(const Scenario& givenIn, const TuneOptions& opt) {
                                      [&](const TuneEval& e) { return e.knobs == k; });
         char num[96];
         if (ev == out.evaluated.end())
-          part += "not run within the budget";
+          part += stillMoving ? "not run (the neighbour checks stopped while the best still moved)"
+                              : "not run within the budget";
         else if (!ev->ok)
           part += "failed (" + ev->error.substr(0, 80) + ")";
         else {
