@@ -25,6 +25,8 @@ VARIANTS = [
     ("rdma_batch_bytes 0 (one post per partial)", lambda s: s["combine"].update(rdma_batch_bytes=0)),
     ("partial_dtype bf16", lambda s: s["combine"].update(partial_dtype="bf16")),
     ("ub_window_rows 1 (spill to GM)", lambda s: s["combine"].update(ub_window_rows=1)),
+    ("sum_local_experts (one row per token and card)",
+     lambda s: s["combine"].update(sum_local_experts=True)),
 ]
 
 
