@@ -3,6 +3,7 @@
 // from the schema docs, the lessons, and `--help` without a display.
 
 #include <algorithm>
+#include <set>
 
 #include <QAction>
 #include <QComboBox>
@@ -312,6 +313,28 @@ class TeachingTest : public QObject {
     QVERIFY(byRole.contains(roleColor(Role::Gemm).darker(115).name()));
     QVERIFY(byRole.contains("communication exposed"));
     QVERIFY(!perCore.contains("communication exposed"));
+  }
+
+  // A step that runs to a stage stops once the stage's programs are at work, so the core
+  // grid shows its roles (at the stage's first event every core was still idle or done).
+  void aStepAtAStageShowsTheStagesRoles() {
+    MainWindow w;
+    QVERIFY(waitFirstFrame(w));
+    LessonPanel* panel = w.lessonPanel();
+    int combine = -1;
+    for (int i = 0; i < static_cast<int>(panel->lessons().size()); ++i)
+      if (panel->lessons()[static_cast<std::size_t>(i)].name == "3-combine-roles") combine = i;
+    QVERIFY(combine >= 0);
+    QSignalSpy shown(&w, &MainWindow::lessonStepShown);
+    panel->showStep(combine, 0);
+    QVERIFY(shown.wait(120000));
+    const auto snap = w.liveSnapshot();
+    QCOMPARE(snap->stage, std::string("combine-streaming"));
+    std::set<Role> roles;
+    for (const CoreSnap& c : snap->cores)
+      if (c.card == 0 && (isWorking(c.activity) || isWaiting(c.activity))) roles.insert(c.role);
+    QVERIFY(roles.count(Role::Sender) && roles.count(Role::Forwarder) &&
+            roles.count(Role::Receiver));
   }
 
   void lessonPanelNextDrivesTheRunAndTheView() {

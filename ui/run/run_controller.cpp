@@ -240,9 +240,28 @@ void RunController::runFromStartTo(const LessonTarget& t) {
   if (!loaded_) return;
   using K = LessonTarget::Kind;
   switch (t.kind) {
-    case K::Stage:
-      rerun([&t](const SteppableRun& r) { return r.currentStage() != t.stage; });
+    case K::Stage: {
+      // Until the stage begins and its programs are at work: at the stage's first event
+      // every core is still idle or done, so the core grid would show no roles. The instant
+      // the first core starts is run to its end, so every program launched then has started.
+      // A stage whose cores never work stops when the next stage begins.
+      bool reached = false;
+      Time started = -1;
+      rerun([&t, &reached, &started](const SteppableRun& r) {
+        const Simulator& sim = r.emulation().sim();
+        if (started >= 0) return sim.nextEventTime() == started;
+        if (r.currentStage() != t.stage) return !reached;
+        reached = true;
+        const Machine& m = r.emulation().machine();
+        for (int c = 0; c < m.coreCount(); ++c)
+          if (isWorking(m.core(c).activity()) || isWaiting(m.core(c).activity())) {
+            started = sim.now();
+            return sim.nextEventTime() == started;
+          }
+        return true;
+      });
       break;
+    }
     case K::Time:
       rerun([&t](const SteppableRun& r) { return r.emulation().sim().nextEventTime() <= t.time; });
       break;

@@ -612,9 +612,10 @@ void MainWindow::redraw() {
 void MainWindow::select(const Selection& sel) {
   selection_ = sel;
   if (sel.kind == Selection::Kind::Card) card_->showCard(sel.id);
-  if (sel.kind == Selection::Kind::Core) card_->grid()->setSelectedCore(sel.id);
-  if (sel.kind == Selection::Kind::Ring) card_->rings()->setSelectedRing(sel.id);
-  if (sel.kind == Selection::Kind::Stages) card_->stages()->setSelectedStrip(sel.id);
+  // One highlight at a time: a core selected after a ring no longer marks the ring.
+  card_->grid()->setSelectedCore(sel.kind == Selection::Kind::Core ? sel.id : -1);
+  card_->rings()->setSelectedRing(sel.kind == Selection::Kind::Ring ? sel.id : -1);
+  card_->stages()->setSelectedStrip(sel.kind == Selection::Kind::Stages ? sel.id : -1);
   if (auto s = shownSnapshot()) inspector_->setHtml(describeSelection(*s, selection_));
 }
 

@@ -133,15 +133,26 @@ void RingStripWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
   for (const RingGroup& g : groups_)
     if (seenGroups_.insert(g.title).second && ringCount_ > kFoldAbove) folded_.insert(g.title);
   relayout();
+  revealSelected();
 }
 
 void RingStripWidget::setSelectedRing(int id) {
   selected_ = id;
-  // A ring selected elsewhere (the inspector, a lesson) unfolds its group so it shows.
-  for (std::size_t g = 0; g < groups_.size() && snap_; ++g)
-    for (int r : groups_[g].rings)
-      if (snap_->rings[r].id == id && folded_.erase(groups_[g].title) > 0) relayout();
+  revealSelected_ = id >= 0;
+  revealSelected();
   update();
+}
+
+void RingStripWidget::revealSelected() {
+  // A ring selected elsewhere (the inspector, a lesson) unfolds its group so it shows; if
+  // it is not listed yet (selected before its stage's snapshot), on the next snapshot.
+  for (std::size_t g = 0; g < groups_.size() && snap_ && revealSelected_; ++g)
+    for (int r : groups_[g].rings)
+      if (snap_->rings[r].id == selected_) {
+        revealSelected_ = false;
+        if (folded_.erase(groups_[g].title) > 0) relayout();
+        break;
+      }
 }
 
 const RingStripWidget::Line* RingStripWidget::lineAt(const QPoint& p) const {

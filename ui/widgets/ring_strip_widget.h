@@ -52,6 +52,7 @@ class RingStripWidget : public QWidget {
   int lineTop(std::size_t line) const;
   int lineHeight(const Line& l) const;
   void relayout();
+  void revealSelected();
   void paintRing(class QPainter& p, const RingSnap& r, const QRect& row) const;
   void paintHeader(class QPainter& p, const RingGroup& g, bool folded, const QRect& row) const;
 
@@ -62,6 +63,7 @@ class RingStripWidget : public QWidget {
   std::set<std::string> folded_;      // group titles folded
   std::set<std::string> seenGroups_;  // titles whose starting fold was decided
   int selected_ = -1;
+  bool revealSelected_ = false;  // unfold the selected ring's group once it is listed
 };
 
 }  // namespace moe::ui
