@@ -7,6 +7,12 @@
 
 namespace moe {
 
+OpRef readIndexBlock(AiCore& core, const CardTensors& g, std::int64_t first, std::int64_t n,
+                     Buffer* idx, Buffer* scales) {
+  core.copy(Region{idx, 0, n * 12}, Region{g.expandIdx, first * 12, n * 12});
+  return core.copy(Region{scales, 0, n * 4}, Region{g.expandScales, first * 4, n * 4});
+}
+
 CombineFinisher::CombineFinisher(LayerContext& ctx, AiCore& core, int rank)
     : ctx_(ctx), core_(core), rank_(rank) {
   Machine& m = ctx.m;

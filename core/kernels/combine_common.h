@@ -6,6 +6,15 @@
 
 namespace moe {
 
+// Combine senders read the index tables of expert_out in blocks of this many rows: per row
+// (source rank, token, k), 12 B, and its weight, 4 B.
+constexpr std::int64_t kIdxRows = 256;
+
+// Copies rows [first, first + n) of card g's index tables into UB (`idx`, `scales`); the
+// returned op lands after both (same pipe).
+OpRef readIndexBlock(AiCore& core, const CardTensors& g, std::int64_t first, std::int64_t n,
+                     Buffer* idx, Buffer* scales);
+
 class CombineFinisher {
  public:
   // Allocates its UB scratch on `core` (rows of H elements).

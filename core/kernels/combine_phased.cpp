@@ -40,7 +40,6 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
   const std::int64_t rb = ctx.recordBytes;
   const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb);
   Buffer* staging = ctx.m.allocUb(core, perBatch * rb, "staging", true);
-  constexpr std::int64_t kIdxRows = 256;
   Buffer* idx = ctx.m.allocUb(core, kIdxRows * 12, "expand_idx", false);
   Buffer* scales = ctx.m.allocUb(core, kIdxRows * 4, "expand_scales", false);
   const auto* off = g.offsets->as<std::int32_t>();
@@ -67,9 +66,7 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
         const std::int64_t begin = off[le * ctx.R + owner], rows = len[le * ctx.R + owner];
         for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows) {
           const std::int64_t n = std::min(kIdxRows, rows - b0);
-          core.copy(Region{idx, 0, n * 12}, Region{g.expandIdx, (begin + b0) * 12, n * 12});
-          co_await core.copy(Region{scales, 0, n * 4},
-                             Region{g.expandScales, (begin + b0) * 4, n * 4});
+          co_await readIndexBlock(core, g, begin + b0, n, idx, scales);
           for (std::int64_t i = 0; i < n; ++i) {
             if (inBatch == perBatch) co_await flush();
             RecordMeta meta;

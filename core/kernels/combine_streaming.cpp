@@ -45,6 +45,30 @@ struct SenderTarget {
   int lane;
 };
 
+// A block of at most kIdxRows expert_out rows of one owner, all of one local expert.
+struct IndexBlock {
+  int owner;
+  std::int64_t first, count;
+};
+
+// The blocks of expert_out card d holds for target tg's owners, local expert by local expert
+// (the Offset/Length tables give each (expert, owner) one contiguous range).
+std::vector<IndexBlock> indexBlocks(const LayerContext& ctx, int d, const CombinePlan& plan,
+                                    SenderTarget tg) {
+  const auto* off = ctx.cards[d].offsets->as<std::int32_t>();
+  const auto* len = ctx.cards[d].lengths->as<std::int32_t>();
+  std::vector<IndexBlock> blocks;
+  for (int le = 0; le < ctx.P; ++le)
+    for (int S = 0; S < ctx.S; ++S) {
+      const int r = S * ctx.cps + ctx.localOf(tg.f);  // an owner this target forwards for
+      if (!plan.laneServes(S, tg.lane)) continue;
+      const std::int64_t begin = off[le * ctx.R + r], rows = len[le * ctx.R + r];
+      for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows)
+        blocks.push_back({r, begin + b0, std::min(kIdxRows, rows - b0)});
+    }
+  return blocks;
+}
+
 // One expert row a summing sender adds into its owner token's row.
 struct SummedRow {
   int owner;
@@ -52,9 +76,6 @@ struct SummedRow {
   std::int64_t row;  // in expert_out
   float weight;
 };
-
-// Per row of expert_out: (source rank, token, k) and its weight, read block by block.
-constexpr std::int64_t kIdxRows = 256;
 
 // A summing sender's rows for one target: lane L's rows of every owner it serves, read from
 // the index tables block by block, in the order they are summed and sent. Token-major, the
@@ -64,26 +85,14 @@ constexpr std::int64_t kIdxRows = 256;
 // order of its fp32 sum.
 Task readSummedRows(LayerContext& ctx, int d, AiCore& core, const CombinePlan& plan,
                     SenderTarget tg, Buffer* idx, Buffer* scales, std::vector<SummedRow>& rows) {
-  const CardTensors& g = ctx.cards[d];
-  const auto* off = g.offsets->as<std::int32_t>();
-  const auto* len = g.lengths->as<std::int32_t>();
-  for (int le = 0; le < ctx.P; ++le)
-    for (int S = 0; S < ctx.S; ++S) {
-      const int r = S * ctx.cps + ctx.localOf(tg.f);
-      if (!plan.laneServes(S, tg.lane)) continue;
-      const std::int64_t begin = off[le * ctx.R + r], rowCount = len[le * ctx.R + r];
-      for (std::int64_t b0 = 0; b0 < rowCount; b0 += kIdxRows) {
-        const std::int64_t n = std::min(kIdxRows, rowCount - b0);
-        core.copy(Region{idx, 0, n * 12}, Region{g.expandIdx, (begin + b0) * 12, n * 12});
-        co_await core.copy(Region{scales, 0, n * 4},
-                           Region{g.expandScales, (begin + b0) * 4, n * 4});
-        for (std::int64_t i = 0; i < n; ++i) {
-          const std::int32_t token = idx->as<std::int32_t>()[i * 3 + 1];
-          if (plan.lane(ctx, r, token) != tg.lane) continue;
-          rows.push_back({r, token, begin + b0 + i, scales->as<float>()[i]});
-        }
-      }
+  for (const IndexBlock& b : indexBlocks(ctx, d, plan, tg)) {
+    co_await readIndexBlock(core, ctx.cards[d], b.first, b.count, idx, scales);
+    for (std::int64_t i = 0; i < b.count; ++i) {
+      const std::int32_t token = idx->as<std::int32_t>()[i * 3 + 1];
+      if (plan.lane(ctx, b.owner, token) != tg.lane) continue;
+      rows.push_back({b.owner, token, b.first + i, scales->as<float>()[i]});
     }
+  }
   auto turn = [&](int owner) { return (ctx.serverOf(owner) - ctx.serverOf(d) + ctx.S) % ctx.S; };
   std::stable_sort(rows.begin(), rows.end(), [&](const SummedRow& a, const SummedRow& b) {
     if (a.token != b.token) return a.token < b.token;
@@ -127,8 +136,6 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
     unpublished->publishTail(core);
     unpublished = nullptr;
   };
-  const auto* off = g.offsets->as<std::int32_t>();
-  const auto* len = g.lengths->as<std::int32_t>();
   auto expertRow = [&](std::int64_t row) {
     return Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes};
   };
@@ -192,34 +199,25 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
       co_await flush();
       continue;
     }
-    for (int le = 0; le < ctx.P; ++le)
-      for (int S = 0; S < ctx.S; ++S) {
-        const int r = S * ctx.cps + ctx.localOf(tg.f);  // an owner this target forwards for
-        if (!plan.laneServes(S, tg.lane)) continue;
-        const std::int64_t begin = off[le * ctx.R + r], rows = len[le * ctx.R + r];
-        for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows) {
-          const std::int64_t n = std::min(kIdxRows, rows - b0);
-          core.copy(Region{idx, 0, n * 12}, Region{g.expandIdx, (begin + b0) * 12, n * 12});
-          co_await core.copy(Region{scales, 0, n * 4},
-                             Region{g.expandScales, (begin + b0) * 4, n * 4});
-          for (std::int64_t i = 0; i < n; ++i) {
-            if (static_cast<std::int64_t>(metas.size()) == perBatch) co_await flush();
-            const std::int64_t row = begin + b0 + i;
-            RecordMeta meta;
-            meta.srcRank = idx->as<std::int32_t>()[i * 3];
-            meta.token = idx->as<std::int32_t>()[i * 3 + 1];
-            if (plan.lane(ctx, r, meta.token) != tg.lane) continue;  // another lane's token
-            meta.k = 1;
-            meta.weights[0] = scales->as<float>()[i];
-            core.copy(
-                Region{staging[half], static_cast<std::int64_t>(metas.size()) * rb + ctx.metaBytes,
-                       ctx.rowBytes},
-                Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes});
-            metas.push_back(meta);
-            rowsRead.push_back(row);
-          }
-        }
+    for (const IndexBlock& b : indexBlocks(ctx, d, plan, tg)) {
+      co_await readIndexBlock(core, g, b.first, b.count, idx, scales);
+      for (std::int64_t i = 0; i < b.count; ++i) {
+        if (static_cast<std::int64_t>(metas.size()) == perBatch) co_await flush();
+        const std::int64_t row = b.first + i;
+        RecordMeta meta;
+        meta.srcRank = idx->as<std::int32_t>()[i * 3];
+        meta.token = idx->as<std::int32_t>()[i * 3 + 1];
+        if (plan.lane(ctx, b.owner, meta.token) != tg.lane) continue;  // another lane's token
+        meta.k = 1;
+        meta.weights[0] = scales->as<float>()[i];
+        core.copy(
+            Region{staging[half], static_cast<std::int64_t>(metas.size()) * rb + ctx.metaBytes,
+                   ctx.rowBytes},
+            expertRow(row));
+        metas.push_back(meta);
+        rowsRead.push_back(row);
       }
+    }
     co_await flush();
   }
   co_await publishWritten();

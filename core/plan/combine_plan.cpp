@@ -1,7 +1,6 @@
 #include "core/plan/combine_plan.h"
 
 #include <algorithm>
-#include <utility>
 
 namespace moe {
 
@@ -26,18 +25,20 @@ CombinePlan buildCombinePlan(const LayerContext& ctx) {
   // the same rows dispatch counted in d's Length table. With sum_local_experts, card d
   // sends one summed row per token instead, whatever the number of its experts.
   const bool perCard = ctx.sc.combine.sumLocalExperts;
-  std::vector<std::uint8_t> sent(perCard ? R : 0);
   for (int r = 0; r < R; ++r) {
     const auto* ids = ctx.cards[r].balancedIds->as<std::int32_t>();
     const auto* keep = ctx.cards[r].mask->data();
     for (int t = 0; t < BS; ++t) {
       std::vector<int> perServer(ctx.S, 0);
-      std::fill(sent.begin(), sent.end(), 0);
       const int lane = p.lane(ctx, r, t);
+      auto card = [&](int k) { return ctx.rankOfInstance(ids[t * K + k]); };
       for (int k = 0; k < K; ++k) {
         if (!keep[t * K + k]) continue;
-        const int d = ctx.rankOfInstance(ids[t * K + k]);
-        if (perCard && std::exchange(sent[d], 1) != 0) continue;  // d's row already counted
+        const int d = card(k);
+        bool counted = false;  // with perCard: an earlier kept slot of the token is on d
+        for (int j = 0; perCard && j < k && !counted; ++j)
+          counted = keep[t * K + j] && card(j) == d;
+        if (counted) continue;
         ++perServer[ctx.serverOf(d)];
         const int f = ctx.serverOf(d) * ctx.cps + ctx.localOf(r);
         ++p.fwdRows[f][ctx.localOf(d) * p.lanes + lane];

@@ -120,9 +120,9 @@ void validateDispatchTiling(const Scenario& sc, int P) {
                 "holds " +
                 std::to_string(ub) + " B; use smaller chunks or a larger UB");
   };
-  require(summingCombineSenderUb(sc) <= ub, "combine.sum_local_experts",
-          "UB overflow: a summing combine sender needs " +
-              std::to_string(summingCombineSenderUb(sc)) +
+  const std::int64_t summing = summingCombineSenderUb(sc);
+  require(summing <= ub, "combine.sum_local_experts",
+          "UB overflow: a summing combine sender needs " + std::to_string(summing) +
               " B (an fp32 sum row, two expert rows, one record and its index block) but UB "
               "(hardware.overrides.ub_bytes) holds " +
               std::to_string(ub) + " B; turn it off or use a larger UB");

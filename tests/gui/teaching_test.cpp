@@ -54,6 +54,13 @@ bool inWorker(MainWindow& w, Call call) {
   QSignalSpy shown(&w, &MainWindow::frameShown);
   return shown.wait(5000) || true;  // a redraw may already have happened
 }
+
+// The index of the built-in lesson `name` in the panel, or -1.
+int lessonIndex(LessonPanel& panel, const QString& name) {
+  for (int i = 0; i < static_cast<int>(panel.lessons().size()); ++i)
+    if (panel.lessons()[static_cast<std::size_t>(i)].name == name) return i;
+  return -1;
+}
 }  // namespace
 
 class TeachingTest : public QObject {
@@ -321,9 +328,7 @@ class TeachingTest : public QObject {
     MainWindow w;
     QVERIFY(waitFirstFrame(w));
     LessonPanel* panel = w.lessonPanel();
-    int combine = -1;
-    for (int i = 0; i < static_cast<int>(panel->lessons().size()); ++i)
-      if (panel->lessons()[static_cast<std::size_t>(i)].name == "3-combine-roles") combine = i;
+    const int combine = lessonIndex(*panel, "3-combine-roles");
     QVERIFY(combine >= 0);
     QSignalSpy shown(&w, &MainWindow::lessonStepShown);
     panel->showStep(combine, 0);
@@ -341,9 +346,7 @@ class TeachingTest : public QObject {
     MainWindow w;
     QVERIFY(waitFirstFrame(w));
     LessonPanel* panel = w.lessonPanel();
-    int ring = -1;
-    for (int i = 0; i < static_cast<int>(panel->lessons().size()); ++i)
-      if (panel->lessons()[static_cast<std::size_t>(i)].name == "1-ring-flow-control") ring = i;
+    const int ring = lessonIndex(*panel, "1-ring-flow-control");
     QVERIFY(ring >= 0);
     QSignalSpy shown(&w, &MainWindow::lessonStepShown);
     panel->showStep(ring, 0);
