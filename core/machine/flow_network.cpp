@@ -240,67 +240,12 @@ void FlowNetwork::fill() {
       st.left += f.rate;  // the working set's old rates, handed back below
     }
   }
+  heap_.clear();
   for (int r : fillResources_) {
     ResourceState& st = state_[r];
     st.inFill = false;
     st.left = std::max(0.0, resources_[r].capacity - (resources_[r].activeRate - st.left));
     st.unfrozen = static_cast<int>(st.setOn.size());
-  }
-  // Most working sets are one or two new flows on a handful of resources: picking the
-  // bottleneck by a scan of those is cheaper than keeping a heap of them. Both pick the
-  // same resource (the lowest fair share, ties to the lower id), so the rates are equal.
-  if (fillResources_.size() <= kScanFill)
-    fillByScan();
-  else
-    fillByHeap();
-}
-
-// Freezes every unfrozen working-set flow of bottleneck `b` at `share`; its other
-// resources give that share out. Returns how many flows froze; the resources whose share
-// moved are left in touched_.
-std::size_t FlowNetwork::freezeOn(int b, double share) {
-  std::size_t frozen = 0;
-  touched_.clear();
-  for (int s : state_[b].setOn) {
-    if (newRate_[s] >= 0) continue;
-    newRate_[s] = share;
-    ++frozen;
-    const Flow& f = flows_[s];
-    for (int i = 0; i < f.hops; ++i) {
-      const int r = f.path[i];
-      ResourceState& rs = state_[r];
-      rs.left = std::max(0.0, rs.left - share);
-      --rs.unfrozen;
-      if (r != b && !rs.inFill) {
-        rs.inFill = true;
-        touched_.push_back(r);
-      }
-    }
-  }
-  for (int r : touched_) state_[r].inFill = false;
-  return frozen;
-}
-
-void FlowNetwork::fillByScan() {
-  std::size_t unfrozen = set_.size();
-  while (unfrozen > 0) {
-    int b = -1;
-    double best = 0;
-    for (int r : fillResources_) {
-      const ResourceState& st = state_[r];
-      if (st.unfrozen == 0) continue;
-      const double share = st.left / st.unfrozen;
-      if (b < 0 || share < best || (share == best && r < b)) b = r, best = share;
-    }
-    if (b < 0) break;
-    unfrozen -= freezeOn(b, best);
-  }
-}
-
-void FlowNetwork::fillByHeap() {
-  heap_.clear();
-  for (int r : fillResources_) {
-    const ResourceState& st = state_[r];
     heap_.push_back({st.left / st.unfrozen, r});
   }
   // Lazy min-heap of (fair share, resource); ties go to the lower id (deterministic).
@@ -315,9 +260,26 @@ void FlowNetwork::fillByHeap() {
     if (bs.unfrozen == 0 || top.share != bs.left / bs.unfrozen) continue;  // stale
     // Every unfrozen flow of the bottleneck freezes at its share. Their other resources get
     // one fresh heap entry each, after all of them: entries in between would only go stale.
-    unfrozen -= freezeOn(b, top.share);
+    touched_.clear();
+    for (int s : bs.setOn) {
+      if (newRate_[s] >= 0) continue;
+      newRate_[s] = top.share;
+      --unfrozen;
+      const Flow& f = flows_[s];
+      for (int i = 0; i < f.hops; ++i) {
+        const int r = f.path[i];
+        ResourceState& rs = state_[r];
+        rs.left = std::max(0.0, rs.left - top.share);
+        --rs.unfrozen;
+        if (r != b && !rs.inFill) {
+          rs.inFill = true;
+          touched_.push_back(r);
+        }
+      }
+    }
     for (int r : touched_) {
-      const ResourceState& rs = state_[r];
+      ResourceState& rs = state_[r];
+      rs.inFill = false;
       if (rs.unfrozen > 0) {
         heap_.push_back({rs.left / rs.unfrozen, r});
         std::push_heap(heap_.begin(), heap_.end(), std::greater<>());

@@ -156,9 +156,6 @@ class FlowNetwork {
   void setInSet(Flow& f, bool inSet);  // sets the flag on the flow and its members
   void setRate(Flow& f, double rate);  // the same for the rate
   void fill();
-  void fillByScan();
-  void fillByHeap();
-  std::size_t freezeOn(int bottleneck, double share);
   bool checkBottlenecks();  // false if the working set grew
   void measure(int r);
   double fastest(int r);              // measure(r) first
@@ -170,7 +167,6 @@ class FlowNetwork {
 
   Simulator& sim_;
   static constexpr int kExactEvery = 4096;
-  static constexpr std::size_t kScanFill = 16;  // fills over at most this many resources scan
   std::vector<NetResource> resources_;
   std::vector<ResourceState> state_;
   std::vector<Flow> flows_;
