@@ -152,6 +152,7 @@ void AiCore::opCrossed(void* p, std::uint64_t) {
   Op* op = static_cast<Op*>(p);
   AiCore& c = *op->core;
   if (op->kind == Op::Kind::Copy) c.leavePipe(op);
+  if (op->kind == Op::Kind::Rdma) c.sentOnQueuePair(op);
   c.m_.sim().after(op->latency, Action{&AiCore::opLanded, op, 0});
 }
 
@@ -162,7 +163,7 @@ void AiCore::rdmaPosted(void* p, std::uint64_t) {
   Simulator& s = c.m_.sim();
   c.leavePipe(op);
   if (op->word == nullptr) {
-    c.m_.net().start(op->path, op->wireBytes, Action{&AiCore::opCrossed, op, 0});
+    c.sendOnQueuePair(op);
     return;
   }
   // A word write on the same queue pair as `after`: it cannot overtake that data.
@@ -174,6 +175,36 @@ void AiCore::rdmaPosted(void* p, std::uint64_t) {
   } else {
     s.at(landAt, Action{&AiCore::opLanded, op, 0});
   }
+}
+
+// An RC queue pair's send queue goes out in order, one message after the other: a write
+// posted while an earlier one on the same queue pair is still on the wire waits for it.
+// Only different queue pairs (cores, destination cards) share the NIC concurrently. (Sharing
+// it among every posted write also over-coupled the flow model: in the flat design each
+// transfer's start re-rated hundreds of others.)
+void AiCore::sendOnQueuePair(Op* op) {
+  if (qpSend_.empty()) qpSend_.resize(static_cast<std::size_t>(m_.cardCount()));
+  QpSend& q = qpSend_[static_cast<std::size_t>(op->dst.buf->card)];
+  if (q.sending) {
+    (q.lastWaiting ? q.lastWaiting->qpNextToSend : q.firstWaiting) = op;
+    q.lastWaiting = op;
+    return;
+  }
+  q.sending = op;
+  m_.net().start(op->path, op->wireBytes, Action{&AiCore::opCrossed, op, 0});
+}
+
+void AiCore::sentOnQueuePair(Op* op) {
+  if (qpSend_.empty()) return;
+  QpSend& q = qpSend_[static_cast<std::size_t>(op->dst.buf->card)];
+  if (q.sending != op) return;
+  Op* next = q.firstWaiting;
+  q.sending = next;
+  if (!next) return;
+  q.firstWaiting = next->qpNextToSend;
+  if (!q.firstWaiting) q.lastWaiting = nullptr;
+  next->qpNextToSend = nullptr;
+  m_.net().start(next->path, next->wireBytes, Action{&AiCore::opCrossed, next, 0});
 }
 
 void AiCore::opLanded(void* p, std::uint64_t) {

@@ -85,6 +85,7 @@ struct Op {
   std::int64_t wordValue = 0;
   std::shared_ptr<Op> after;   // Rdma word write: lands only after this op has landed
   std::shared_ptr<Op> qpPrev;  // Rdma: the previous op on the same queue pair (lands first)
+  Op* qpNextToSend = nullptr;  // Rdma data: the next write waiting to transmit on its queue pair
   LandHooks onLand;            // run when the op lands (ring checks, fences)
   bool done = false;
   bool pipeReleased = false;
@@ -277,6 +278,16 @@ class AiCore {
   // RDMA queue pairs, one per destination card: ops on one QP land in issue order.
   std::vector<std::shared_ptr<Op>> lastOnQp_;
   void chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard);
+  // A queue pair transmits its writes one at a time, in post order (an RC send queue's
+  // messages go out back to back): the one on the wire, and those waiting behind it.
+  struct QpSend {
+    Op* sending = nullptr;
+    Op* firstWaiting = nullptr;
+    Op* lastWaiting = nullptr;
+  };
+  std::vector<QpSend> qpSend_;
+  void sendOnQueuePair(Op* op);
+  void sentOnQueuePair(Op* op);
   friend class Machine;
 };
 
