@@ -237,3 +237,47 @@ TEST(Machine, UbOverflowIsRefused) {
   emu.machine().allocUb(c, 190000, "big", true);
   EXPECT_THROW(emu.machine().allocUb(c, 8192, "more", true), std::runtime_error);
 }
+
+// An RDMA queue pair (one core's connection to one card) sends its writes one after the
+// other, in post order; writes on different queue pairs share the NIC.
+TEST(AiCoreRdma, AQueuePairSendsItsWritesInTurnWhileQueuePairsShareTheNic) {
+  constexpr std::int64_t kBytes = 1 << 20;
+  auto landings = [](bool sameCore) {
+    Scenario s;  // 2 servers: card 8 is on the other server
+    Emulation emu(s);
+    AiCore& a = emu.machine().aiv(0, 0);
+    AiCore& b = emu.machine().aiv(0, sameCore ? 0 : 1);
+    Buffer* src = emu.machine().allocGm(0, 2 * kBytes, "src", true);
+    Buffer* dst = emu.machine().allocGm(8, 2 * kBytes, "dst", true);
+    std::vector<Time> landed(2, -1);
+    auto write = [&](AiCore& c, int i) -> Task {
+      co_await c.rdmaWrite(Region{dst, i * kBytes, kBytes}, Region{src, i * kBytes, kBytes});
+      landed[static_cast<std::size_t>(i)] = c.sim().now();
+    };
+    auto both = [&]() -> Task {
+      OpRef w0 = a.rdmaWrite(Region{dst, 0, kBytes}, Region{src, 0, kBytes});
+      OpRef w1 = a.rdmaWrite(Region{dst, kBytes, kBytes}, Region{src, kBytes, kBytes});
+      co_await w0;
+      landed[0] = a.sim().now();
+      co_await w1;
+      landed[1] = a.sim().now();
+    };
+    if (sameCore) {
+      emu.launch(a, Role::Sender, both(), nullptr);
+    } else {
+      emu.launch(a, Role::Sender, write(a, 0), nullptr);
+      emu.launch(b, Role::Sender, write(b, 1), nullptr);
+    }
+    emu.sim().run();
+    return std::make_pair(landed, emu.machine().hw().nicGBps);
+  };
+  // Same queue pair: the second write goes on the wire when the first has left it, so it
+  // lands one whole NIC transfer later (sharing, both would land together).
+  const auto [serial, nic] = landings(true);
+  EXPECT_NEAR(static_cast<double>(serial[1] - serial[0]),
+              static_cast<double>(transferTime(kBytes, nic)), 1.0 * kNs);
+  // Two cores, two queue pairs posting at once: they share the NIC and land together.
+  const auto [shared, nic2] = landings(false);
+  EXPECT_EQ(shared[0], shared[1]);
+  EXPECT_GT(shared[0], serial[0]);
+}
