@@ -183,8 +183,7 @@ void AiCore::rdmaPosted(void* p, std::uint64_t) {
 // it among every posted write also over-coupled the flow model: in the flat design each
 // transfer's start re-rated hundreds of others.)
 void AiCore::sendOnQueuePair(Op* op) {
-  if (qpSend_.empty()) qpSend_.resize(static_cast<std::size_t>(m_.cardCount()));
-  QpSend& q = qpSend_[static_cast<std::size_t>(op->dst.buf->card)];
+  QueuePair& q = queuePair(op->dst.buf->card);
   if (q.sending) {
     (q.lastWaiting ? q.lastWaiting->qpNextToSend : q.firstWaiting) = op;
     q.lastWaiting = op;
@@ -195,9 +194,8 @@ void AiCore::sendOnQueuePair(Op* op) {
 }
 
 void AiCore::sentOnQueuePair(Op* op) {
-  if (qpSend_.empty()) return;
-  QpSend& q = qpSend_[static_cast<std::size_t>(op->dst.buf->card)];
-  if (q.sending != op) return;
+  QueuePair& q = queuePair(op->dst.buf->card);
+  if (q.sending != op) throw std::logic_error("queue pair order broken on " + name_);
   Op* next = q.firstWaiting;
   q.sending = next;
   if (!next) return;
@@ -219,9 +217,13 @@ void AiCore::opLanded(void* p, std::uint64_t) {
   op->core->land(op);
 }
 
+AiCore::QueuePair& AiCore::queuePair(int dstCard) {
+  if (queuePairs_.empty()) queuePairs_.resize(static_cast<std::size_t>(m_.cardCount()));
+  return queuePairs_[static_cast<std::size_t>(dstCard)];
+}
+
 void AiCore::chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard) {
-  if (lastOnQp_.empty()) lastOnQp_.resize(static_cast<std::size_t>(m_.cardCount()));
-  auto& last = lastOnQp_[static_cast<std::size_t>(dstCard)];
+  auto& last = queuePair(dstCard).lastPosted;
   if (last && !last->done) op->qpPrev = last;
   last = op;
 }
@@ -375,8 +377,7 @@ OpRef AiCore::rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after) {
   const Op* data = after.op().get();
   const bool inDataPost = data && data->kind == Op::Kind::Rdma && data->word == nullptr &&
                           data->core == this && !scalar.empty() && scalar.back().get() == data &&
-                          !lastOnQp_.empty() &&
-                          lastOnQp_[static_cast<std::size_t>(w.card)].get() == data;
+                          queuePair(w.card).lastPosted.get() == data;
   op->duration = inDataPost ? 0 : nanoseconds(m_.hw().rdmaPostNs);
   op->word = &w;
   op->wordValue = value;

@@ -275,17 +275,18 @@ class AiCore {
   std::vector<Word*> waitingOn_;
   std::vector<Word*> writesTo_;  // sole-writer words this core writes (early deadlock watch)
   void noteWordWrite(Word& w);
-  // RDMA queue pairs, one per destination card: ops on one QP land in issue order.
-  std::vector<std::shared_ptr<Op>> lastOnQp_;
-  void chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard);
-  // A queue pair transmits its writes one at a time, in post order (an RC send queue's
-  // messages go out back to back): the one on the wire, and those waiting behind it.
-  struct QpSend {
+  // RDMA queue pairs, one per destination card. Ops on one land in issue order, and its data
+  // writes go on the wire one at a time, in post order (an RC send queue's messages go out
+  // back to back): the one on the wire, and those waiting behind it.
+  struct QueuePair {
+    std::shared_ptr<Op> lastPosted;
     Op* sending = nullptr;
     Op* firstWaiting = nullptr;
     Op* lastWaiting = nullptr;
   };
-  std::vector<QpSend> qpSend_;
+  std::vector<QueuePair> queuePairs_;  // by destination card, made on the first post
+  QueuePair& queuePair(int dstCard);
+  void chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard);
   void sendOnQueuePair(Op* op);
   void sentOnQueuePair(Op* op);
   friend class Machine;
