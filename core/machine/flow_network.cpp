@@ -246,9 +246,16 @@ void FlowNetwork::fill() {
     st.inFill = false;
     st.left = std::max(0.0, resources_[r].capacity - (resources_[r].activeRate - st.left));
     st.unfrozen = static_cast<int>(st.setOn.size());
-    heap_.push_back({st.left / st.unfrozen, r});
+    st.key = st.left / st.unfrozen;
+    heap_.push_back({st.key, r});
   }
-  // Lazy min-heap of (fair share, resource); ties go to the lower id (deterministic).
+  // Min-heap of (fair share, resource); ties go to the lower id (deterministic). Freezing a
+  // flow at the smallest share raises the share of its other resources (left - share over
+  // unfrozen - 1), so a resource's key stays a lower bound of its share: a key found out of
+  // date at the top is pushed back with the current share. The pops come out in the order
+  // of a heap updated on every freeze, without a push per (frozen flow, resource) for
+  // resources that never become the bottleneck (HBM, DMA ports). Only when rounding makes
+  // a share drop below its key (a tie by an ulp) does it get a fresh entry at once.
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
   std::size_t unfrozen = set_.size();
   while (unfrozen > 0 && !heap_.empty()) {
@@ -257,32 +264,28 @@ void FlowNetwork::fill() {
     heap_.pop_back();
     const int b = top.resource;
     ResourceState& bs = state_[b];
-    if (bs.unfrozen == 0 || top.share != bs.left / bs.unfrozen) continue;  // stale
-    // Every unfrozen flow of the bottleneck freezes at its share. Their other resources get
-    // one fresh heap entry each, after all of them: entries in between would only go stale.
-    touched_.clear();
+    if (bs.unfrozen == 0 || top.share != bs.key) continue;  // superseded entry
+    const double share = bs.left / bs.unfrozen;
+    if (share != bs.key) {  // raised since it was pushed
+      bs.key = share;
+      heap_.push_back({share, b});
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+      continue;
+    }
+    // Every unfrozen flow of the bottleneck freezes at its share.
     for (int s : bs.setOn) {
       if (newRate_[s] >= 0) continue;
-      newRate_[s] = top.share;
+      newRate_[s] = share;
       --unfrozen;
       const Flow& f = flows_[s];
       for (int i = 0; i < f.hops; ++i) {
-        const int r = f.path[i];
-        ResourceState& rs = state_[r];
-        rs.left = std::max(0.0, rs.left - top.share);
-        --rs.unfrozen;
-        if (r != b && !rs.inFill) {
-          rs.inFill = true;
-          touched_.push_back(r);
+        ResourceState& rs = state_[f.path[i]];
+        rs.left = std::max(0.0, rs.left - share);
+        if (--rs.unfrozen > 0 && rs.left / rs.unfrozen < rs.key) {
+          rs.key = rs.left / rs.unfrozen;
+          heap_.push_back({rs.key, f.path[i]});
+          std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
         }
-      }
-    }
-    for (int r : touched_) {
-      ResourceState& rs = state_[r];
-      rs.inFill = false;
-      if (rs.unfrozen > 0) {
-        heap_.push_back({rs.left / rs.unfrozen, r});
-        std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
       }
     }
   }

@@ -135,6 +135,7 @@ class FlowNetwork {
     std::vector<int> setOn;     // fill scratch: working-set flows crossing it
     double left = 0;            // fill scratch: capacity not yet given out
     int unfrozen = 0;           // fill scratch: working-set flows still rising
+    double key = 0;             // fill scratch: its share in the heap (a lower bound)
     double load = 0;            // check scratch: summed rate (new rates for the working set)
     double fastest = 0;         // check scratch: the fastest flow's rate (-1: not yet known)
     double delta = 0;           // check scratch: the working set's rate changes on it (else 0)
@@ -190,8 +191,7 @@ class FlowNetwork {
   std::vector<int> measured_;       // resources whose load/fastest were computed
   std::vector<int> scanned_;        // resources whose flows were checked
   std::vector<int> checkedFlows_;
-  std::vector<int> grow_;     // flows joining the working set
-  std::vector<int> touched_;  // fill: resources whose share moved while freezing one level
+  std::vector<int> grow_;  // flows joining the working set
   std::vector<HeapEntry> heap_;
   std::vector<double> newRate_;  // by slot
 };
