@@ -142,7 +142,15 @@ void printReport(std::ostream& out, const RunReport& r) {
     out << "; combine buffers "
         << fmt("%.2f", static_cast<double>(run->combineBufferBytes()) / (1 << 20)) << " MiB";
     out << "; " << run->emulation().sim().eventsRun() << " events, "
-        << run->emulation().machine().rdmaPosts << " RDMA posts\n";
+        << run->emulation().machine().rdmaPosts << " RDMA posts";
+    // How hard the bandwidth model worked: what a large cluster's run time is made of.
+    const FlowNetwork& net = run->emulation().machine().net();
+    if (net.recomputes() > 0)
+      out << "; " << net.recomputes() << " bandwidth recomputes, "
+          << fmt("%.1f",
+                 static_cast<double>(net.flowsRecomputed()) / static_cast<double>(net.recomputes()))
+          << " transfers re-rated per recompute";
+    out << "\n";
   }
   // RDMA posts per communication stage: each post pays the NIC's issue cost, so batching
   // (combine.rdma_batch_bytes) shows here as fewer, larger posts.
