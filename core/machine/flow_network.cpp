@@ -83,12 +83,16 @@ void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone)
 void FlowNetwork::requestRecompute() {
   if (recomputePending_) return;
   recomputePending_ = true;
-  sim_.at(sim_.now(), Action{&FlowNetwork::recomputeEvent, this, 0});
+  Time at = sim_.now();
+  if (minInterval_ > 0 && recomputedOnce_) at = std::max(at, lastRecompute_ + minInterval_);
+  sim_.at(at, Action{&FlowNetwork::recomputeEvent, this, 0});
 }
 
 void FlowNetwork::recomputeEvent(void* self, std::uint64_t) {
   auto* net = static_cast<FlowNetwork*>(self);
   net->recomputePending_ = false;
+  net->lastRecompute_ = net->sim_.now();
+  net->recomputedOnce_ = true;
   net->recompute();
 }
 

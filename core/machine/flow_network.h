@@ -94,6 +94,15 @@ class FlowNetwork {
   std::uint64_t recomputes() const { return recomputes_; }
   std::uint64_t flowsRecomputed() const { return flowsRecomputed_; }
 
+  // At most one recompute per `interval` of emulated time (0, the default: at every start
+  // and end, exact). A change after a quiet spell is solved at once; changes that follow
+  // within the interval wait for the next solve together: a new transfer waits with rate 0
+  // and capacity freed by an ending one stays idle until then. Each transfer can lose up to
+  // one interval, and a solve over a large cluster's many changes costs about what one does
+  // (its working set is most of the flows either way). Scenario field bandwidth_update_ns.
+  void setMinRecomputeInterval(Time interval) { minInterval_ = interval; }
+  Time minRecomputeInterval() const { return minInterval_; }
+
   // Starts moving `bytes` over `path` now; `onDone` runs when the last byte has crossed.
   // Per-hop latency is the caller's business (it is fixed, not shared). A resource may
   // appear at most once on a path.
@@ -176,6 +185,9 @@ class FlowNetwork {
   std::vector<int> dirty_;     // resources touched since the last recompute
   std::vector<int> newFlows_;  // flows started since the last recompute
   bool recomputePending_ = false;
+  Time minInterval_ = 0;
+  Time lastRecompute_ = 0;
+  bool recomputedOnce_ = false;
   std::uint64_t recomputes_ = 0;
   std::uint64_t flowsRecomputed_ = 0;
   // Scratch, kept between recomputes so the hot path does not allocate.

@@ -18,7 +18,9 @@ Task runProgram(AiCore& core, Task body, Latch* latch) {
 Emulation::Emulation(const Scenario& scenario)
     : scenario_(scenario),
       obs_(static_cast<std::size_t>(scenario.eventLogCapacity)),
-      machine_(sim_, scenario.hardware, scenario.cluster, scenario.payload, obs_) {}
+      machine_(sim_, scenario.hardware, scenario.cluster, scenario.payload, obs_) {
+  machine_.net().setMinRecomputeInterval(nanoseconds(scenario.bandwidthUpdateNs));
+}
 
 RingBuffer& Emulation::addRing(std::string name, RingKind kind, int consumerCard, int producerCard,
                                std::int64_t chunkBytes, int queueChunks) {

@@ -140,6 +140,10 @@ struct Scenario {
   DispatchImpl dispatchImpl = DispatchImpl::Both;
   // Upper bound on the observation event log (records); older records are dropped.
   std::int64_t eventLogCapacity = 1 << 20;
+  // Bandwidth shares are re-solved at most once per this many ns (0: at every transfer start
+  // and end, exact max-min). An engine approximation for very large clusters
+  // (FlowNetwork::setMinRecomputeInterval); each transfer can lose up to one interval.
+  std::int64_t bandwidthUpdateNs = 0;
   WorkloadConfig workload;
 
   // Field by field, so a saved and reloaded scenario can be checked for exact equality.

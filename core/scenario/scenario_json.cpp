@@ -160,9 +160,10 @@ std::string toString(WorkloadKind w) {
 
 Scenario scenarioFromJson(const json& j) {
   jf::object(j, "");
-  jf::rejectUnknownKeys(j, "",
-                        {"name", "seed", "hardware", "cluster", "model", "routing", "eplb", "rings",
-                         "combine", "payload", "dispatch_impl", "event_log_capacity", "workload"});
+  jf::rejectUnknownKeys(
+      j, "",
+      {"name", "seed", "hardware", "cluster", "model", "routing", "eplb", "rings", "combine",
+       "payload", "dispatch_impl", "event_log_capacity", "bandwidth_update_ns", "workload"});
   Scenario s;
   if (const json* m = jf::member(j, "name")) s.name = jf::string(*m, "name", 256);
   if (const json* m = jf::member(j, "seed")) s.seed = readSeed(*m, "seed");
@@ -272,6 +273,7 @@ Scenario scenarioFromJson(const json& j) {
   readEnum(j, "", "payload", kPayloadNames, s.payload);
   readEnum(j, "", "dispatch_impl", kImplNames, s.dispatchImpl);
   readInt(j, "", "event_log_capacity", s.eventLogCapacity, 1024, std::int64_t{1} << 26);
+  readInt(j, "", "bandwidth_update_ns", s.bandwidthUpdateNs, 0, 10000);
 
   if (jf::member(j, "workload")) {
     const std::string p = "workload";
@@ -518,6 +520,7 @@ json scenarioToJson(const Scenario& s) {
   j["payload"] = toString(s.payload);
   j["dispatch_impl"] = toString(s.dispatchImpl);
   j["event_log_capacity"] = s.eventLogCapacity;
+  j["bandwidth_update_ns"] = s.bandwidthUpdateNs;
   j["workload"] = {{"kind", toString(s.workload.kind)},
                    {"ranks", s.workload.ranks},
                    {"m", s.workload.m},

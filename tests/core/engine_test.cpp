@@ -178,6 +178,44 @@ TEST(FlowNetwork, MaxMinFairnessGivesTheUnbottleneckedFlowTheLeftover) {
   EXPECT_EQ(order.size(), 2u);
 }
 
+// bandwidth_update_ns: transfers that start or end within the interval after a solve wait
+// for the next one together; a change after a quiet spell is solved at once.
+struct TimedStarts {
+  Simulator sim;
+  FlowNetwork net{sim};
+  int l = net.addResource("l", 1.0), m = net.addResource("m", 1.0);  // 1 B/ns each
+  std::vector<std::pair<int, Time>> ends;
+  static void ended(void* self, std::uint64_t id) {
+    auto* t = static_cast<TimedStarts*>(self);
+    t->ends.emplace_back(static_cast<int>(id), t->sim.now());
+  }
+  static void startOnM(void* self, std::uint64_t id) {
+    auto* t = static_cast<TimedStarts*>(self);
+    t->net.start({t->m}, 100, Action{&ended, t, id});
+  }
+  std::vector<std::pair<int, Time>> run(Time interval) {
+    net.setMinRecomputeInterval(interval);
+    net.start({l}, 100, Action{&ended, this, 0});    // a: 0.5 B/ns with b, ends at 200 ns
+    net.start({l}, 1000, Action{&ended, this, 1});   // b
+    sim.at(150 * kNs, Action{&startOnM, this, 2});   // c: alone on m
+    sim.at(1000 * kNs, Action{&startOnM, this, 3});  // d: alone on m, after a quiet spell
+    sim.run();
+    return ends;
+  }
+};
+
+TEST(FlowNetwork, ABandwidthUpdateIntervalDefersStartsAndFreedCapacityToTheNextSolve) {
+  using Ends = std::vector<std::pair<int, Time>>;
+  // Exact: b speeds up when a ends at 200 ns and has 900 B left: it ends at 1100 ns.
+  EXPECT_EQ(TimedStarts{}.run(0),
+            (Ends{{0, 200 * kNs}, {2, 250 * kNs}, {1, 1100 * kNs}, {3, 1100 * kNs}}));
+  // Every 100 ns at most: c (150 ns) is solved at once, 150 ns after the solve at 0. a's end
+  // at 200 ns waits for the solve at 250 ns, so b runs at 0.5 B/ns until then (125 B) and
+  // ends 25 ns later. d comes after a quiet spell and runs at once.
+  EXPECT_EQ(TimedStarts{}.run(100 * kNs),
+            (Ends{{0, 200 * kNs}, {2, 250 * kNs}, {3, 1100 * kNs}, {1, 1125 * kNs}}));
+}
+
 TEST(AiCorePipes, SamePipeOpsRunInOrderWhileDifferentPipesOverlap) {
   Scenario s;
   Emulation emu(s);

@@ -209,6 +209,9 @@ TEST(ScenarioJson, TypesEnumsAndRangesNameTheField) {
   EXPECT_EQ(rejectedPath(with(d, "/seed", 1.5)), "seed");
   EXPECT_EQ(rejectedPath(with(d, "/event_log_capacity", 1023)), "event_log_capacity");
   EXPECT_EQ(rejectedPath(with(d, "/event_log_capacity", (1 << 26) + 1)), "event_log_capacity");
+  EXPECT_EQ(rejectedPath(with(d, "/bandwidth_update_ns", -1)), "bandwidth_update_ns");
+  EXPECT_EQ(rejectedPath(with(d, "/bandwidth_update_ns", 10001)), "bandwidth_update_ns");
+  EXPECT_EQ(rejectedPath(with(d, "/bandwidth_update_ns", 2.5)), "bandwidth_update_ns");
   EXPECT_EQ(rejectedPath(with(d, "/eplb/table", json::parse("[[1, \"a\"]]"))), "eplb.table[0][1]");
   EXPECT_EQ(rejectedPath(with(d, "/eplb/balance_mode", 2)), "eplb.balance_mode");
   EXPECT_EQ(rejectedPath(with(d, "/routing/alpha", 10.5)), "routing.alpha");
