@@ -80,6 +80,9 @@ TEST(FidelityCases, DeepEpShapesOnTheH800Profile) {
     EXPECT_EQ(c.scenario.model.tokensPerRank, c.mode == FidelityMode::Normal ? 4096 : 128);
     EXPECT_EQ(c.design, c.mode == FidelityMode::Normal ? Design::Streaming : Design::Flat);
     EXPECT_GT(c.published.dispatchGBps, 0);
+    // Every shape is solved exactly but low-latency EP 256 (docs/FIDELITY.md).
+    EXPECT_EQ(c.scenario.bandwidthUpdateNs,
+              c.mode == FidelityMode::LowLatency && c.ep == 256 ? 20 : 0);
   }
   EXPECT_EQ(calibrations, 1);
   EXPECT_EQ(cases[0].ep, 8);
