@@ -84,7 +84,7 @@ void FlowNetwork::requestRecompute() {
   if (recomputePending_) return;
   recomputePending_ = true;
   Time at = sim_.now();
-  if (minInterval_ > 0 && recomputedOnce_) at = std::max(at, lastRecompute_ + minInterval_);
+  if (minInterval_ > 0) at = std::max(at, lastRecompute_ + minInterval_);
   sim_.at(at, Action{&FlowNetwork::recomputeEvent, this, 0});
 }
 
@@ -92,7 +92,6 @@ void FlowNetwork::recomputeEvent(void* self, std::uint64_t) {
   auto* net = static_cast<FlowNetwork*>(self);
   net->recomputePending_ = false;
   net->lastRecompute_ = net->sim_.now();
-  net->recomputedOnce_ = true;
   net->recompute();
 }
 
@@ -285,8 +284,9 @@ void FlowNetwork::fill() {
       for (int i = 0; i < f.hops; ++i) {
         ResourceState& rs = state_[f.path[i]];
         rs.left = std::max(0.0, rs.left - share);
-        if (--rs.unfrozen > 0 && rs.left / rs.unfrozen < rs.key) {
-          rs.key = rs.left / rs.unfrozen;
+        if (--rs.unfrozen == 0) continue;
+        if (const double raised = rs.left / rs.unfrozen; raised < rs.key) {  // rounding
+          rs.key = raised;
           heap_.push_back({rs.key, f.path[i]});
           std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
         }

@@ -101,7 +101,6 @@ class FlowNetwork {
   // one interval, and a solve over a large cluster's many changes costs about what one does
   // (its working set is most of the flows either way). Scenario field bandwidth_update_ns.
   void setMinRecomputeInterval(Time interval) { minInterval_ = interval; }
-  Time minRecomputeInterval() const { return minInterval_; }
 
   // Starts moving `bytes` over `path` now; `onDone` runs when the last byte has crossed.
   // Per-hop latency is the caller's business (it is fixed, not shared). A resource may
@@ -186,8 +185,7 @@ class FlowNetwork {
   std::vector<int> newFlows_;  // flows started since the last recompute
   bool recomputePending_ = false;
   Time minInterval_ = 0;
-  Time lastRecompute_ = 0;
-  bool recomputedOnce_ = false;
+  Time lastRecompute_ = -kMaxEmulatedTime;  // long ago: the first change is solved at once
   std::uint64_t recomputes_ = 0;
   std::uint64_t flowsRecomputed_ = 0;
   // Scratch, kept between recomputes so the hot path does not allocate.

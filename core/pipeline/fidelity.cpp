@@ -124,7 +124,7 @@ std::vector<FidelityCase> deepEpCases(const HardwareProfile& profile, int normal
     // EP 256 has some 65,000 transfers in flight in the combine, and an exact max-min solve
     // at every start and end re-rates thousands of them each time (over 20 minutes of
     // engine time). Solving at most every 20 ns runs it in minutes; at EP 128 that costs
-    // +0.3 % dispatch and +0.5 % combine time against the exact solve (docs/FIDELITY.md).
+    // +0.4 % dispatch and +0.4 % combine time against the exact solve (docs/FIDELITY.md).
     if (ep == 256) s.bandwidthUpdateNs = 20;
     c.published = lowLatencyPublished(ep);
     cases.push_back(std::move(c));
