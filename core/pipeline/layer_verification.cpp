@@ -224,6 +224,9 @@ std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const Referenc
   std::string mm;
   std::int64_t elements = 0;
   double worst = 0;
+  // One token's reference row (the plain combine is checked token by token).
+  std::vector<float> rowSum(static_cast<std::size_t>(ctx.H)), rowBound(rowSum.size());
+  std::vector<bf16> rowWant(rowSum.size()), rowScratch(rowSum.size());
   for (int r = 0; r < R && mm.empty(); ++r) {
     const RankGating& g = (*ref.gating)[r];
     std::vector<std::uint8_t> keep = ref.updateExpert[r].balancedActiveMask.value_or(
@@ -245,20 +248,27 @@ std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const Referenc
                             ctx.fp8Dispatch ? &routed : nullptr};
     const auto* got = ctx.cards[r].xOut->as<bf16>();
     if (!sc.combine.addRmsNorm) {
-      const CombineReference want = combineReference(shape, src);
-      for (std::size_t i = 0; i < want.out.size() && mm.empty(); ++i) {
-        const double diff = std::fabs(double(bf16ToFloat(got[i])) - bf16ToFloat(want.out[i]));
-        worst = std::max(worst, diff / want.bound[i]);
-        if (!(diff <= want.bound[i]))
-          mm = "rank " + std::to_string(r) + " x_out element " + std::to_string(i) + ": " +
-               std::to_string(bf16ToFloat(got[i])) + " vs reference " +
-               std::to_string(bf16ToFloat(want.out[i]));
+      // Token by token: a whole rank's reference would be megabytes allocated, faulted in
+      // and freed per rank and design.
+      for (int t = 0; t < ctx.BS && mm.empty(); ++t) {
+        combineReferenceRow(shape, src, t, rowSum.data(), rowWant.data(), rowBound.data(),
+                            rowScratch.data());
+        const bf16* gotRow = got + static_cast<std::size_t>(t) * ctx.H;
+        for (int h = 0; h < ctx.H && mm.empty(); ++h) {
+          const double diff = std::fabs(double(bf16ToFloat(gotRow[h])) - bf16ToFloat(rowWant[h]));
+          worst = std::max(worst, diff / rowBound[h]);
+          if (!(diff <= rowBound[h]))
+            mm = "rank " + std::to_string(r) + " x_out element " +
+                 std::to_string(static_cast<std::int64_t>(t) * ctx.H + h) + ": " +
+                 std::to_string(bf16ToFloat(gotRow[h])) + " vs reference " +
+                 std::to_string(bf16ToFloat(rowWant[h]));
+        }
       }
-      elements += static_cast<std::int64_t>(want.out.size());
+      elements += static_cast<std::int64_t>(ctx.BS) * ctx.H;
     } else {
       const CombineReference bound = combineReference(shape, src);
-      const AddRmsNormResult want = addRmsNormReference(
-          combineSumFp32(shape, src), g.x, ctx.BS, ctx.H, static_cast<float>(sc.combine.rmsEps));
+      const AddRmsNormResult want =
+          addRmsNormReference(bound.sum, g.x, ctx.BS, ctx.H, static_cast<float>(sc.combine.rmsEps));
       const auto* y = ctx.cards[r].normY->as<bf16>();
       const auto* rstd = ctx.cards[r].rstd->as<float>();
       for (int t = 0; t < ctx.BS && mm.empty(); ++t) {

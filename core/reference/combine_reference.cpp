@@ -71,34 +71,53 @@ std::vector<std::vector<bf16>> combineExpandedReference(
   return out;
 }
 
-CombineReference combineReference(const CombineShape& sh, const CombineSource& src) {
+void combineReferenceRow(const CombineShape& sh, const CombineSource& src, int t, float* s,
+                         bf16* out, float* b, bf16* y) {
   const int H = sh.hidden, K = sh.topk;
+  const bf16* x = src.x->data() + static_cast<std::size_t>(t) * H;
+  const bf16* routed =
+      (src.routedX ? src.routedX : src.x)->data() + static_cast<std::size_t>(t) * H;
+  std::fill(s, s + H, 0.0f);
+  std::fill(b, b + H, 0.0f);
+  // The same order of fp32 operations as combineSumFp32, so the sum is bit-identical to it.
+  for (int k = 0; k < K; ++k) {
+    const std::size_t i = static_cast<std::size_t>(t) * K + k;
+    if (!(*src.keep)[i]) continue;
+    expertRow(expertCoefficients((*src.experts)[i]), routed, y, H);
+    const float w = (*src.weights)[i];
+    for (int h = 0; h < H; ++h) {
+      s[h] += w * bf16ToFloat(y[h]);
+      b[h] += std::fabs(w * bf16ToFloat(y[h]));
+    }
+  }
+  if (sh.sharedExpert) {
+    sharedExpertRow(x, y, H);
+    for (int h = 0; h < H; ++h) {
+      s[h] += bf16ToFloat(y[h]);
+      b[h] += std::fabs(bf16ToFloat(y[h]));
+    }
+  }
+  // One bf16 ulp of the result (both sides round once) plus fp32 reordering of K terms,
+  // plus the rounding of bf16 partials on the wire (see CombineShape::partialRounding).
+  const float terms = 0x1p-16f + sh.partialRounding;
+  for (int h = 0; h < H; ++h) {
+    out[h] = floatToBf16(s[h]);
+    b[h] = std::fabs(s[h]) * 0x1p-7f + b[h] * terms + 1e-30f;
+  }
+}
+
+CombineReference combineReference(const CombineShape& sh, const CombineSource& src) {
+  const std::size_t H = static_cast<std::size_t>(sh.hidden);
+  const std::size_t n = static_cast<std::size_t>(sh.tokens) * H;
   CombineReference ref;
-  const std::vector<float> sum = combineSumFp32(sh, src);
-  ref.out.resize(sum.size());
-  for (std::size_t i = 0; i < sum.size(); ++i) ref.out[i] = floatToBf16(sum[i]);
-  ref.bound.assign(sum.size(), 0.0f);
+  ref.out.resize(n);
+  ref.bound.resize(n);
+  ref.sum.resize(n);
   std::vector<bf16> y(H);
   for (int t = 0; t < sh.tokens; ++t) {
-    const bf16* x = src.x->data() + static_cast<std::size_t>(t) * H;
-    const bf16* routed =
-        (src.routedX ? src.routedX : src.x)->data() + static_cast<std::size_t>(t) * H;
-    float* b = ref.bound.data() + static_cast<std::size_t>(t) * H;
-    for (int k = 0; k < K; ++k) {
-      const std::size_t i = static_cast<std::size_t>(t) * K + k;
-      if (!(*src.keep)[i]) continue;
-      expertRow(expertCoefficients((*src.experts)[i]), routed, y.data(), H);
-      for (int h = 0; h < H; ++h) b[h] += std::fabs((*src.weights)[i] * bf16ToFloat(y[h]));
-    }
-    if (sh.sharedExpert) {
-      sharedExpertRow(x, y.data(), H);
-      for (int h = 0; h < H; ++h) b[h] += std::fabs(bf16ToFloat(y[h]));
-    }
-    // One bf16 ulp of the result (both sides round once) plus fp32 reordering of K terms,
-    // plus the rounding of bf16 partials on the wire (see CombineShape::partialRounding).
-    const float* total = sum.data() + static_cast<std::size_t>(t) * H;
-    const float terms = 0x1p-16f + sh.partialRounding;
-    for (int h = 0; h < H; ++h) b[h] = std::fabs(total[h]) * 0x1p-7f + b[h] * terms + 1e-30f;
+    const std::size_t at = static_cast<std::size_t>(t) * H;
+    combineReferenceRow(sh, src, t, ref.sum.data() + at, ref.out.data() + at, ref.bound.data() + at,
+                        y.data());
   }
   return ref;
 }

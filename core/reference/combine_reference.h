@@ -46,8 +46,15 @@ void sharedExpertRow(const bf16* x, bf16* y, int hidden);
 struct CombineReference {
   std::vector<bf16> out;
   std::vector<float> bound;
+  std::vector<float> sum;  // the fp32 sum before rounding (combineSumFp32's result)
 };
 CombineReference combineReference(const CombineShape& shape, const CombineSource& src);
+
+// The same for one token t, into rows of H elements: each expert row is computed once and
+// feeds both the sum and the bound, so a checker can walk a rank token by token without
+// holding its whole reference. `y` is scratch for one row.
+void combineReferenceRow(const CombineShape& shape, const CombineSource& src, int t, float* sum,
+                         bf16* out, float* bound, bf16* y);
 
 // CombineAddRmsNorm: x_out = combine + residual; rstd = 1/sqrt(mean(x_out^2) + eps);
 // y = x_out * rstd * gamma. x_out is kept in fp32 for the norm and written as bf16.
