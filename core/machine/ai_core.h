@@ -16,8 +16,8 @@
 #include "core/engine/simulator.h"
 #include "core/machine/flow_network.h"
 #include "core/machine/memory.h"
-#include "core/machine/pipe_queue.h"
 #include "core/record/states.h"
+#include "core/util/fifo.h"
 
 namespace moe {
 
@@ -266,7 +266,7 @@ class AiCore {
   std::array<Time, static_cast<int>(Activity::Count)> timeIn_{};
   std::array<std::array<Time, static_cast<int>(Activity::Count)>, static_cast<int>(Role::Count)>
       timeByRole_{};
-  std::array<PipeQueue<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> pipes_;
+  std::array<Fifo<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> pipes_;
   // Ops that left their pipe (their last byte crossed) but have not landed yet, per pipe.
   std::array<std::vector<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> inFlight_;
   std::int64_t ubUsed_ = 0;

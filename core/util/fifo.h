@@ -1,8 +1,9 @@
 #pragma once
-// The ops waiting on one pipe of a core, in issue order: a FIFO on a circular buffer that
-// is allocated on first use and kept. std::deque allocated a 512-byte block (and its map)
-// for each of a core's five pipes up front, some 50 MB at 256 ranks for pipes most cores
-// never use, and it freed and allocated a block every 32 ops on the hot path.
+// A FIFO on a circular buffer that is allocated on first use and kept (a core's pipes).
+// std::deque allocated a 512-byte block and its map up front for each of a core's five
+// pipes, most of them never used, and freed and allocated a block every 32 ops on the hot
+// path. It never shrinks, so it suits queues that stay short: a ring's records in flight
+// stay in a deque, which gives back the blocks a burst needed.
 
 #include <cstddef>
 #include <memory>
@@ -12,7 +13,7 @@
 namespace moe {
 
 template <typename T>
-class PipeQueue {
+class Fifo {
  public:
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
