@@ -308,7 +308,7 @@ void exportMoeLayer(const ResolvedScenario& rs, const VectorExportOptions& o, Wr
     for (int h = 0; h < H; ++h) gamma[sz(h)] = floatToBf16(rmsNormGamma(h));  // exact in bf16
     w.in("residual_x", bf16Bits({sz(BS), sz(H)}, g.x), "bfloat16");
     w.in("gamma", bf16Bits({sz(H)}, gamma), "bfloat16");
-    const AddRmsNormResult n = addRmsNormReference(combineSumFp32(shape, src), g.x, BS, H,
+    const AddRmsNormResult n = addRmsNormReference(combineReference(shape, src).sum, g.x, BS, H,
                                                    static_cast<float>(sc.combine.rmsEps));
     w.golden("y", bf16Bits({sz(BS), sz(H)}, n.y), "bfloat16");
     w.golden("rstd", f32({sz(BS), 1}, n.rstd), "float32");

@@ -12,30 +12,6 @@ void sharedExpertRow(const bf16* x, bf16* y, int hidden) {
   expertRow(shared, x, y, hidden);
 }
 
-std::vector<float> combineSumFp32(const CombineShape& sh, const CombineSource& src) {
-  const int H = sh.hidden, K = sh.topk;
-  std::vector<float> sum(static_cast<std::size_t>(sh.tokens) * H, 0.0f);
-  std::vector<bf16> y(H);
-  for (int t = 0; t < sh.tokens; ++t) {
-    const bf16* x = src.x->data() + static_cast<std::size_t>(t) * H;
-    const bf16* routed =
-        (src.routedX ? src.routedX : src.x)->data() + static_cast<std::size_t>(t) * H;
-    float* s = sum.data() + static_cast<std::size_t>(t) * H;
-    for (int k = 0; k < K; ++k) {
-      const std::size_t i = static_cast<std::size_t>(t) * K + k;
-      if (!(*src.keep)[i]) continue;
-      expertRow(expertCoefficients((*src.experts)[i]), routed, y.data(), H);
-      const float w = (*src.weights)[i];
-      for (int h = 0; h < H; ++h) s[h] += w * bf16ToFloat(y[h]);
-    }
-    if (sh.sharedExpert) {
-      sharedExpertRow(x, y.data(), H);
-      for (int h = 0; h < H; ++h) s[h] += bf16ToFloat(y[h]);
-    }
-  }
-  return sum;
-}
-
 std::vector<std::vector<bf16>> combineExpandedReference(
     int tokens, int hidden, int topk, const std::vector<std::vector<bf16>>& expandX,
     const std::vector<std::vector<std::int32_t>>& expandIdx,
@@ -79,7 +55,7 @@ void combineReferenceRow(const CombineShape& sh, const CombineSource& src, int t
       (src.routedX ? src.routedX : src.x)->data() + static_cast<std::size_t>(t) * H;
   std::fill(s, s + H, 0.0f);
   std::fill(b, b + H, 0.0f);
-  // The same order of fp32 operations as combineSumFp32, so the sum is bit-identical to it.
+  // The sum in k order, then the shared expert: the order combineExpandedReference uses too.
   for (int k = 0; k < K; ++k) {
     const std::size_t i = static_cast<std::size_t>(t) * K + k;
     if (!(*src.keep)[i]) continue;

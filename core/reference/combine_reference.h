@@ -46,7 +46,7 @@ void sharedExpertRow(const bf16* x, bf16* y, int hidden);
 struct CombineReference {
   std::vector<bf16> out;
   std::vector<float> bound;
-  std::vector<float> sum;  // the fp32 sum before rounding (combineSumFp32's result)
+  std::vector<float> sum;  // the fp32 sum before rounding: what CombineAddRmsNorm consumes
 };
 CombineReference combineReference(const CombineShape& shape, const CombineSource& src);
 
@@ -72,15 +72,12 @@ AddRmsNormResult addRmsNormReference(const std::vector<float>& combined /*fp32 [
 // expert outputs on rank d, expandIdx[d] [A_d*3] each row's (source rank, token, k slot) as
 // dispatch wrote it; weights[s] [BS*K] are rank s's expert_scales; sharedX[s] [BS*H] (empty =
 // none) a shared expert's output. out[s][t] = bf16(sum over k, in k order, of
-// w[s,t,k] * row(s,t,k) (+ shared)), in fp32: the same order as combineSumFp32, so on the
+// w[s,t,k] * row(s,t,k) (+ shared)), in fp32: the same order as combineReference, so on the
 // rows expertsReference produces it equals combineReference bit for bit. A slot without a
 // row (pruned) adds nothing. The caller validates indices (core/op_io does).
 std::vector<std::vector<bf16>> combineExpandedReference(
     int tokens, int hidden, int topk, const std::vector<std::vector<bf16>>& expandX,
     const std::vector<std::vector<std::int32_t>>& expandIdx,
     const std::vector<std::vector<float>>& weights, const std::vector<std::vector<bf16>>& sharedX);
-
-// The fp32 combine sum (before rounding) of one rank: what CombineAddRmsNorm consumes.
-std::vector<float> combineSumFp32(const CombineShape& shape, const CombineSource& src);
 
 }  // namespace moe

@@ -6,7 +6,6 @@
 // stay in a deque, which gives back the blocks a burst needed.
 
 #include <cstddef>
-#include <memory>
 #include <utility>
 #include <vector>
 
