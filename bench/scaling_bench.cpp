@@ -1,8 +1,9 @@
 // How the emulator scales, in one run (never asserted in tests):
 //   * BM_PayloadNoneLayer/R: the whole layer (streaming dispatch and combine) at R ranks
 //     (R/8 servers x 8 cards, 128 tokens per rank, 256 experts, payload none): "ns_per_event"
-//     (process CPU time per event) should stay flat from 16 to 256 ranks;
-//     "events_per_second" is its inverse.
+//     (process CPU time per event) and "events_per_second", its inverse;
+//     "flows_per_recompute" is how many transfers each bandwidth solve re-rated, the main
+//     reason the cost per event grows with the cluster.
 //   * BM_FullPayloadRss: the default scenario (16 ranks, full payload, streaming, freeing
 //     dead tensors as moe-sim run does):
 //     "tensor_bytes" (x, expanded rows, expert outputs, combine output, summed over ranks)
