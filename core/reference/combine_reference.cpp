@@ -55,23 +55,24 @@ void combineReferenceRow(const CombineShape& sh, const CombineSource& src, int t
       (src.routedX ? src.routedX : src.x)->data() + static_cast<std::size_t>(t) * H;
   std::fill(s, s + H, 0.0f);
   std::fill(b, b + H, 0.0f);
-  // The sum in k order, then the shared expert: the order combineExpandedReference uses too.
+  auto accumulate = [&](float w) {  // y, weighted, into the sum and the bound
+    for (int h = 0; h < H; ++h) {
+      const float v = w * bf16ToFloat(y[h]);
+      s[h] += v;
+      b[h] += std::fabs(v);
+    }
+  };
+  // The sum in k order, then the shared expert (weight 1, exact): the order
+  // combineExpandedReference uses too.
   for (int k = 0; k < K; ++k) {
     const std::size_t i = static_cast<std::size_t>(t) * K + k;
     if (!(*src.keep)[i]) continue;
     expertRow(expertCoefficients((*src.experts)[i]), routed, y, H);
-    const float w = (*src.weights)[i];
-    for (int h = 0; h < H; ++h) {
-      s[h] += w * bf16ToFloat(y[h]);
-      b[h] += std::fabs(w * bf16ToFloat(y[h]));
-    }
+    accumulate((*src.weights)[i]);
   }
   if (sh.sharedExpert) {
     sharedExpertRow(x, y, H);
-    for (int h = 0; h < H; ++h) {
-      s[h] += bf16ToFloat(y[h]);
-      b[h] += std::fabs(bf16ToFloat(y[h]));
-    }
+    accumulate(1.0f);
   }
   // One bf16 ulp of the result (both sides round once) plus fp32 reordering of K terms,
   // plus the rounding of bf16 partials on the wire (see CombineShape::partialRounding).

@@ -1,4 +1,4 @@
-// The circular FIFO behind a core's pipes and a ring's records in flight (core/util/fifo.h).
+// The circular FIFO behind a core's pipes (core/util/fifo.h).
 
 #include "core/util/fifo.h"
 
