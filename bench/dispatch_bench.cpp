@@ -12,7 +12,7 @@
 #include <cstring>
 #include <memory>
 
-#include "core/pipeline/layer_run.h"
+#include "core/run/layer_run.h"
 #include "core/scenario/scenario_json.h"
 
 using namespace moe;

@@ -26,7 +26,7 @@
 #include <string>
 
 #include "core/machine/memory.h"
-#include "core/pipeline/layer_run.h"
+#include "core/run/layer_run.h"
 #include "core/scenario/scenario_json.h"
 
 using namespace moe;

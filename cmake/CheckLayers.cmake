@@ -15,7 +15,8 @@ set(rank_plan 7)
 set(rank_kernels 8)
 set(rank_observe 8)
 set(rank_op_io 8)
-set(rank_pipeline 9)
+set(rank_run 9)
+set(rank_studies 10)
 
 file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/core/*.h ${SOURCE_DIR}/core/*.cpp
      ${SOURCE_DIR}/ui/*.h ${SOURCE_DIR}/ui/*.cpp)

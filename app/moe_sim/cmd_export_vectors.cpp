@@ -2,7 +2,7 @@
 //  [--expand-idx rows|slots]` (SPEC §7): writes every operator's inputs and golden outputs,
 // per rank, as .npy files named after the real operator's arguments, plus manifest.json.
 // The encodings that differ between CANN versions are chosen by the two flags and named in
-// the manifest (see core/pipeline/vector_export.h).
+// the manifest (see core/studies/vector_export.h).
 
 #include <cstdio>
 #include <iostream>
@@ -10,8 +10,8 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
-#include "core/pipeline/vector_export.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/vector_export.h"
 
 namespace {
 

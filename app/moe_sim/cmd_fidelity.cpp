@@ -1,7 +1,7 @@
 // `moe-sim fidelity [--mode normal|low-latency|all] [--tokens N] [--max-ep N] [--threads N]
 // [--write-scenarios DIR]`: DeepEP's published benchmark shapes on the h800-nvswitch
 // profile (payload none), each figure computed as DeepEP's tests compute it, next to the
-// published value (core/pipeline/fidelity.h, docs/FIDELITY.md). The intranode EP 8
+// published value (core/studies/fidelity.h, docs/FIDELITY.md). The intranode EP 8
 // normal-mode row is the calibration; every other row is a prediction.
 
 #include <algorithm>
@@ -13,8 +13,8 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
-#include "core/pipeline/fidelity.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/fidelity.h"
 #include "core/util/error.h"
 #include "core/util/output_file.h"
 #include "core/util/parallel_map.h"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
-#include "core/pipeline/resolved_scenario.h"
+#include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 
 namespace {

@@ -13,8 +13,8 @@
 #include "app/moe_sim/sweep_mpi.h"
 #include "app/moe_sim/sweep_outputs.h"
 #include "app/moe_sim/sweep_progress.h"
-#include "core/pipeline/sweep_row.h"
-#include "core/pipeline/sweep_spec.h"
+#include "core/studies/sweep_row.h"
+#include "core/studies/sweep_spec.h"
 #include "core/util/error.h"
 #include "core/util/parallel_map.h"
 

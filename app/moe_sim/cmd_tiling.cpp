@@ -7,9 +7,9 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
-#include "core/pipeline/resolved_scenario.h"
 #include "core/plan/dispatch_tiling.h"
 #include "core/plan/tiling_explain.h"
+#include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 
 namespace {

@@ -1,5 +1,5 @@
 // `moe-sim tune [SCENARIO.json] [--budget N] [--seed S] [--threads T] [--out FILE]`: searches
-// the streaming design's knobs on the engine (core/pipeline/streaming_tuner.h), prints the
+// the streaming design's knobs on the engine (core/studies/streaming_tuner.h), prints the
 // best configuration, its stage times beside the phased design's and the scenario's own,
 // why each knob stops where it does, and writes the tuned scenario as JSON.
 
@@ -10,8 +10,8 @@
 
 #include "app/moe_sim/command_registry.h"
 #include "app/moe_sim/progress_line.h"
-#include "core/pipeline/streaming_tuner.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/streaming_tuner.h"
 #include "core/util/error.h"
 #include "core/util/output_file.h"
 

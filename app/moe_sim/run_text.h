@@ -5,8 +5,8 @@
 
 #include <iosfwd>
 
-#include "core/pipeline/a2a_matmul_report.h"
-#include "core/pipeline/run_report.h"
+#include "core/run/a2a_matmul_report.h"
+#include "core/run/run_report.h"
 
 namespace moesim {
 

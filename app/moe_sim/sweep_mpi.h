@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-#include "core/pipeline/sweep_row.h"
+#include "core/studies/sweep_row.h"
 
 namespace moe {
 

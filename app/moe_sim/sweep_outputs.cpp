@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "core/pipeline/sweep_table.h"
+#include "core/studies/sweep_table.h"
 #include "core/util/bounded_file.h"
 #include "core/util/error.h"
 #include "core/util/output_file.h"

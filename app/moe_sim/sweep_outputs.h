@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/pipeline/sweep_row.h"
+#include "core/studies/sweep_row.h"
 
 namespace moe {
 

@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "core/op_io/op_json.h"
-#include "core/pipeline/a2a_matmul_report.h"
-#include "core/pipeline/resolved_scenario.h"
-#include "core/pipeline/run_report.h"
-#include "core/pipeline/vector_export.h"
+#include "core/run/a2a_matmul_report.h"
+#include "core/run/resolved_scenario.h"
+#include "core/run/run_report.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/vector_export.h"
 #include "core/util/error.h"
 
 namespace py = pybind11;

@@ -1,7 +1,7 @@
 #pragma once
 // The emulated AlltoAll-Matmul-ReduceScatter kernels (SPEC §3.6): the pipelined fused
 // kernel and the sequential baseline, on an Emulation whose machine has `shape.ranks`
-// cards. A2aMatmulRun (core/pipeline/a2a_matmul_run.h) owns the context and runs the
+// cards. A2aMatmulRun (core/run/a2a_matmul_run.h) owns the context and runs the
 // launchers as its stages.
 
 #include <cstdint>

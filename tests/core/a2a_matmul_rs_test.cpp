@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/pipeline/a2a_matmul_run.h"
 #include "core/reference/a2a_matmul_rs.h"
+#include "core/run/a2a_matmul_run.h"
 #include "core/util/error.h"
 
 using moe::A2aMatmulShape;

@@ -8,11 +8,11 @@
 
 #include <set>
 
-#include "core/pipeline/layer_run.h"
-#include "core/pipeline/streaming_tuner.h"
 #include "core/plan/combine_plan.h"
 #include "core/plan/dispatch_tiling.h"
+#include "core/run/layer_run.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/streaming_tuner.h"
 #include "core/util/error.h"
 #include "core/util/rng.h"
 #include "tests/core/small_streaming_scenario.h"

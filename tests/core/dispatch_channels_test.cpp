@@ -12,8 +12,8 @@
 #include <set>
 
 #include "core/kernels/dispatch_common.h"
-#include "core/pipeline/layer_run.h"
 #include "core/plan/dispatch_tiling.h"
+#include "core/run/layer_run.h"
 #include "core/runtime/record_layout.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/rng.h"

@@ -7,9 +7,9 @@
 #include <set>
 #include <tuple>
 
-#include "core/pipeline/expert_balance.h"
-#include "core/pipeline/layer_run.h"
-#include "core/pipeline/resolved_scenario.h"
+#include "core/run/expert_balance.h"
+#include "core/run/layer_run.h"
+#include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 

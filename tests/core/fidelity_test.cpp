@@ -1,10 +1,10 @@
-// moe-sim fidelity's figures (core/pipeline/fidelity.h): DeepEP's byte counts by hand on a
+// moe-sim fidelity's figures (core/studies/fidelity.h): DeepEP's byte counts by hand on a
 // tiny routing, the shape list, and one shrunken shape run end to end in payload none.
 
 #include <gtest/gtest.h>
 
-#include "core/pipeline/fidelity.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/fidelity.h"
 
 using namespace moe;
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <random>
 
-#include "core/pipeline/layer_run.h"
-#include "core/pipeline/reference_chain.h"
 #include "core/reference/fp8.h"
+#include "core/run/layer_run.h"
+#include "core/run/reference_chain.h"
 #include "core/runtime/record_layout.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"

@@ -9,10 +9,10 @@
 #include <cstring>
 
 #include "core/machine/memory.h"
-#include "core/pipeline/layer_run.h"
-#include "core/pipeline/memory_estimate.h"
-#include "core/pipeline/reference_chain.h"
-#include "core/pipeline/run_report.h"
+#include "core/run/layer_run.h"
+#include "core/run/memory_estimate.h"
+#include "core/run/reference_chain.h"
+#include "core/run/run_report.h"
 #include "core/scenario/scenario_json.h"
 
 using namespace moe;

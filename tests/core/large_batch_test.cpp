@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "core/pipeline/layer_args.h"
-#include "core/pipeline/layer_run.h"
-#include "core/pipeline/reference_chain.h"
+#include "core/run/layer_args.h"
+#include "core/run/layer_run.h"
+#include "core/run/reference_chain.h"
 
 using namespace moe;
 

@@ -7,8 +7,8 @@
 #include <numeric>
 #include <tuple>
 
-#include "core/pipeline/layer_run.h"
 #include "core/plan/dispatch_tiling.h"
+#include "core/run/layer_run.h"
 #include "core/util/error.h"
 #include "core/util/rng.h"
 

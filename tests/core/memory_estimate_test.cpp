@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include "core/machine/memory.h"
-#include "core/pipeline/layer_run.h"
-#include "core/pipeline/memory_estimate.h"
-#include "core/pipeline/resolved_scenario.h"
+#include "core/run/layer_run.h"
+#include "core/run/memory_estimate.h"
+#include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 

@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "core/observe/ring_occupancy.h"
-#include "core/pipeline/resolved_scenario.h"
-#include "core/pipeline/run_factory.h"
+#include "core/run/resolved_scenario.h"
+#include "core/run/run_factory.h"
 
 namespace moe {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "core/machine/memory.h"
 #include "core/machine/ring_pages.h"
-#include "core/pipeline/layer_run.h"
-#include "core/pipeline/reference_chain.h"
-#include "core/pipeline/run_report.h"
+#include "core/run/layer_run.h"
+#include "core/run/reference_chain.h"
+#include "core/run/run_report.h"
 
 using namespace moe;
 

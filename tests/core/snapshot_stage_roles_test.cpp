@@ -8,7 +8,7 @@
 #include <set>
 
 #include "core/observe/snapshot.h"
-#include "core/pipeline/layer_run.h"
+#include "core/run/layer_run.h"
 
 using namespace moe;
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "core/observe/snapshot.h"
-#include "core/pipeline/run_factory.h"
+#include "core/run/run_factory.h"
 #include "core/util/error.h"
 
 namespace moe {

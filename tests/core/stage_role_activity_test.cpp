@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/pipeline/layer_run.h"
+#include "core/run/layer_run.h"
 #include "tests/core/small_streaming_scenario.h"
 
 using namespace moe;

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/pipeline/resolved_scenario.h"
-#include "core/pipeline/run_factory.h"
+#include "core/run/resolved_scenario.h"
+#include "core/run/run_factory.h"
 
 namespace moe {
 namespace {

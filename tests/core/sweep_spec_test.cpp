@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 
 #include "core/machine/hardware_profile.h"
-#include "core/pipeline/sweep_point.h"
-#include "core/pipeline/sweep_row.h"
-#include "core/pipeline/sweep_spec.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/sweep_point.h"
+#include "core/studies/sweep_row.h"
+#include "core/studies/sweep_spec.h"
 #include "core/util/error.h"
 #include "core/util/parallel_map.h"
 

@@ -13,8 +13,8 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 
-#include "core/pipeline/resolved_scenario.h"
-#include "core/pipeline/run_factory.h"
+#include "core/run/resolved_scenario.h"
+#include "core/run/run_factory.h"
 #include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
 #include "small_scenario.h"

@@ -17,9 +17,9 @@
 #include <QtCharts/QChartView>
 #include <QtCharts/QLineSeries>
 
-#include "core/pipeline/design.h"
-#include "core/pipeline/sweep_table.h"
+#include "core/run/design.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/sweep_table.h"
 #include "gui_test_registry.h"
 #include "small_scenario.h"
 #include "ui/widgets/heat_map_widget.h"

@@ -6,7 +6,7 @@
 #include <QStatusBar>
 #include <QTest>
 
-#include "core/pipeline/streaming_tuner.h"
+#include "core/studies/streaming_tuner.h"
 #include "gui_test_registry.h"
 #include "ui/widgets/main_window.h"
 

@@ -4,10 +4,10 @@
 #include <cstdio>
 
 #include "core/observe/ring_occupancy.h"
-#include "core/pipeline/layer_run.h"
-#include "core/pipeline/resolved_scenario.h"
-#include "core/pipeline/run_factory.h"
-#include "core/pipeline/run_report.h"
+#include "core/run/layer_run.h"
+#include "core/run/resolved_scenario.h"
+#include "core/run/run_factory.h"
+#include "core/run/run_report.h"
 #include "core/util/error.h"
 
 namespace moe::ui {

@@ -11,7 +11,7 @@
 #include <QStringList>
 #include <vector>
 
-#include "core/pipeline/design.h"
+#include "core/run/design.h"
 #include "core/scenario/scenario.h"
 #include "ui/run/scenario_metatype.h"
 

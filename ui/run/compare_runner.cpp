@@ -1,8 +1,8 @@
 #include "ui/run/compare_runner.h"
 
-#include "core/pipeline/a2a_matmul_report.h"
-#include "core/pipeline/resolved_scenario.h"
-#include "core/pipeline/run_report.h"
+#include "core/run/a2a_matmul_report.h"
+#include "core/run/resolved_scenario.h"
+#include "core/run/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "ui/style/palette.h"
 

@@ -5,11 +5,11 @@
 #include <sstream>
 
 #include "core/observe/trace_export.h"
-#include "core/pipeline/a2a_matmul_report.h"
-#include "core/pipeline/a2a_matmul_run.h"
-#include "core/pipeline/layer_run.h"
-#include "core/pipeline/run_factory.h"
-#include "core/pipeline/run_report.h"
+#include "core/run/a2a_matmul_report.h"
+#include "core/run/a2a_matmul_run.h"
+#include "core/run/layer_run.h"
+#include "core/run/run_factory.h"
+#include "core/run/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 #include "ui/models/lesson.h"

@@ -12,8 +12,8 @@
 
 #include <optional>
 
-#include "core/pipeline/design.h"
-#include "core/pipeline/resolved_scenario.h"
+#include "core/run/design.h"
+#include "core/run/resolved_scenario.h"
 #include "core/runtime/layer_context.h"
 #include "core/runtime/steppable_run.h"
 #include "ui/run/frame.h"

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/pipeline/sweep_row.h"
-#include "core/pipeline/sweep_spec.h"
+#include "core/studies/sweep_row.h"
+#include "core/studies/sweep_spec.h"
 
 namespace moe::ui {
 

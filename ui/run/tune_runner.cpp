@@ -1,6 +1,6 @@
 #include "ui/run/tune_runner.h"
 
-#include "core/pipeline/streaming_tuner.h"
+#include "core/studies/streaming_tuner.h"
 
 namespace moe::ui {
 

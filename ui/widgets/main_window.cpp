@@ -20,7 +20,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
-#include "core/pipeline/expert_balance.h"
+#include "core/run/expert_balance.h"
 #include "core/scenario/scenario_json.h"
 #include "ui/run/run_controller.h"
 #include "ui/style/palette.h"

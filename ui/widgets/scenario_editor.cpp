@@ -14,7 +14,7 @@
 
 #include "core/machine/hardware_profile.h"
 #include "core/machine/hardware_profile_json.h"
-#include "core/pipeline/resolved_scenario.h"
+#include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 #include "ui/models/field_docs.h"

@@ -16,10 +16,10 @@
 #include <QtCharts/QValueAxis>
 #include <cmath>
 
-#include "core/pipeline/design.h"
-#include "core/pipeline/sweep_point.h"
-#include "core/pipeline/sweep_table.h"
+#include "core/run/design.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/sweep_point.h"
+#include "core/studies/sweep_table.h"
 #include "core/util/error.h"
 #include "core/util/output_file.h"
 #include "ui/style/palette.h"

@@ -1,0 +1,87 @@
+#pragma once
+// One AlltoAll-Matmul-ReduceScatter run (SPEC §3.6), pipelined or sequential, steppable
+// event by event like LayerRun: `moe-sim run --workload alltoall-matmul-rs` runs it to the
+// end, the workbench pauses, steps and observes it. Both go through this class, so the
+// CLI's figures and the GUI's views come from the same code path.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/kernels/a2a_matmul_rs_kernel.h"
+#include "core/reference/a2a_matmul_rs.h"
+#include "core/run/resolved_scenario.h"
+#include "core/run/stage_runner.h"
+#include "core/runtime/steppable_run.h"
+
+namespace moe {
+
+// The figures of a finished run, as a value (the CLI report keeps these).
+struct A2aMatmulRunResult {
+  bool pipelined = false;
+  bool finished = false;
+  std::string deadlock;                // the diagnosis when it did not finish
+  VerificationCheck completed;         // "<design> run completed": finished, no protocol violation
+  Time time = 0;                       // emulated time from launch to the last core's end
+  std::vector<StageReport> phases;     // sequential: all-to-all, matmul, reduce-scatter
+  std::vector<std::vector<fp16>> out;  // per rank, [M/r, N]
+  std::int64_t workspaceBytes = 0;     // per rank: a2a slots + partial-sum slots + RS buffer
+  // Measured: the most workspace bytes any rank had in use, as the sum over its strips of
+  // each strip's peak (slots not free at once x slot bytes). An upper bound of the true
+  // simultaneous peak, since strips may peak at different times.
+  std::int64_t workspacePeakInUseBytes = 0;
+  std::uint64_t digest = 0;  // event log, end time and output bytes
+  std::uint64_t events = 0;
+};
+
+// The scenario the run's machine is built from: as many cards as the workload has ranks
+// (whole servers, or one server), full payload.
+Scenario a2aMatmulMachineScenario(const Scenario& sc, const A2aMatmulShape& s);
+
+class A2aMatmulRun : public SteppableRun {
+ public:
+  // The resolved scenario's fused workload, on its generated inputs.
+  A2aMatmulRun(const ResolvedScenario& rs, bool pipelined);
+  // Explicit inputs (the tests' entry point). Throws InputError (naming the workload field)
+  // for a shape the kernel cannot run.
+  A2aMatmulRun(const Scenario& sc, std::shared_ptr<const A2aMatmulInputs> in, bool pipelined);
+  ~A2aMatmulRun() override;
+
+  Emulation& emulation() override { return *emu_; }
+  const Emulation& emulation() const override { return *emu_; }
+  bool step() override;
+  void runToEnd() override;
+  bool finished() const override;
+  const std::string& currentStage() const override { return stages_->current(); }
+  std::string design() const override { return pipelined() ? "pipelined" : "sequential"; }
+  std::vector<VerificationCheck> verifyAgainstReference() const override;
+  std::uint64_t digest() const override;
+
+  bool pipelined() const { return kernel_->pipelined(); }
+  const A2aMatmulShape& shape() const { return in_->shape; }
+  const A2aMatmulInputs& inputs() const { return *in_; }
+  const std::vector<StageReport>& phases() const { return stages_->reports(); }
+  std::int64_t workspaceBytes() const { return kernel_->workspaceBytes(); }
+  std::vector<std::vector<fp16>> outputs() const { return kernel_->outputs(); }
+
+  // "<design> run completed": every program finished and no workspace stage was misused.
+  VerificationCheck completion() const;
+  // "<design> == reference GEMM", within the tolerance of compareWithReference.
+  VerificationCheck verify(const A2aMatmulReference& ref) const;
+  A2aMatmulRunResult result() const;
+
+ private:
+  Task driver();
+
+  std::shared_ptr<const A2aMatmulInputs> in_;
+  std::unique_ptr<Emulation> emu_;
+  std::unique_ptr<A2aMatmulContext> kernel_;
+  std::unique_ptr<StageRunner> stages_;
+  int driverProgram_ = -1;
+};
+
+// Runs one kernel to the end on explicit inputs (the tests' entry point).
+A2aMatmulRunResult runA2aMatmul(const Scenario& sc, const A2aMatmulInputs& in, bool pipelined);
+
+}  // namespace moe

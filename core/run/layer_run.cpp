@@ -1,0 +1,182 @@
+#include "core/run/layer_run.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/kernels/dispatch_common.h"
+#include "core/plan/dispatch_tiling.h"
+#include "core/run/expert_balance.h"
+#include "core/run/layer_args.h"
+#include "core/scenario/scenario_json.h"
+
+namespace moe {
+
+namespace {
+template <typename T>
+void hostWrite(Buffer* b, const std::vector<T>& v) {
+  if (!b->bytes.empty() && !v.empty()) std::memcpy(b->data(), v.data(), v.size() * sizeof(T));
+}
+template <typename T>
+std::vector<T> hostRead(const Buffer* b) {
+  if (b == nullptr || b->bytes.empty()) return {};
+  std::vector<T> v(static_cast<std::size_t>(b->size) / sizeof(T));
+  std::memcpy(v.data(), b->data(), v.size() * sizeof(T));
+  return v;
+}
+}  // namespace
+
+LayerRun::LayerRun(const ResolvedScenario& rs, DispatchImpl impl, Fault fault)
+    : sc_(rs.scenario()), impl_(impl), gating_(rs.gating()) {
+  if (impl != DispatchImpl::Phased && impl != DispatchImpl::Streaming && impl != DispatchImpl::Flat)
+    throw std::logic_error("LayerRun runs one dispatch design at a time");
+  if (!gating_) throw std::logic_error("LayerRun needs a scenario resolved for the MoE layer");
+  emu_ = std::make_unique<Emulation>(sc_);
+  ctx_ = std::make_unique<LayerContext>(*emu_, rs.placePerRank(), scenarioTable(sc_).second);
+  ctx_->fault = fault;
+  if (impl == DispatchImpl::Streaming) ctx_->channels = dispatchRdmaChannels(sc_);
+  ctx_->instanceLogical = instanceToLogical(sc_, ctx_->R * ctx_->P);
+  stages_ = std::make_unique<StageRunner>(*emu_);
+  allocateInputs();
+  driverProgram_ = emu_->sim().spawn(driver(), "host");
+}
+
+LayerRun::~LayerRun() = default;
+
+// The layer's inputs on every card: tokens, routing and the eplb table, plus the outputs of
+// the stages before dispatch (their sizes are known up front).
+void LayerRun::allocateInputs() {
+  LayerContext& c = *ctx_;
+  Machine& m = emu_->machine();
+  const auto table = scenarioTable(sc_).first;
+  for (int r = 0; r < c.R; ++r) {
+    CardTensors& t = c.cards[r];
+    const RankGating& g = (*gating_)[r];
+    const std::int64_t bk = static_cast<std::int64_t>(c.BS) * c.K;
+    t.x = m.allocGm(r, c.BS * c.rowBytes, "x", true);
+    t.topkIds = m.allocGm(r, bk * 4, "topk_ids", false);
+    t.topkWeights = m.allocGm(r, bk * 4, "topk_weights", false);
+    t.table = m.allocGm(r, static_cast<std::int64_t>(table.size()) * 4, "eplb_table", false);
+    t.active = m.allocGm(r, c.BS, "active_mask", false);
+    t.balancedIds = m.allocGm(r, bk * 4, "balanced_ids", false);
+    t.mask = m.allocGm(r, bk, "keep_mask", false);
+    t.tokensPerRank = m.allocGm(r, c.R * 4LL, "num_tokens_per_rank", false);
+    t.tokensPerRdmaRank = m.allocGm(r, c.S * 4LL, "num_tokens_per_rdma_rank", false);
+    t.tokensPerExpert = m.allocGm(r, c.R * c.P * 4LL, "num_tokens_per_expert", false);
+    t.isTokenInRank =
+        m.allocGm(r, static_cast<std::int64_t>(c.BS) * c.R, "is_token_in_rank", false);
+    t.recvCounts =
+        m.allocGm(r, c.R * static_cast<std::int64_t>(c.countCols()) * 4, "recv_counts", false);
+    hostWrite(t.x, g.x);
+    hostWrite(t.topkIds, g.topkIds);
+    hostWrite(t.topkWeights, g.topkWeights);
+    hostWrite(t.table, table);
+    const auto args = updateExpertArgs(sc_, g, r);
+    hostWrite(t.active, args.activeMask.value_or(std::vector<std::uint8_t>(c.BS, 1)));
+    std::fill(t.mask->bytes.begin(), t.mask->bytes.end(), 1);  // kept unless pruning says not
+  }
+}
+
+void LayerRun::allocateDispatchOutputs() {
+  LayerContext& c = *ctx_;
+  Machine& m = emu_->machine();
+  for (int d = 0; d < c.R; ++d) {
+    CardTensors& t = c.cards[d];
+    const RecvPlan plan = planFromCounts(c, t.recvCounts->as<std::int32_t>());
+    t.recvRows = plan.rows;
+    t.expandX = m.allocGm(d, plan.rows * c.rowBytes, "expand_x", true);
+    t.expandScales = m.allocGm(d, plan.rows * 4, "expand_scales", false);
+    t.expandIdx = m.allocGm(d, plan.rows * 12, "expand_idx", false);
+    t.expertTokenNums = m.allocGm(d, c.P * 4LL, "expert_token_nums", false);
+    t.offsets = m.allocGm(d, c.P * c.R * 4LL, "offsets", false);
+    t.lengths = m.allocGm(d, c.P * c.R * 4LL, "lengths", false);
+    // A run that frees tensors when dead computes the expert rows in place: expert_out
+    // takes its own HBM but shares expand_x's host bytes (see experts_kernel.cpp).
+    t.expertOut = freeWhenDead_ ? m.allocGmSharing(t.expandX, "expert_out")
+                                : m.allocGm(d, plan.rows * c.rowBytes, "expert_out", true);
+  }
+  for (int r = 0; r < c.R; ++r) {
+    CardTensors& t = c.cards[r];
+    // Small pages: with huge pages x_out would share 2 MiB pages with expand_x's tail and be
+    // resident (zero) from dispatch on, though it is written only by the combine.
+    t.xOut = m.allocGm(r, c.BS * c.rowBytes, "x_out", true, /*sparse=*/true);
+    if (sc_.combine.addRmsNorm) {
+      t.normY = m.allocGm(r, c.BS * c.rowBytes, "rmsnorm_y", true);
+      t.rstd = m.allocGm(r, c.BS * 4LL, "rstd", false);
+    }
+  }
+}
+
+bool LayerRun::step() {
+  if (!emu_->sim().step()) return false;
+  return !finished();
+}
+
+void LayerRun::runToEnd() {
+  emu_->sim().run();
+}
+
+bool LayerRun::finished() const {
+  // Done when the driver has finished and every operation it left in flight has landed
+  // (a last RDMA word write can land after the last core finished): stepping event by
+  // event then ends at the same time as runToEnd.
+  return emu_->sim().programDone(driverProgram_) && emu_->sim().pendingEvents() == 0;
+}
+
+std::string LayerRun::design() const {
+  return toString(impl_);
+}
+
+std::vector<DispatchOutput> LayerRun::dispatchOutputs(bool withRows) const {
+  std::vector<DispatchOutput> out;
+  for (const CardTensors& t : ctx_->cards) {
+    DispatchOutput o;
+    if (withRows) o.expandX = hostRead<bf16>(t.expandX);
+    o.expandScales = hostRead<float>(t.expandScales);
+    o.expandIdx = hostRead<std::int32_t>(t.expandIdx);
+    o.expertTokenNums = hostRead<std::int32_t>(t.expertTokenNums);
+    o.offsets = hostRead<std::int32_t>(t.offsets);
+    o.lengths = hostRead<std::int32_t>(t.lengths);
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+std::vector<std::vector<bf16>> LayerRun::expertOutputs() const {
+  std::vector<std::vector<bf16>> out;
+  for (const CardTensors& t : ctx_->cards) out.push_back(hostRead<bf16>(t.expertOut));
+  return out;
+}
+
+std::vector<LayoutResult> LayerRun::layoutOutputs() const {
+  std::vector<LayoutResult> out;
+  for (const CardTensors& t : ctx_->cards) {
+    LayoutResult l;
+    l.numTokensPerRank = hostRead<std::int32_t>(t.tokensPerRank);
+    l.numTokensPerRdmaRank = hostRead<std::int32_t>(t.tokensPerRdmaRank);
+    l.numTokensPerExpert = hostRead<std::int32_t>(t.tokensPerExpert);
+    l.isTokenInRank = hostRead<std::uint8_t>(t.isTokenInRank);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+std::vector<std::vector<std::int32_t>> LayerRun::balancedIds() const {
+  std::vector<std::vector<std::int32_t>> out;
+  for (const CardTensors& t : ctx_->cards) out.push_back(hostRead<std::int32_t>(t.balancedIds));
+  return out;
+}
+
+std::vector<std::vector<std::uint8_t>> LayerRun::keepMasks() const {
+  std::vector<std::vector<std::uint8_t>> out;
+  for (const CardTensors& t : ctx_->cards) out.push_back(hostRead<std::uint8_t>(t.mask));
+  return out;
+}
+
+std::int64_t LayerRun::peakRingOccupancy() const {
+  std::int64_t peak = 0;
+  for (const auto& r : emu_->rings()) peak = std::max(peak, r.stats().peakOccupancy);
+  return peak;
+}
+
+}  // namespace moe

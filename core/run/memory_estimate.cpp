@@ -1,0 +1,226 @@
+#include "core/run/memory_estimate.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "core/plan/combine_plan.h"
+#include "core/plan/dispatch_tiling.h"
+#include "core/protocol/ring_buffer.h"
+#include "core/runtime/record_layout.h"
+#include "core/util/error.h"
+
+namespace moe {
+namespace {
+
+// One GM item of one card: its bytes, and whether it is activation data (no bytes on the
+// host with payload "none").
+struct Item {
+  std::string name;
+  std::int64_t bytes;
+  bool activation;
+  bool routingDependent = false;
+};
+
+// A rough size of one event-log entry on the host (time, core, kind, a few ids, a label).
+constexpr std::uint64_t kEventLogEntryBytes = 64;
+
+std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
+  const std::int64_t R = sc.cluster.ranks(), cps = sc.cluster.cardsPerServer;
+  const std::int64_t S = sc.cluster.servers;
+  const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk, H = sc.model.hidden;
+  const RecordLayout rec = recordLayout(sc);
+  const std::int64_t row = rec.rowBytes, bk = BS * K;
+  const std::int64_t ring = sc.rings.chunkBytes * sc.rings.queueChunks;
+  std::vector<Item> items = {
+      {"x", BS * row, true},
+      {"topk ids, weights, balanced ids", 3 * bk * 4, false},
+      {"masks", bk + BS, false},
+      {"eplb table", std::int64_t{sc.model.experts + sc.eplb.redundantExperts} * 8 + 8, false},
+      {"layout counts",
+       R * 4 + S * 4 + R * P * 4 + BS * R + R * dispatchRdmaChannels(sc) * (2 + P) * 4, false},
+      {"x_out", BS * row, true},
+  };
+  if (sc.combine.addRmsNorm) items.push_back({"rmsnorm_y, rstd", BS * row + BS * 4, true});
+  // The receive side: expand_x and expert_out, with scales and indices, at the expected
+  // BS x K rows per card (the routing is not known yet).
+  items.push_back({"expand_x, expert_out", 2 * bk * row, true, true});
+  items.push_back({"expand scales and indices", bk * 16 + 2 * P * R * 4 + P * 4, false, true});
+
+  const DispatchImpl impl = sc.dispatchImpl;
+  const bool streaming =
+      impl == DispatchImpl::Streaming || impl == DispatchImpl::Both || impl == DispatchImpl::All;
+  const bool phased =
+      impl == DispatchImpl::Phased || impl == DispatchImpl::Both || impl == DispatchImpl::All;
+  const bool flat = impl == DispatchImpl::Flat || impl == DispatchImpl::All;
+  // Windows into one card: direct from each local card, one RDMA per other server, and one
+  // forward per (local card, other server); the streaming design has a ring per channel.
+  const std::int64_t dispatchLinks = cps + (S - 1) * (cps + 1);
+  const std::int64_t dispatchRings = cps + streamingDispatchChannelRingsPerCard(sc);
+  const std::int64_t dispatchRingBytes =
+      streamingDispatchRingBytesPerCard(sc) + dispatchRings * 2 * kControlLineBytes;
+  // The streaming combine as core/plan/combine_plan lays it out: IPC rings per (local card,
+  // lane), partial rings per (server, channel), and on each forwarder card two staging halves
+  // of one RDMA batch per (other server, channel) it sends partials to.
+  int lanes = 1, channels = 1;
+  combineLanesAndChannels(sc, lanes, channels);
+  const std::int64_t pb = partialRecordBytes(sc);
+  const std::int64_t perPost =
+      std::max<std::int64_t>(1, std::min(sc.combine.rdmaBatchBytes, ring) / pb);
+  const std::int64_t batchStaging = (S - 1) * channels * 2 * perPost * pb;
+  std::int64_t streamingBytes = 0, phasedBytes = 0;
+  if (streaming)
+    streamingBytes = dispatchRingBytes +
+                     (cps * lanes + S * channels) * (ring + 2 * kControlLineBytes) + batchStaging;
+  if (phased) {
+    const std::int64_t slots = S * BS * std::min<std::int64_t>(K, P);
+    phasedBytes =
+        dispatchLinks * BS * rec.recordBytes + cps * slots * rec.recordBytes + S * 2 * BS * H * 4;
+  }
+  // Flat: one worst-case dispatch window per source rank, and one combine window per expert
+  // card (every token, once per expert the card holds).
+  const std::int64_t flatBytes =
+      flat ? R * BS * rec.dispatchRecordBytes + R * BS * std::min<std::int64_t>(K, P) * row : 0;
+  // With "both"/"all" the designs run one after the other on fresh machines: the largest
+  // counts.
+  if (streamingBytes >= phasedBytes && streamingBytes >= flatBytes)
+    items.push_back({"rings (dispatch and combine)", streamingBytes, true});
+  else if (phasedBytes >= flatBytes)
+    items.push_back({"phased windows (dispatch and combine)", phasedBytes, true});
+  else
+    items.push_back({"flat windows (dispatch and combine)", flatBytes, true});
+  return items;
+}
+
+// The host bytes of one card's activation data at the busiest moment of the largest
+// design, as a run that frees what is dead holds them (runScenario): GM is allocated lazily,
+// so a worst-case window costs what is written into it; expert_out shares expand_x's bytes
+// (the experts compute in place) and is freed during the combine, the stage's windows and
+// rings after their stage; designs run one after the other. Counted: x and the combine
+// output throughout, plus the larger of dispatch (expand_x and what dispatch writes into
+// its windows or rings) and combine (expert_out and the combine's buffers as written).
+std::int64_t activationHostPerCard(const Scenario& sc) {
+  const std::int64_t cps = sc.cluster.cardsPerServer, S = sc.cluster.servers;
+  const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk, H = sc.model.hidden;
+  const RecordLayout rec = recordLayout(sc);
+  const std::int64_t row = rec.rowBytes, bk = BS * K;
+  const std::int64_t ring = sc.rings.chunkBytes * sc.rings.queueChunks + 2 * kControlLineBytes;
+  int lanes = 1, channels = 1;
+  combineLanesAndChannels(sc, lanes, channels);
+  const std::int64_t pb = partialRecordBytes(sc);
+  const std::int64_t perPost = std::max<std::int64_t>(
+      1, std::min(sc.combine.rdmaBatchBytes, sc.rings.chunkBytes * sc.rings.queueChunks) / pb);
+  const std::int64_t fp32Tokens = BS * H * 4;  // one fp32 buffer of every token
+  const DispatchImpl impl = sc.dispatchImpl;
+  const bool all = impl == DispatchImpl::All, both = impl == DispatchImpl::Both || all;
+  std::int64_t worst = 0;
+  auto design = [&](std::int64_t dispatchWritten, std::int64_t combineWritten) {
+    worst = std::max({worst, bk * row + dispatchWritten, bk * row + combineWritten});
+  };
+  if (impl == DispatchImpl::Streaming || both)  // rings cycle: every ring is touched whole
+    design(streamingDispatchRingBytesPerCard(sc), (cps * lanes + S * channels) * ring +
+                                                      (S - 1) * channels * 2 * perPost * pb +
+                                                      S * fp32Tokens + fp32Tokens);
+  if (impl == DispatchImpl::Phased || both)  // windows: each received row written once
+    design(bk * rec.dispatchRecordBytes, bk * rec.recordBytes + 2 * S * fp32Tokens);
+  if (impl == DispatchImpl::Flat || all) design(bk * rec.dispatchRecordBytes, bk * row);
+  std::int64_t held = 2 * BS * row;  // x and x_out
+  if (sc.combine.addRmsNorm) held += BS * row;
+  return held + worst;
+}
+
+}  // namespace
+
+std::string formatBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return buf;
+}
+
+MemoryEstimate estimateMemory(const Scenario& sc, int placePerRank) {
+  MemoryEstimate e;
+  const bool full = sc.payload == PayloadMode::Full;
+  std::uint64_t hostPerCard = 0;
+  for (const Item& it : itemsPerCard(sc, placePerRank)) {
+    e.gmPerCard += it.bytes;
+    if (!it.routingDependent) e.fixedGmPerCard += it.bytes;
+    if (!it.activation) hostPerCard += static_cast<std::uint64_t>(it.bytes);
+    if (it.bytes > e.largestItemBytes) {
+      e.largestItem = it.name;
+      e.largestItemBytes = it.bytes;
+    }
+  }
+  if (full) hostPerCard += static_cast<std::uint64_t>(activationHostPerCard(sc));
+  e.hostBytes = hostPerCard * static_cast<std::uint64_t>(sc.cluster.ranks()) +
+                static_cast<std::uint64_t>(sc.eventLogCapacity) * kEventLogEntryBytes;
+  return e;
+}
+
+std::string largeWorkNote(const Scenario& sc) {
+  char buf[256];
+  if (sc.workload.kind == WorkloadKind::AlltoallMatmulRs) {
+    const WorkloadConfig& w = sc.workload;
+    auto tilesOf = [](int dim, int tile) { return (static_cast<double>(dim) + tile - 1) / tile; };
+    // Emulation cost follows the tile steps (each a few events): the default has 24576.
+    const double tiles =
+        w.ranks * tilesOf(w.m, w.tileM) * tilesOf(w.n, w.tileN) * tilesOf(w.k, w.tileK);
+    if (tiles < 1e6) return "";
+    std::snprintf(buf, sizeof buf,
+                  "note: a large run: %.3g matmul tile steps over %d ranks (tiles of %dx%dx%d); it "
+                  "may take minutes",
+                  tiles, w.ranks, w.tileM, w.tileN, w.tileK);
+    return buf;
+  }
+  const double records =
+      static_cast<double>(sc.cluster.ranks()) * sc.model.tokensPerRank * sc.model.topk;
+  // Around a million token records the emulation takes tens of seconds or more, and sooner
+  // on large clusters, where each record costs more (the flow model touches more flows):
+  // 256 ranks x 128 tokens x top-8 (262,144 records) took 75 s on a 2-core machine.
+  const double work = records * sc.cluster.ranks();
+  if (records < 1e6 && work < 2e7) return "";
+  const double bytes = records * static_cast<double>(recordLayout(sc).recordBytes);
+  std::snprintf(buf, sizeof buf,
+                "note: a large run: %.3g token records (%s) to dispatch and combine over %d ranks; "
+                "it may take minutes",
+                records, formatBytes(bytes).c_str(), sc.cluster.ranks());
+  return buf;
+}
+
+std::uint64_t hostMemoryLimit() {
+  std::uint64_t limit = UINT64_MAX;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0)
+    limit = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    limit = std::min<std::uint64_t>(limit, rl.rlim_cur);
+  return limit;
+}
+
+void checkMemory(const Scenario& sc, int placePerRank, std::uint64_t hostLimit) {
+  const MemoryEstimate e = estimateMemory(sc, placePerRank);
+  const std::int64_t hbm = sc.hardware.hbmBytes;
+  require(e.fixedGmPerCard <= hbm, "hardware.overrides.hbm_bytes",
+          formatBytes(static_cast<double>(hbm)) +
+              (hbm >= 1024 ? " (" + std::to_string(hbm) + " B)" : std::string()) +
+              " cannot hold one card's " + formatBytes(static_cast<double>(e.fixedGmPerCard)) +
+              " of buffers (the largest: " + e.largestItem + ", " +
+              formatBytes(static_cast<double>(e.largestItemBytes)) + ")");
+  require(e.hostBytes <= hostLimit, sc.payload == PayloadMode::Full ? "payload" : "model",
+          "the run needs an estimated " + formatBytes(static_cast<double>(e.hostBytes)) +
+              " of host memory, more than the " + formatBytes(static_cast<double>(hostLimit)) +
+              " this process may use" +
+              (sc.payload == PayloadMode::Full ? "; use payload \"none\" or shrink the model"
+                                               : "; shrink the model or the cluster"));
+}
+
+}  // namespace moe

@@ -1,0 +1,50 @@
+#include "core/run/resolved_scenario.h"
+
+#include "core/plan/dispatch_tiling.h"
+#include "core/run/expert_balance.h"
+#include "core/run/layer_args.h"
+#include "core/run/memory_estimate.h"
+
+namespace moe {
+
+CheckedScenario checkScenario(const Scenario& given) {
+  // The fused operator's shape rules come first: its inputs would be generated from them.
+  if (given.workload.kind == WorkloadKind::AlltoallMatmulRs)
+    validateA2aMatmul(shapeFromWorkload(given.workload), given.hardware);
+  CheckedScenario c;
+  c.scenario = withEplbTable(given);
+  c.placePerRank = scenarioPlacePerRank(c.scenario);
+  validateDispatchTiling(c.scenario, c.placePerRank);
+  // Memory last: its figures assume the shape checks above have passed.
+  if (given.workload.kind == WorkloadKind::MoeLayer)
+    checkMemory(c.scenario, c.placePerRank, hostMemoryLimit());
+  return c;
+}
+
+int placePerRankOf(const Scenario& given) {
+  return scenarioPlacePerRank(withEplbTable(given));
+}
+
+ResolvedScenario ResolvedScenario::resolve(const Scenario& given) {
+  return resolve(given, nullptr);
+}
+
+ResolvedScenario ResolvedScenario::resolve(const Scenario& given,
+                                           std::shared_ptr<const std::vector<RankGating>> gating) {
+  ResolvedScenario r;
+  r.given_ = given;
+  r.checked_ = checkScenario(given);
+  if (given.workload.kind == WorkloadKind::AlltoallMatmulRs) {
+    const A2aMatmulShape shape = shapeFromWorkload(given.workload);
+    r.a2aInputs_ =
+        std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(shape, given.seed));
+  } else {
+    r.gating_ =
+        gating
+            ? std::move(gating)
+            : std::make_shared<const std::vector<RankGating>>(generateGating(r.checked_.scenario));
+  }
+  return r;
+}
+
+}  // namespace moe

@@ -1,0 +1,54 @@
+#pragma once
+// A whole `moe-sim run` of the MoE layer: one LayerRun per design the scenario asks for, on
+// the same gating output, the verification against the golden chain, and its CSV and trace
+// exports. The text summary is the CLI's (app/moe_sim/run_text.h).
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/run/expert_balance.h"
+#include "core/run/layer_run.h"
+#include "core/run/resolved_scenario.h"
+
+namespace moe {
+
+struct RunReport {
+  Scenario given;     // as loaded
+  Scenario scenario;  // as run: a generated eplb table in place (withEplbTable)
+  std::vector<std::unique_ptr<LayerRun>> runs;  // phased and/or streaming, in that order
+  bool verified = false;
+  std::vector<std::vector<VerificationCheck>> checks;  // per run
+  std::vector<VerificationCheck> crossChecks;          // phased vs streaming
+  std::vector<std::string> deadlocks;                  // per run: diagnosis, empty if none
+  std::uint64_t digest = 0;
+  ExpertLoad load;  // token slots per rank before and after MoeUpdateExpert
+  // The layer's own tensors (x, expanded rows, expert outputs, combine output; bf16,
+  // summed over ranks) of the largest run, and the process's peak RSS after all runs.
+  std::int64_t tensorBytes = 0;
+  std::int64_t peakRssBytes = 0;
+
+  bool ok() const;
+};
+
+// Called every 65536 events of a run while it runs (so a long run can show where it is):
+// the design, the current stage, the emulated time and the events run so far.
+using RunProgress = std::function<void(const std::string& design, const std::string& stage,
+                                       Time emulatedNow, std::uint64_t events)>;
+
+// Runs every design the scenario asks for (dispatch_impl); with a fault, only the streaming
+// design, where the fault is planted.
+RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault = Fault::None,
+                      const RunProgress& progress = {});
+// Bytes over a stage's time in GB/s; 0 for rounding dust or an empty stage.
+double achievedGBps(double bytes, Time t);
+// A stage's name without its design suffix ("dispatch-streaming" -> "dispatch"), so the
+// two designs' stages line up side by side.
+std::string stageLabel(const std::string& stageName);
+void writeReportTrace(std::ostream& out, const RunReport& r);
+void writeReportCsv(std::ostream& out, const RunReport& r);
+
+}  // namespace moe

@@ -1,0 +1,206 @@
+#include "core/studies/fidelity.h"
+
+#include <algorithm>
+
+#include "core/run/run_factory.h"
+#include "core/scenario/scenario_json.h"
+#include "core/util/error.h"
+
+namespace moe {
+
+namespace {
+
+// DeepEP V1's published H800 figures (deepseek-ai/DeepEP docs/legacy.md, "Performance").
+PublishedFigures normalPublished(int ep) {
+  switch (ep) {
+    case 8:
+      return {153, 158, 0, 0};  // NVLink
+    case 16:
+      return {43, 43, 0, 0};  // RDMA
+    case 32:
+      return {58, 57, 0, 0};
+    case 64:
+      return {51, 50, 0, 0};
+    default:
+      return {};
+  }
+}
+
+PublishedFigures lowLatencyPublished(int ep) {
+  switch (ep) {
+    case 8:
+      return {98, 127, 77, 114};
+    case 16:
+      return {63, 74, 118, 195};
+    case 32:
+      return {48, 53, 155, 273};
+    case 64:
+      return {43, 46, 173, 314};
+    case 128:
+      return {39, 39, 192, 369};
+    case 256:
+      return {39, 40, 194, 360};
+    default:
+      return {};
+  }
+}
+
+Scenario baseScenario(const HardwareProfile& profile, int ep, int tokens) {
+  Scenario s;
+  s.seed = 1;
+  s.profileName = profile.name;
+  s.hardware = profile;
+  s.cluster.cardsPerServer = profile.cardsPerServer;
+  s.cluster.servers = std::max(1, ep / profile.cardsPerServer);
+  s.model.tokensPerRank = tokens;
+  s.model.hidden = 7168;
+  s.model.experts = 256;
+  s.model.topk = 8;
+  s.model.dispatchDtype = DispatchDtype::Fp8;
+  s.payload = PayloadMode::None;
+  // The largest chunk whose double-buffered staging still fits a sender's 228 KiB of shared
+  // memory next to its routing (DeepEP's tests likewise keep their best chunk size).
+  s.rings.chunkBytes = 98304;
+  s.rings.queueChunks = 16;
+  return s;
+}
+
+int localExperts(const Scenario& sc) {
+  return sc.model.experts / sc.cluster.ranks();
+}
+
+}  // namespace
+
+std::vector<FidelityCase> deepEpCases(const HardwareProfile& profile, int normalTokens) {
+  std::vector<FidelityCase> cases;
+  for (int ep : {8, 16, 32, 64}) {
+    FidelityCase c;
+    c.mode = FidelityMode::Normal;
+    c.ep = ep;
+    c.design = Design::Streaming;  // hierarchical: RDMA to the same local index, then forward
+    c.scenario = baseScenario(profile, ep, normalTokens);
+    Scenario& s = c.scenario;
+    s.name = "deepep-normal-ep" + std::to_string(ep);
+    s.dispatchImpl = DispatchImpl::Streaming;
+    // DeepEP's 24 SMs as 8 sender + 8 forwarder + 8 receiver, on one server too: there the
+    // dispatch forwarder has nothing to do, but the streaming combine still sums each
+    // token's partials on forwarder cores (one forwarder per card made it the bottleneck:
+    // 30.7 ms against 15.9 ms with 8 at 4096 tokens).
+    s.rings.senderCores = 8;
+    s.rings.forwarderCores = 8;
+    s.rings.receiverCores = 8;
+    // DeepEP's combine takes one row per (token, rank): its caller has already summed the
+    // rank's experts. The senders do that sum here, so the same rows cross the wire.
+    s.combine.sumLocalExperts = true;
+    // And its forwarders sum a node's rows in fp32 but send the partial as bf16 (the RDMA
+    // buffer holds the combine's dtype): half the bytes of an fp32 partial.
+    s.combine.partialDtype = PartialDtype::Bf16;
+    if (s.cluster.servers == 1) {
+      // test_intranode.py: plain top-8 of random scores.
+      s.routing.kind = RoutingKind::Uniform;
+    } else {
+      // test_internode.py: one expert group per node, top-min(nodes, 4) groups.
+      s.routing.kind = RoutingKind::GroupLimited;
+      s.routing.groups = s.cluster.servers;
+      s.routing.topkGroups = std::min(s.cluster.servers, 4);
+    }
+    c.published = normalPublished(ep);
+    c.calibration = ep == 8;
+    cases.push_back(std::move(c));
+  }
+  for (int ep : {8, 16, 32, 64, 128, 256}) {
+    FidelityCase c;
+    c.mode = FidelityMode::LowLatency;
+    c.ep = ep;
+    c.design = Design::Flat;
+    c.scenario = baseScenario(profile, ep, 128);
+    Scenario& s = c.scenario;
+    s.name = "deepep-low-latency-ep" + std::to_string(ep);
+    s.dispatchImpl = DispatchImpl::Flat;
+    s.routing.kind = RoutingKind::Uniform;  // test_low_latency.py: plain top-8
+    s.rings.senderCores = 12;
+    s.rings.forwarderCores = 1;  // the flat design has no forwarder
+    s.rings.receiverCores = 11;
+    // EP 256 has some 65,000 transfers in flight in the combine, and an exact max-min solve
+    // at every start and end re-rates thousands of them each time (over 20 minutes of
+    // engine time). Solving at most every 20 ns runs it in minutes; at EP 128 that costs
+    // +0.4 % dispatch and +0.4 % combine time against the exact solve (docs/FIDELITY.md).
+    if (ep == 256) s.bandwidthUpdateNs = 20;
+    c.published = lowLatencyPublished(ep);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+DeepEpBytes normalModeBytes(const std::vector<RankGating>& gating, const Scenario& sc) {
+  const int R = sc.cluster.ranks(), cps = sc.cluster.cardsPerServer, K = sc.model.topk;
+  const int BS = sc.model.tokensPerRank, P = localExperts(sc);
+  const double row = 2.0 * sc.model.hidden;  // bf16 bytes of one token
+  const double fp8 = sc.model.dispatchDtype == DispatchDtype::Fp8 ? (1 + 4.0 / 128) / 2 : 1.0;
+  DeepEpBytes b;
+  if (sc.cluster.servers == 1) {
+    // recv_x.numel() * 2 on rank 0: every source token routed to rank 0 once.
+    double tokens = 0;
+    for (int s = 0; s < R; ++s)
+      for (int t = 0; t < BS; ++t) {
+        bool toZero = false;
+        for (int k = 0; k < K; ++k) toZero = toZero || gating[s].topkIds[t * K + k] / P == 0;
+        tokens += toZero;
+      }
+    b.dispatch = tokens * row * fp8;
+    b.combine = tokens * row;
+    b.link = "NVLink";
+  } else {
+    // num_rdma_token_sent on rank 0: distinct destination nodes per token, own included.
+    double sent = 0;
+    std::vector<bool> node(static_cast<std::size_t>(sc.cluster.servers));
+    for (int t = 0; t < BS; ++t) {
+      std::fill(node.begin(), node.end(), false);
+      for (int k = 0; k < K; ++k)
+        node[static_cast<std::size_t>(gating[0].topkIds[t * K + k] / P / cps)] = true;
+      sent += static_cast<double>(std::count(node.begin(), node.end(), true));
+    }
+    b.dispatch = sent * row * fp8;
+    b.combine = sent * row;
+    b.link = "RDMA";
+  }
+  return b;
+}
+
+DeepEpBytes lowLatencyBytes(const std::vector<RankGating>& gating, const Scenario& sc) {
+  const double H = sc.model.hidden;
+  // Every gating slot is a kept selection (the generator masks none).
+  const double selections = static_cast<double>(gating[0].topkIds.size());
+  DeepEpBytes b;
+  b.dispatch = selections * (H + H / 128 * 4 + 16);
+  b.combine = selections * H * 2;
+  b.link = "RDMA";
+  return b;
+}
+
+FidelityResult runFidelityCase(const FidelityCase& c) {
+  FidelityResult r;
+  r.c = c;
+  try {
+    validateScenario(c.scenario);  // the scenario's own rules first, with their field paths
+    const ResolvedScenario rs = ResolvedScenario::resolve(c.scenario);
+    r.bytes = c.mode == FidelityMode::Normal ? normalModeBytes(*rs.gating(), rs.scenario())
+                                             : lowLatencyBytes(*rs.gating(), rs.scenario());
+    auto run = makeLayerRun(rs, c.design);
+    run->runToEnd();
+    if (!run->finished()) {
+      r.notRun = "the run did not finish: " + run->emulation().deadlockDiagnosis();
+      return r;
+    }
+    const std::string suffix = std::string("-") + std::string(designName(c.design));
+    for (const StageReport& st : run->stages()) {
+      if (st.name == "dispatch" + suffix) r.dispatchUs = toMicroseconds(st.duration());
+      if (st.name == "combine" + suffix) r.combineUs = toMicroseconds(st.duration());
+    }
+  } catch (const InputError& e) {
+    r.notRun = e.path() + ": " + e.rule();
+  }
+  return r;
+}
+
+}  // namespace moe

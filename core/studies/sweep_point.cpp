@@ -1,0 +1,40 @@
+#include "core/studies/sweep_point.h"
+
+#include "core/scenario/scenario_json.h"
+#include "core/util/error.h"
+
+namespace moe {
+
+std::vector<nlohmann::json> sweepPointValues(const SweepSpec& spec, std::size_t index) {
+  std::vector<nlohmann::json> values(spec.axes.size());
+  for (std::size_t a = spec.axes.size(); a-- > 0;) {
+    const std::size_t n = spec.axes[a].values.size();
+    values[a] = spec.axes[a].values[index % n];
+    index /= n;
+  }
+  return values;
+}
+
+Scenario sweepPointScenario(const SweepSpec& spec, const std::vector<nlohmann::json>& values) {
+  require(values.size() == spec.axes.size(), "axes", "one value per axis");
+  nlohmann::json j = spec.baseJson;
+  for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+    // Paths were checked against the base (isSweepableField), so every step exists but
+    // possibly the last key of hardware.overrides, which this adds.
+    nlohmann::json* node = &j;
+    const std::string& field = spec.axes[a].field;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t dot = field.find('.', start);
+      node = &(*node)[field.substr(start, dot - start)];
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    *node = values[a];
+  }
+  // The same reader as a scenario file: a value of the wrong type or range, or one that
+  // breaks a rule spanning fields, throws InputError naming the scenario field.
+  return scenarioFromJson(j);
+}
+
+}  // namespace moe
