@@ -1,5 +1,5 @@
 // `moe-sim export-vectors [SCENARIO.json] --out DIR [--counts counts|prefix-sums]
-//  [--expand-idx rows|slots]` (SPEC §7): writes every operator's inputs and golden outputs,
+//  [--expand-idx rows|slots]` (DESIGN.md §7): writes every operator's inputs and golden outputs,
 // per rank, as .npy files named after the real operator's arguments, plus manifest.json.
 // The encodings that differ between CANN versions are chosen by the two flags and named in
 // the manifest (see core/studies/vector_export.h).

@@ -1,4 +1,4 @@
-// `moe-sim op NAME --input CASE.json` (SPEC §6): runs one operator's golden reference on
+// `moe-sim op NAME --input CASE.json` (DESIGN.md §6): runs one operator's golden reference on
 // explicit inputs and prints its outputs as JSON. Every failure is a moe::InputError, which
 // main() turns into "error: PATH: RULE" and exit code 2. Inputs the real operator accepts
 // but the pipeline could not use print "warning: PATH: RULE" on stderr; --strict refuses them.

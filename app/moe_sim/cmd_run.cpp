@@ -1,5 +1,5 @@
 // `moe-sim run [SCENARIO.json] [--impl streaming|phased|flat|both|all] [--verify] [--trace FILE]
-//  [--csv FILE]` (SPEC §6): emulates one MoE layer, prints the per-stage table and the run
+//  [--csv FILE]` (DESIGN.md §6): emulates one MoE layer, prints the per-stage table and the run
 // digest. Exit 1 when verification fails or a deadlock is diagnosed.
 
 #include <iostream>

@@ -1,4 +1,4 @@
-// `moe-sim scenario --default` and `moe-sim validate FILE` (SPEC §6). Bad input is thrown as
+// `moe-sim scenario --default` and `moe-sim validate FILE` (DESIGN.md §6). Bad input is thrown as
 // moe::InputError and reported by main() as "error: PATH: RULE" with exit code 2.
 
 #include <iostream>

@@ -1,5 +1,5 @@
 // moe-sim: the headless front end of the MoE Pipeline Workbench core.
-// Exit codes (SPEC §6): 0 ok; 1 verification failed or deadlock diagnosed; 2 bad input,
+// Exit codes (DESIGN.md §6): 0 ok; 1 verification failed or deadlock diagnosed; 2 bad input,
 // including input that asks for more memory than the machine has; 3 only for a bug.
 
 #include <iostream>

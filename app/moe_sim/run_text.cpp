@@ -38,7 +38,7 @@ std::string fmt(const char* f, double v) {
 }  // namespace
 
 namespace {
-// Where the table came from and what it did to the per-rank load (issue 6).
+// Where the table came from and what it did to the per-rank load.
 void printExpertLoad(std::ostream& out, const RunReport& r) {
   const Scenario& sc = r.scenario;
   const ExpertLoad& L = r.load;

@@ -1,4 +1,4 @@
-// moe-workbench: the Qt workbench over the emulation core (SPEC §5). Opens with the
+// moe-workbench: the Qt workbench over the emulation core (DESIGN.md §5). Opens with the
 // built-in default scenario loaded and ready to run; `--screenshot DIR` writes one PNG
 // per view and exits; an optional scenario file argument replaces the default, and
 // `--workload KIND` picks the workload (as in moe-sim run).

@@ -1,6 +1,6 @@
 #pragma once
 // Emulated time is an integer count of picoseconds: integer time keeps runs bit-for-bit
-// deterministic (SPEC §1.2). Every conversion from a floating-point duration goes through
+// deterministic (DESIGN.md §1.2). Every conversion from a floating-point duration goes through
 // checkedPs(), so a starved link or an absurd workload stops with a clear message instead
 // of wrapping int64 into a negative (or "faster") time.
 

@@ -1,5 +1,5 @@
 #pragma once
-// The emulated AlltoAll-Matmul-ReduceScatter kernels (SPEC §3.6): the pipelined fused
+// The emulated AlltoAll-Matmul-ReduceScatter kernels (DESIGN.md §3.6): the pipelined fused
 // kernel and the sequential baseline, on an Emulation whose machine has `shape.ranks`
 // cards. A2aMatmulRun (core/run/a2a_matmul_run.h) owns the context and runs the
 // launchers as its stages.

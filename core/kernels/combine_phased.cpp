@@ -1,4 +1,4 @@
-// Phased combine: the "old code" of seed 000, the layered A2 combine (SPEC §3.5a).
+// Phased combine: the "old code" of seed 000, the layered A2 combine (DESIGN.md §3.5a).
 //   1. GM2IPC: every expert card writes its output rows, with their weights, into the IPC
 //      window of the same-server card that forwards for the rows' owners (local index of
 //      the owner). Windows are sized for the worst case.

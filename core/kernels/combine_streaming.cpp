@@ -1,4 +1,4 @@
-// Streaming combine (seeds 000 and 004, SPEC §3.5b).
+// Streaming combine (seeds 000 and 004, DESIGN.md §3.5b).
 //
 //   Sender (expert card d), per target (same-server card f, lane L):
 //     walk the local experts in order; for each owner r of that target, the

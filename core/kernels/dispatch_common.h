@@ -9,7 +9,7 @@
 
 namespace moe {
 
-// Expert-major, rank-minor placement at one destination (SPEC §3.3).
+// Expert-major, rank-minor placement at one destination (DESIGN.md §3.3).
 struct RecvPlan {
   std::vector<std::int32_t> offsets;          // [P*R] first row of (local expert, source)
   std::vector<std::int32_t> lengths;          // [P*R]

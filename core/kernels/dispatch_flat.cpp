@@ -1,6 +1,6 @@
 // Flat full-mesh dispatch: every token row goes straight from its source rank to each rank
 // it is routed to, with no forwarder (the shape of DeepEP's low-latency kernels and of
-// Ascend A2's "fullmesh" MoeDistributeDispatch; SPEC §3.3 names the hierarchical designs).
+// Ascend A2's "fullmesh" MoeDistributeDispatch; DESIGN.md §3.3 names the hierarchical designs).
 //
 //   Sender (source card s), per destination rank d (round-robin over the sender cores):
 //     walk the tokens in order, gather the rows routed to d into UB staging (bf16, packed

@@ -1,4 +1,4 @@
-// Phased dispatch, the "old" design the streaming one replaces (SPEC §3.3):
+// Phased dispatch, the "old" design the streaming one replaces (DESIGN.md §3.3):
 //   A. all-to-all: every sender writes each token into a worst-case-sized window slot on
 //      its destination (HCCS inside the server; RDMA to the same local index elsewhere);
 //   SyncAll;

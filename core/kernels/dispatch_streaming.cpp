@@ -1,4 +1,4 @@
-// Streaming dispatch (SPEC §3.3, roles mirrored from the combine of seed 000).
+// Streaming dispatch (DESIGN.md §3.3, roles mirrored from the combine of seed 000).
 //
 //   Sender (source card s), per target:
 //     same server  -> IPC ring on the target card      "card d IPC <- card s"

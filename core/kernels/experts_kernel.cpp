@@ -1,4 +1,4 @@
-// The experts (SPEC §3.4). Each local expert gets an equal group of the card's AIC cores;
+// The experts (DESIGN.md §3.4). Each local expert gets an equal group of the card's AIC cores;
 // a core takes a contiguous share of its expert's rows, tile by tile through L1. Timing is
 // a SwiGLU FFN (6*n*H*I FLOPs on the cube unit); the data is y = a_e*x + b_e. With skewed
 // routing, the cores of cold experts finish early and sit idle: the imbalance is visible.

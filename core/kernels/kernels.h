@@ -21,9 +21,9 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done);
 // Flat full-mesh: every row straight to its destination rank (RDMA between servers), no
 // forwarder; per-window arrival counters instead of rings or barriers.
 void launchDispatchFlat(LayerContext& ctx, Latch& done);
-// The experts (SPEC §3.4): grouped GEMM timing on the AIC cores, y = a_e x + b_e data.
+// The experts (DESIGN.md §3.4): grouped GEMM timing on the AIC cores, y = a_e x + b_e data.
 void launchExperts(LayerContext& ctx, Latch& done);
-// Combine (SPEC §3.5): the expert outputs back to their tokens' ranks, weighted and summed.
+// Combine (DESIGN.md §3.5): the expert outputs back to their tokens' ranks, weighted and summed.
 void launchCombineStreaming(LayerContext& ctx, Latch& done);
 void launchCombinePhased(LayerContext& ctx, Latch& done);
 void launchCombineFlat(LayerContext& ctx, Latch& done);

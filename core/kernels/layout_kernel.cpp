@@ -1,4 +1,4 @@
-// Emulated get_dispatch_layout (seed 003, SPEC §3.2). The first ceil(E/4) blocks each count
+// Emulated get_dispatch_layout (seed 003, DESIGN.md §3.2). The first ceil(E/4) blocks each count
 // 4 experts; the later blocks each count one server's ranks (8 on a 910B server). Every
 // block walks all tokens with a grid-stride loop over its lanes, keeps per-lane partial
 // counts, and reduces them at the end. Blocks are spread round-robin over the AIV cores.

@@ -1,4 +1,4 @@
-// Emulated MoeUpdateExpert kernel (seed 002, SPEC §3.1). Each AIV core maps a contiguous
+// Emulated MoeUpdateExpert kernel (seed 002, DESIGN.md §3.1). Each AIV core maps a contiguous
 // range of the BS*K expert ids; the first BS*K mod cores cores take one extra element.
 // The operator takes at most 512 tokens, so a larger batch runs as one call per slice of
 // at most 512 tokens (as layerUpdateExpert in core/run/layer_args.h): each core maps

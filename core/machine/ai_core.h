@@ -1,5 +1,5 @@
 #pragma once
-// One emulated AI core (AIV or AIC) and the operations its program awaits (SPEC §1.2).
+// One emulated AI core (AIV or AIC) and the operations its program awaits (DESIGN.md §1.2).
 // Each core has pipes (MTE2 GM->UB, MTE3 UB->GM, vector, scalar, cube). Operations on one
 // pipe run in order; different pipes overlap. An operation is issued by calling e.g.
 // copy(); awaiting the returned OpRef suspends the program until it completes, so double

@@ -1,7 +1,7 @@
 #pragma once
 // Memory the kernels address: named buffers in a card's HBM (GM) or in one core's UB.
 // With payload "none", activation buffers keep their size but hold no bytes, so huge
-// clusters still run the protocol and timing (SPEC §2).
+// clusters still run the protocol and timing (DESIGN.md §2).
 
 #include <cstdint>
 #include <cstdlib>

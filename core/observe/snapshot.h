@@ -1,7 +1,7 @@
 #pragma once
-// A plain-value picture of one run (LayerRun or A2aMatmulRun) at one emulated time (SPEC §4). The
-// worker thread builds it; the GUI thread only ever sees these copies, never the live emulation, so
-// the two threads share no mutable state.
+// A plain-value picture of one run (LayerRun or A2aMatmulRun) at one emulated time (DESIGN.md §4).
+// The worker thread builds it; the GUI thread only ever sees these copies, never the live
+// emulation, so the two threads share no mutable state.
 
 #include <array>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Chrome trace-event JSON (SPEC §7), readable by Perfetto and chrome://tracing:
+// Chrome trace-event JSON (DESIGN.md §7), readable by Perfetto and chrome://tracing:
 // "X" events for core activities, "C" counters for ring occupancy and workspace-stage
 // slots in use, "M" names for processes (one per card) and threads (one per core); ts in
 // microseconds.

@@ -1,5 +1,5 @@
 #pragma once
-// How an emulated kernel spreads a flat range of elements over its vector cores (SPEC §3.1):
+// How an emulated kernel spreads a flat range of elements over its vector cores (DESIGN.md §3.1):
 // contiguous ranges, the first `total % cores` cores take one extra element. Kept apart from
 // any one operator because several emulated kernels split work the same way, and the app
 // shows each core's range.

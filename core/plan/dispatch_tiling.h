@@ -1,5 +1,5 @@
 #pragma once
-// Checks that a ring tiling can work before anything runs (SPEC §3.5 "tiling helper"),
+// Checks that a ring tiling can work before anything runs (DESIGN.md §3.5 "tiling helper"),
 // naming the scenario field and the reason: a chunk smaller than one record, a queue
 // shorter than 2 chunks, more role cores than AIV cores, or a role's UB overflowing.
 

@@ -1,7 +1,7 @@
 #pragma once
 // EPLB table generation: the hierarchical expert load-balancing policy DeepSeek published
 // (deepseek-ai/EPLB), written as plain loops, plus the conversion of its output into this
-// product's MoeUpdateExpert eplb_table (SPEC §3.1).
+// product's MoeUpdateExpert eplb_table (DESIGN.md §3.1).
 //
 // Three steps, each a function of its own so tests can pin them down separately:
 //   1. balancedPacking   groups of experts onto nodes: heaviest first, into the lightest pack

@@ -1,5 +1,5 @@
 #pragma once
-// The ring buffer of seeds 000/004 and SPEC §3.5(b), shared by dispatch and combine.
+// The ring buffer of seeds 000/004 and DESIGN.md §3.5(b), shared by dispatch and combine.
 //
 // Layout, in the consumer's GM: a control block with `head` and `tail` as absolute int64
 // byte offsets, each on its own 128-B line, then a data area of queueChunks x chunkBytes.

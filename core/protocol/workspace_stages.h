@@ -1,7 +1,7 @@
 #pragma once
 // Workspace stages: a fixed set of slots in one card's GM that a producer fills and one or
 // more consumers read, each slot guarded by a flag word (the STAGES slots of the fused
-// AlltoAll-Matmul-ReduceScatter kernel, SPEC §3.6). Unlike a ring there is no head/tail:
+// AlltoAll-Matmul-ReduceScatter kernel, DESIGN.md §3.6). Unlike a ring there is no head/tail:
 // a slot is claimed, filled, published by its flag, read, and released when every reader
 // named at claim time has finished.
 //
@@ -11,7 +11,7 @@
 // verification): a producer never claims a slot whose readers have not all finished, a
 // consumer never reads a slot before its flag says full, and reads match claims.
 //
-// Observation (SPEC §4): every claim and release is logged with the slot count in use, as
+// Observation (DESIGN.md §4): every claim and release is logged with the slot count in use, as
 // the workspace-stage counters of the trace; the snapshot reads the slots directly.
 
 #include <cstdint>

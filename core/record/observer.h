@@ -1,5 +1,5 @@
 #pragma once
-// What the run emits for the UI, the trace and the digest (SPEC §4): closed activity
+// What the run emits for the UI, the trace and the digest (DESIGN.md §4): closed activity
 // intervals of every core, ring pointer changes, workspace-stage occupancy and stage marks.
 // Logs are bounded (oldest dropped); the digest hashes every activity, ring and stage
 // record, dropped or not, so it pins the whole run. Workspace-stage samples are not hashed:

@@ -1,5 +1,5 @@
 #pragma once
-// The vocabulary of SPEC §4: core roles and activities. The UI colours by these, so every
+// The vocabulary of DESIGN.md §4: core roles and activities. The UI colours by these, so every
 // operator reuses them instead of inventing its own.
 
 #include <array>

@@ -1,5 +1,5 @@
 #pragma once
-// AlltoAll-Matmul-ReduceScatter (SPEC §3.6, seed 001): shapes, validation, seeded inputs
+// AlltoAll-Matmul-ReduceScatter (DESIGN.md §3.6, seed 001): shapes, validation, seeded inputs
 // and the golden reference. The emulated kernels are in a2a_matmul_rs_kernel.{h,cpp}.
 //
 // Data layout, with r ranks, global A[M, K] and W[K, N] (fp16, row-major):

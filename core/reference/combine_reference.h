@@ -1,5 +1,5 @@
 #pragma once
-// Golden references for combine (SPEC §3.5) and CombineAddRmsNorm (SPEC §3.5c).
+// Golden references for combine (DESIGN.md §3.5) and CombineAddRmsNorm (DESIGN.md §3.5c).
 //
 //   out[t] = bf16( sum over kept k of w[t,k] * y_k(t)  (+ shared(t)) )
 // with y_k(t) = bf16(a_e x_t + b_e) the output of logical expert e = experts[t,k] (whichever

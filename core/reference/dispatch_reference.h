@@ -1,5 +1,5 @@
 #pragma once
-// Golden reference for dispatch (SPEC §3.3) and the experts (SPEC §3.4): plain loops over
+// Golden reference for dispatch (DESIGN.md §3.3) and the experts (DESIGN.md §3.4): plain loops over
 // host arrays, obviously correct, never called by the emulated kernels.
 
 #include <cstdint>
@@ -44,7 +44,7 @@ std::vector<DispatchOutput> dispatchReference(const DispatchShape& shape,
                                               const std::vector<DispatchSource>& sources,
                                               bool materializeRows = true);
 
-// Expert e's function: y = a_e * x + b_e in fp32, rounded once to bf16 (SPEC §2).
+// Expert e's function: y = a_e * x + b_e in fp32, rounded once to bf16 (DESIGN.md §2).
 struct ExpertCoefficients {
   float a;
   float b;

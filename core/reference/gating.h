@@ -1,5 +1,5 @@
 #pragma once
-// The gating workload (SPEC §3.0): a seeded generator of each rank's activations and router
+// The gating workload (DESIGN.md §3.0): a seeded generator of each rank's activations and router
 // output, the input of the whole pipeline. It is a pure function of the Scenario, so a run,
 // its test vectors and its golden references can always be regenerated from the seed.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// DeepEP get_dispatch_layout (SPEC §3.2, seed 003): per-rank, per-server and per-expert token
+// DeepEP get_dispatch_layout (DESIGN.md §3.2, seed 003): per-rank, per-server and per-expert token
 // counts and the token×rank membership matrix that dispatch is planned from. This is the
 // golden reference: plain single-threaded loops that are obviously correct.
 

@@ -299,7 +299,7 @@ UpdateExpertResult updateExpertReference(const UpdateExpertArgs& a, UpdateExpert
       const int ranksPerInstance = (a.worldSize + count - 1) / count;
       place = a.localRankId / ranksPerInstance + 1;
     } else {
-      // SPEC §3.1 fixes seed 002's "i % place_num": round-robin by token, not by element.
+      // DESIGN.md §3.1 fixes seed 002's "i % place_num": round-robin by token, not by element.
       place = token % count + 1;
     }
     r.balancedIds[std::size_t(i)] = row[place];
@@ -316,7 +316,7 @@ UpdateExpertResult updateExpertReference(const UpdateExpertArgs& a, UpdateExpert
       float sum = 0.0f;
       for (int j = 0; j < a.k; ++j) sum += scales[std::size_t(t) * a.k + j];
       for (int j = 0; j < a.k; ++j) {
-        // SPEC §3.1 fixes seed 002: keep when scale >= threshold[k] * sum (not the reverse).
+        // DESIGN.md §3.1 fixes seed 002: keep when scale >= threshold[k] * sum (not the reverse).
         const float bound = threshold[std::size_t(j)] * sum;
         mask[std::size_t(t) * a.k + j] = scales[std::size_t(t) * a.k + j] >= bound ? 1 : 0;
       }

@@ -1,5 +1,5 @@
 #pragma once
-// MoeUpdateExpert (SPEC §3.1, seed 002): EPLB logical→physical expert mapping plus pruning.
+// MoeUpdateExpert (DESIGN.md §3.1, seed 002): EPLB logical→physical expert mapping plus pruning.
 // This is the golden reference: plain single-threaded loops that are obviously correct. The
 // emulated kernel never calls it; tests compare the two bit-exactly.
 
@@ -61,7 +61,7 @@ struct UpdateExpertWarning {
   std::string rule;
 };
 
-// Checks every rule of SPEC §3.1. Throws moe::InputError whose path names the argument
+// Checks every rule of DESIGN.md §3.1. Throws moe::InputError whose path names the argument
 // (prefixed by pathPrefix, e.g. "ranks[2]" gives "ranks[2].eplb_table[3][0]") and whose
 // rule text says what was expected and what was found.
 void validateUpdateExpert(const UpdateExpertArgs& args, const std::string& pathPrefix = "");

@@ -1,5 +1,5 @@
 #pragma once
-// One AlltoAll-Matmul-ReduceScatter run (SPEC §3.6), pipelined or sequential, steppable
+// One AlltoAll-Matmul-ReduceScatter run (DESIGN.md §3.6), pipelined or sequential, steppable
 // event by event like LayerRun: `moe-sim run --workload alltoall-matmul-rs` runs it to the
 // end, the workbench pauses, steps and observes it. Both go through this class, so the
 // CLI's figures and the GUI's views come from the same code path.

@@ -1,5 +1,5 @@
 #pragma once
-// One MoE layer emulated end to end (SPEC §3): gating -> UpdateExpert -> layout ->
+// One MoE layer emulated end to end (DESIGN.md §3): gating -> UpdateExpert -> layout ->
 // dispatch (phased or streaming) -> experts -> combine. It is steppable event by event, so
 // the CLI runs it to the end and the workbench can pause, step and observe it.
 //

@@ -1,6 +1,6 @@
 #pragma once
 // A scenario: everything one run needs. It is plain data with defaults everywhere; the
-// default-constructed Scenario is the built-in default scenario of SPEC §6.
+// default-constructed Scenario is the built-in default scenario of DESIGN.md §6.
 // JSON mapping, validation and the schema are in scenario_json.{h,cpp} and docs/SCENARIO.md.
 
 #include <cstdint>
@@ -80,12 +80,12 @@ struct RingTiling {
   bool operator==(const RingTiling&) const = default;
 };
 
-// How a streaming combine partial sum crosses the wire (SPEC §3.5b, issue 13).
+// How a streaming combine partial sum crosses the wire (DESIGN.md §3.5b).
 enum class PartialDtype { Fp32, Bf16 };
 
 struct CombineConfig {
-  bool sharedExpert = false;  // add a shared expert's output to every token (SPEC §3.5)
-  bool addRmsNorm = false;    // CombineAddRmsNorm: residual add + RMSNorm fused (SPEC §3.5c)
+  bool sharedExpert = false;  // add a shared expert's output to every token (DESIGN.md §3.5)
+  bool addRmsNorm = false;    // CombineAddRmsNorm: residual add + RMSNorm fused (DESIGN.md §3.5c)
   double rmsEps = 1e-6;
   // Streaming combine, forwarder side (seed 000):
   // BatchWrite: completed partials for one destination ring are gathered into one RDMA post
@@ -104,7 +104,7 @@ struct CombineConfig {
 };
 
 // Which workload `moe-sim run` emulates. The MoE layer is the default; the fused
-// AlltoAll-Matmul-ReduceScatter operator (SPEC §3.6) is a separate workload on the same
+// AlltoAll-Matmul-ReduceScatter operator (DESIGN.md §3.6) is a separate workload on the same
 // machine. Its shape rules (divisibility, L1/L0/UB fit) live with the operator, in
 // core/reference/a2a_matmul_rs.h, because they need the hardware profile.
 enum class WorkloadKind { MoeLayer, AlltoallMatmulRs };

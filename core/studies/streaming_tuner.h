@@ -1,5 +1,5 @@
 #pragma once
-// `moe-sim tune` (issue 13): searches the streaming design's knobs - ring chunk, queue depth,
+// `moe-sim tune`: searches the streaming design's knobs - ring chunk, queue depth,
 // sender / forwarder / receiver cores, combine.rdma_batch_bytes, combine.partial_dtype,
 // combine.ub_window_rows and combine.sum_local_experts - for the shortest streaming layer. Every
 // candidate is run on the engine (payload none: the same protocol and timing, no tensor bytes),

@@ -1,5 +1,5 @@
 #pragma once
-// Golden test vectors (SPEC §7): for every operator of a run and every rank, the inputs and
+// Golden test vectors (DESIGN.md §7): for every operator of a run and every rank, the inputs and
 // golden outputs as .npy files named after the real operator's arguments, plus a
 // manifest.json, so a device kernel test (Python, op-plugin style) can load them directly.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// NumPy .npy files (format 1.0), the exchange format for test vectors (SPEC §7): inputs and
+// NumPy .npy files (format 1.0), the exchange format for test vectors (DESIGN.md §7): inputs and
 // golden outputs that real device kernels are checked against from Python.
 //
 // Only the little-endian, C-order dtypes the pipeline uses are supported:

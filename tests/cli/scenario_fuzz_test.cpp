@@ -1,4 +1,4 @@
-// Mutation test of scenario input through the real moe-sim binary (SPEC §6: bad input exits
+// Mutation test of scenario input through the real moe-sim binary (DESIGN.md §6: bad input exits
 // 2 with the field path, never a crash, never a hang). Hundreds of deterministic mutations of
 // the default scenario are written to files and fed to `moe-sim validate` and `moe-sim run`.
 

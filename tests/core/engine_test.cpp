@@ -1,4 +1,4 @@
-// The discrete-event engine and the flow-level bandwidth model (SPEC §1.2).
+// The discrete-event engine and the flow-level bandwidth model (DESIGN.md §1.2).
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Ring protocol invariants (SPEC §3.5b), exercised directly with tiny rings: wrap-around,
+// Ring protocol invariants (DESIGN.md §3.5b), exercised directly with tiny rings: wrap-around,
 // back-pressure, exactly-once in-order delivery, and detection of a broken producer.
 
 #include <gtest/gtest.h>

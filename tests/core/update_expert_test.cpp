@@ -56,7 +56,7 @@ void expectRejected(const UpdateExpertArgs& a, const std::string& path,
 
 }  // namespace
 
-// ---- validation: one test per rule of SPEC §3.1 ----
+// ---- validation: one test per rule of DESIGN.md §3.1 ----
 
 TEST(UpdateExpertValidation, BaseCaseIsValid) {
   EXPECT_NO_THROW(validateUpdateExpert(baseArgs()));
@@ -366,7 +366,7 @@ TEST(UpdateExpertReference, ByRankUsesCeilOfWorldSizeOverCount) {
 TEST(UpdateExpertReference, ByTokenRoundRobinsOverInstancesByTokenNotElement) {
   // Expert 0 has instances {3, 1, 2}, expert 1 has {0}. With K = 2 the element index and the
   // token index differ: seed 002's "i % place_num" slip would give token 0's second slot
-  // place 2; SPEC §3.1 uses the token.
+  // place 2; DESIGN.md §3.1 uses the token.
   UpdateExpertArgs a;
   a.bs = 4;
   a.k = 2;

@@ -1,5 +1,5 @@
 #pragma once
-// The eplb_table as a readable grid (issue 6): one row per logical expert with its routed
+// The eplb_table as a readable grid (DESIGN.md §3.1): one row per logical expert with its routed
 // load, its replicas, and each replica's instance and rank, coloured like its instance bars.
 
 #include <QAbstractTableModel>

@@ -1,6 +1,6 @@
 #pragma once
 // What the user selected in any view, and the plain-words explanation the inspector shows
-// for it (SPEC §5 "teaching"). Pure functions of a Snapshot, so they are unit-testable.
+// for it (DESIGN.md §5 "teaching"). Pure functions of a Snapshot, so they are unit-testable.
 
 #include <QString>
 

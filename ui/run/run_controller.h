@@ -3,7 +3,7 @@
 // scrubber) and lives in its own QThread. The run is a LayerRun or an A2aMatmulRun,
 // chosen by the scenario's workload; the controller drives either through SteppableRun. The GUI
 // talks to it only through queued slot calls and receives value Frames through queued signals, so
-// the GUI thread never blocks on the emulation (SPEC §5 responsiveness).
+// the GUI thread never blocks on the emulation (DESIGN.md §5 responsiveness).
 
 #include <QObject>
 #include <QTimer>

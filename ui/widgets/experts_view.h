@@ -1,5 +1,5 @@
 #pragma once
-// The load-balancing story (SPEC §4, issue 6): tokens per logical expert, per physical
+// The load-balancing story (DESIGN.md §4): tokens per logical expert, per physical
 // instance (replicas of one expert linked by colour) and per rank before and after
 // MoeUpdateExpert, the eplb_table as a grid, and a one-click rebalance that regenerates the
 // table with EPLB from the current load and re-runs the layer. Chart code stays behind this
