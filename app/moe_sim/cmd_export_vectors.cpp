@@ -5,6 +5,7 @@
 // the manifest (see core/studies/vector_export.h).
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "app/moe_sim/command_registry.h"
 #include "core/scenario/scenario_json.h"
 #include "core/studies/vector_export.h"
+#include "core/util/output_file.h"
 
 namespace {
 
@@ -27,8 +29,11 @@ const moesim::RegisterCommand kExportVectors([](CLI::App& app, int& exitCode) {
   auto* sub = app.add_subcommand(
       "export-vectors",
       "Write per-operator, per-rank .npy inputs and golden outputs plus manifest.json");
-  sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file (default: built-in)");
-  sub->add_option("--out", opt->out, "Output directory (created if missing)")->required();
+  sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file (default: built-in)")
+      ->check(moesim::nonEmptyPath());
+  sub->add_option("--out", opt->out, "Output directory (created if missing)")
+      ->required()
+      ->check(moesim::nonEmptyPath());
   sub->add_option("--counts", opt->counts,
                   "Encoding of expert_token_nums / ep_recv_counts: counts or prefix-sums")
       ->check(CLI::IsMember({"counts", "prefix-sums"}));
@@ -39,6 +44,11 @@ const moesim::RegisterCommand kExportVectors([](CLI::App& app, int& exitCode) {
   sub->callback([opt, &exitCode] {
     const moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario()
                                                        : moe::loadScenarioFile(opt->scenarioFile);
+    // The export replaces what is in --out: an input there would be overwritten or stranded.
+    for (const std::string& in : {opt->scenarioFile, sc.routing.traceFile})
+      if (!in.empty())
+        moe::refuseOutputOverInput("--out", opt->out,
+                                   {std::filesystem::absolute(in).parent_path().string()});
     moe::VectorExportOptions o;
     o.counts =
         opt->counts == "prefix-sums" ? moe::CountEncoding::PrefixSums : moe::CountEncoding::Counts;

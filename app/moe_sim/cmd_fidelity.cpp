@@ -13,6 +13,7 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
+#include "app/moe_sim/progress_line.h"
 #include "core/scenario/scenario_json.h"
 #include "core/studies/fidelity.h"
 #include "core/util/error.h"
@@ -132,7 +133,8 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
       ->check(CLI::Range(1, 64));
   sub->add_option("--write-scenarios", opt->writeScenarios,
                   "Write each shape of --mode (at --tokens) as DIR/<name>.json and run "
-                  "nothing: open one in the workbench, run it with moe-sim run, or sweep it");
+                  "nothing: open one in the workbench, run it with moe-sim run, or sweep it")
+      ->check(moesim::nonEmptyPath());
   sub->callback([opt, &exitCode] {
     const moe::HardwareProfile profile = moe::builtinProfile(opt->profile);
     auto cases = moe::deepEpCases(profile, opt->tokens);
@@ -158,11 +160,16 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
       } else {
         ++it;
       }
+    moe::require(!chosen.empty(), "--max-ep",
+                 "leaves no shape of --mode " + opt->mode + " to run (all are skipped)");
     moe::ParallelMapOptions pm;
     pm.threads = opt->threads;
-    pm.onDone = [](std::size_t done, std::size_t total) {
-      std::cerr << "\rfidelity: " << done << " of " << total << " shapes" << std::flush;
-    };
+    // A redrawn line only on a terminal: in a log, "\r" lines pile up as one garbled line.
+    const bool tty = moe::ProgressLine::wanted();
+    if (tty)
+      pm.onDone = [](std::size_t done, std::size_t total) {
+        std::cerr << "\rfidelity: " << done << " of " << total << " shapes" << std::flush;
+      };
     auto runAll = [&](const std::vector<moe::FidelityCase>& list) {
       // The largest low-latency shapes start first: EP 256 alone takes about as long as all
       // the others together, so it must not be the last one a thread picks up.
@@ -173,7 +180,7 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
       });
       auto got = moe::parallelMap<moe::FidelityResult>(
           list.size(), [&](std::size_t k) { return moe::runFidelityCase(list[order[k]]); }, pm);
-      std::cerr << "\n";
+      if (tty) std::cerr << "\n";
       std::vector<moe::FidelityResult> out(list.size());
       for (std::size_t k = 0; k < order.size(); ++k) out[order[k]] = std::move(*got[k]);
       return out;

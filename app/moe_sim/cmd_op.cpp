@@ -41,12 +41,15 @@ const moesim::RegisterCommand kRegisterOp([](CLI::App& app, int& exitCode) {
   auto strict = std::make_shared<bool>(false);
   op->add_option("NAME", *name, "operator: update-expert | layout | eplb | dispatch | combine")
       ->required();
-  op->add_option("--input", *input, "case file (JSON object of the operator's inputs)")->required();
+  op->add_option("--input", *input, "case file (JSON object of the operator's inputs)")
+      ->required()
+      ->check(moesim::nonEmptyPath());
   op->add_flag("--strict", *strict,
                "Refuse inputs the real operator accepts but the pipeline could not use (each "
                "warning becomes an error, exit 2)");
   op->callback([name, input, strict, &exitCode] {
     std::vector<std::string> warnings;
+    const moe::AllocationScope scope("the operator case (its JSON input and outputs)");
     const nlohmann::json out =
         moe::runOpJson(*name, readCase(*input), moe::OpOptions{*strict, &warnings});
     for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";

@@ -32,7 +32,8 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
   auto opt = std::make_shared<RunOptions>();
   auto* sub =
       app.add_subcommand("run", "Emulate one MoE layer (the built-in default without a file)");
-  sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file");
+  sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file")
+      ->check(moesim::nonEmptyPath());
   sub->add_option("--impl", opt->impl,
                   "Dispatch/combine design: streaming, phased, flat (full-mesh, no forwarder), "
                   "both (phased and streaming) or all (default: the scenario's)")
@@ -57,6 +58,9 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
                           {opt->scenarioFile});
     moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario()
                                                  : moe::loadScenarioFile(opt->scenarioFile);
+    // The routing trace is known only now.
+    moe::refuseOutputOverInput("--trace", opt->traceFile, {sc.routing.traceFile});
+    moe::refuseOutputOverInput("--csv", opt->csvFile, {sc.routing.traceFile});
     if (opt->workload == "moe-layer") sc.workload.kind = moe::WorkloadKind::MoeLayer;
     if (opt->workload == "alltoall-matmul-rs")
       sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;

@@ -28,7 +28,7 @@ const moesim::RegisterCommand kValidate([](CLI::App& app, int& exitCode) {
   auto* sub = app.add_subcommand("validate", "Check a scenario file; prints \"ok: FILE\"");
   // Owned by the callback: CLI11 writes the option through this pointer during parse().
   auto file = std::make_shared<std::string>();
-  sub->add_option("file", *file, "Scenario JSON file")->required();
+  sub->add_option("file", *file, "Scenario JSON file")->required()->check(moesim::nonEmptyPath());
   sub->callback([file, &exitCode] {
     // The same checks `run` makes before it starts: the eplb table and the ring tiling.
     moe::checkScenario(moe::loadScenarioFile(*file));

@@ -127,7 +127,9 @@ const moesim::RegisterCommand kSweep([](CLI::App& app, int& exitCode) {
       "sweep",
       "Run every point of a sweep file (docs/SWEEP.md) and write one row per point and "
       "design; under mpirun the points are spread over the ranks");
-  sub->add_option("sweep", opt->sweepFile, "Sweep JSON file")->required();
+  sub->add_option("sweep", opt->sweepFile, "Sweep JSON file")
+      ->required()
+      ->check(moesim::nonEmptyPath());
   auto* csvOpt = sub->add_option("--csv", opt->csvFile,
                                  "Write the rows as CSV (without --csv or --jsonl: CSV on stdout)");
   auto* jsonlOpt = sub->add_option("--jsonl", opt->jsonlFile, "Write the rows as JSON lines");

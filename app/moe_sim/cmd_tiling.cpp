@@ -18,7 +18,8 @@ const moesim::RegisterCommand kTiling([](CLI::App& app, int& exitCode) {
   auto* sub = app.add_subcommand(
       "tiling", "Propose a ring tiling (chunk, queue, cores per role) for a scenario");
   auto file = std::make_shared<std::string>();
-  sub->add_option("scenario", *file, "Scenario JSON file (default: the built-in default)");
+  sub->add_option("scenario", *file, "Scenario JSON file (default: the built-in default)")
+      ->check(moesim::nonEmptyPath());
   sub->callback([file, &exitCode] {
     moe::Scenario sc = file->empty() ? moe::defaultScenario() : moe::loadScenarioFile(*file);
     const int P = moe::placePerRankOf(sc);

@@ -94,10 +94,12 @@ const moesim::RegisterCommand kTune([](CLI::App& app, int& exitCode) {
       "tune",
       "Search the streaming design's tiling (chunk, queue, cores per role, RDMA batch, partial "
       "dtype, UB window) on the engine and write the tuned scenario");
-  sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file (default: the built-in)");
+  sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file (default: the built-in)")
+      ->check(moesim::nonEmptyPath());
   sub->add_option("--budget", opt->budget,
                   "Search runs (default 48; the best's neighbour checks come on top)");
-  sub->add_option("--seed", opt->seed, "Seed of the random moves (default: the scenario's)");
+  sub->add_option("--seed", opt->seed, "Seed of the random moves (default: the scenario's)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--threads", opt->threads, "Worker threads (default: the machine's cores)");
   auto* outOpt = sub->add_option("--out", opt->out, "Tuned scenario JSON (default tuned.json)");
   sub->callback([opt, outOpt, &exitCode] {

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace moesim {
@@ -14,6 +15,16 @@ using CommandSetup = std::function<void(CLI::App& app, int& exitCode)>;
 inline std::vector<CommandSetup>& commandRegistry() {
   static std::vector<CommandSetup> registry;
   return registry;
+}
+
+// For every path argument: '' would otherwise read as "not given" and fall back to the
+// default, so `run ''` would run the built-in scenario without a word.
+inline CLI::Validator nonEmptyPath() {
+  return CLI::Validator(
+      [](std::string& value) {
+        return value.empty() ? std::string("names no file (an empty path)") : std::string();
+      },
+      "PATH");
 }
 
 struct RegisterCommand {

@@ -6,6 +6,7 @@
 #include "core/studies/sweep_table.h"
 #include "core/util/bounded_file.h"
 #include "core/util/error.h"
+#include "core/util/json_strict.h"
 #include "core/util/output_file.h"
 
 namespace moe {
@@ -13,13 +14,30 @@ namespace moe {
 namespace {
 // An output being resumed is read whole; rows are ~300 bytes, so this is ~1M rows.
 constexpr std::uintmax_t kMaxResumeBytes = std::uintmax_t{512} << 20;
+
+// The files a sweep reads, which no output may replace: the sweep file, its base scenario
+// when "base" names a file (relative to the sweep file), and the base's routing trace.
+// loadSweepFile has read and checked the sweep file already, so this cannot fail on it.
+std::vector<std::string> sweepInputs(const SweepSpec& spec, const std::string& sweepFile) {
+  std::vector<std::string> inputs{sweepFile, spec.base.routing.traceFile};
+  const nlohmann::json j =
+      parseJsonStrict(readBoundedFile(sweepFile, kMaxResumeBytes, sweepFile), sweepFile);
+  if (const auto base = j.find("base"); base != j.end() && base->is_string()) {
+    std::filesystem::path p(base->get<std::string>());
+    if (p.is_relative()) p = std::filesystem::path(sweepFile).parent_path() / p;
+    inputs.push_back(p.string());
+  }
+  return inputs;
+}
+
 }  // namespace
 
 SweepOutputs::SweepOutputs(const SweepSpec& spec, const std::string& sweepFile,
                            const std::string& csvPath, bool csvGiven, const std::string& jsonlPath,
                            bool jsonlGiven, bool resume)
     : columns_(sweepColumns(spec)) {
-  checkOutputPaths({{"--csv", csvPath, csvGiven}, {"--jsonl", jsonlPath, jsonlGiven}}, {sweepFile});
+  checkOutputPaths({{"--csv", csvPath, csvGiven}, {"--jsonl", jsonlPath, jsonlGiven}},
+                   sweepInputs(spec, sweepFile));
   require(!resume || csvGiven || jsonlGiven, "--resume",
           "needs --csv or --jsonl (the file whose finished points are skipped)");
   bool first = true;

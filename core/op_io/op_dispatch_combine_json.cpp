@@ -51,7 +51,12 @@ float fp32Value(const json& j, const std::string& path) {
   return static_cast<float>(v);
 }
 bf16 bf16Value(const json& j, const std::string& path) {
-  return floatToBf16(fp32Value(j, path));  // rounded to nearest even, as the device holds it
+  const bf16 b =
+      floatToBf16(fp32Value(j, path));  // rounded to nearest even, as the device holds it
+  // Near FLT_MAX the rounding overflows to infinity, which the outputs could only print as null.
+  require(std::isfinite(bf16ToFloat(b)), path,
+          "must stay finite when rounded to bf16 (the stored dtype), got " + j.dump());
+  return b;
 }
 std::int32_t int32Value(const json& j, const std::string& path) {
   return static_cast<std::int32_t>(jf::integer(j, path, std::numeric_limits<std::int32_t>::min(),
@@ -61,14 +66,14 @@ std::uint8_t boolValue(const json& j, const std::string& path) {
   return jf::boolean(j, path) ? 1 : 0;
 }
 
+// The rows are built as plain vectors and converted once: a half-built json row dropped by a
+// std::bad_alloc would allocate again in its destructor (nlohmann's destructor allocates),
+// which ends the process instead of reporting "out of memory".
 json bf16Rows(const std::vector<bf16>& v, std::size_t cols) {
-  json out = json::array();
-  for (std::size_t r = 0; cols > 0 && r < v.size() / cols; ++r) {
-    json row = json::array();
-    for (std::size_t c = 0; c < cols; ++c) row.push_back(bf16ToFloat(v[r * cols + c]));
-    out.push_back(std::move(row));
-  }
-  return out;
+  std::vector<std::vector<float>> rows(cols > 0 ? v.size() / cols : 0, std::vector<float>(cols));
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::size_t c = 0; c < cols; ++c) rows[r][c] = bf16ToFloat(v[r * cols + c]);
+  return json(rows);
 }
 json intRows(const std::vector<std::int32_t>& v, std::size_t cols) {
   json out = json::array();

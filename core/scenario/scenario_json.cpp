@@ -15,6 +15,7 @@
 #include "core/util/json_bounded.h"
 #include "core/util/json_fields.h"
 #include "core/util/json_strict.h"
+#include "core/util/printable.h"
 
 namespace moe {
 namespace {
@@ -166,6 +167,9 @@ Scenario scenarioFromJson(const json& j) {
        "payload", "dispatch_impl", "event_log_capacity", "bandwidth_update_ns", "workload"});
   Scenario s;
   if (const json* m = jf::member(j, "name")) s.name = jf::string(*m, "name", 256);
+  // Reports print the name: a newline in it could print a fake result line.
+  require(isPrintable(s.name), "name",
+          "must hold printable characters only (no control character)");
   if (const json* m = jf::member(j, "seed")) s.seed = readSeed(*m, "seed");
 
   // The profile comes first: cross-field rules compare against it whatever the key order.

@@ -81,6 +81,9 @@ inline std::string string(const json& j, const std::string& path, std::size_t ma
   require(j.is_string(), path, "must be a string");
   const auto& s = j.get_ref<const std::string&>();
   require(s.size() <= maxLen, path, "must be at most " + std::to_string(maxLen) + " characters");
+  // A NUL ends the string wherever it meets a C string: a path "ok.csv\0evil" would open
+  // ok.csv. No field of ours has a use for one.
+  require(s.find('\0') == std::string::npos, path, "must not contain a NUL character (\\u0000)");
   return s;
 }
 

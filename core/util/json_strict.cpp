@@ -11,8 +11,8 @@ namespace {
 using nlohmann::json;
 
 // One open object or array while parsing, for naming a duplicate key by its path.
-// Only the frame's own name is stored: a path per frame would cost O(depth^2) on a deeply
-// nested (hostile) file. The full path is built only for the error.
+// Only the frame's own name is stored, and the full path is built only for an error:
+// building it per key cost O(depth^2) on a deeply nested (hostile) file.
 struct Frame {
   bool object = false;
   std::string name;  // the key it sits under, or "[]" inside an array; "" at the top
@@ -72,13 +72,22 @@ json parseJsonStrict(const std::string& text, const std::string& file) {
     if (stack.empty()) return std::string();
     return stack.back().object ? stack.back().lastKey : std::string("[]");
   };
+  // Refuses the object or array that would open level kMaxJsonDepth + 1, before it is built.
+  auto open = [&](bool object) {
+    if (stack.size() >= kMaxJsonDepth)
+      throw InputError(pathOf(stack, childName()), "nested " + std::to_string(stack.size() + 1) +
+                                                       " levels deep in " + file +
+                                                       " (objects and arrays may nest at most " +
+                                                       std::to_string(kMaxJsonDepth) + " levels)");
+    stack.push_back(Frame{object, childName(), {}, {}});
+  };
   json::parser_callback_t onEvent = [&](int, json::parse_event_t event, json& parsed) {
     switch (event) {
       case json::parse_event_t::object_start:
-        stack.push_back(Frame{true, childName(), {}, {}});
+        open(true);
         break;
       case json::parse_event_t::array_start:
-        stack.push_back(Frame{false, childName(), {}, {}});
+        open(false);
         break;
       case json::parse_event_t::object_end:
       case json::parse_event_t::array_end:
@@ -87,8 +96,14 @@ json parseJsonStrict(const std::string& text, const std::string& file) {
       case json::parse_event_t::key: {
         Frame& f = stack.back();
         f.lastKey = parsed.get<std::string>();
-        require(f.keys.insert(f.lastKey).second, pathOf(stack, f.lastKey),
-                "duplicate key in " + file + " (each key may appear once per object)");
+        // A NUL would cut the key short wherever it meets a C string ("nic\u0000gbps" read
+        // as "nic"), so the rule broken would be named for another field.
+        if (f.lastKey.find('\0') != std::string::npos)
+          throw InputError(pathOf(stack, f.lastKey),
+                           "key in " + file + " contains a NUL character (\\u0000)");
+        if (!f.keys.insert(f.lastKey).second)
+          throw InputError(pathOf(stack, f.lastKey),
+                           "duplicate key in " + file + " (each key may appear once per object)");
         break;
       }
       case json::parse_event_t::value:

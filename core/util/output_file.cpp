@@ -1,6 +1,7 @@
 #include "core/util/output_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <fstream>
 
 #include "core/util/error.h"
+#include "core/util/temporary_files.h"
 
 namespace moe {
 namespace {
@@ -53,14 +55,31 @@ void checkOutputPaths(const std::vector<OutputRequest>& outputs,
     const fs::path id = identity(out.path);
     for (const auto& [other, what] : seen)
       require(other != id, out.option, out.path + " is also " + what);
+    refuseOutputOverInput(out.option, out.path, inputs);
     seen.emplace_back(id, "the " + out.option + " output");
   }
+}
+
+bool sameFile(const std::string& a, const std::string& b) {
+  struct stat sa {};
+  struct stat sb {};
+  return !a.empty() && !b.empty() && ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+void refuseOutputOverInput(const std::string& option, const std::string& output,
+                           const std::vector<std::string>& inputs) {
+  for (const auto& in : inputs)
+    require(!sameFile(output, in), option,
+            output + " is where the input " + in +
+                " is (same device and inode): writing there would destroy the input");
 }
 
 void writeFileAtomically(const std::string& path, const std::string& option,
                          const std::function<void(std::ostream&)>& write) {
   // Beside the target, so the rename stays within one file system and is atomic.
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const TemporaryFile removedOnSignal(tmp);
   auto fail = [&](const std::string& why) {
     std::remove(tmp.c_str());
     throw InputError(option, "cannot write " + path + ": " + why + "; nothing was written");

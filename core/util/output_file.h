@@ -24,6 +24,15 @@ struct OutputRequest {
 void checkOutputPaths(const std::vector<OutputRequest>& outputs,
                       const std::vector<std::string>& inputs = {});
 
+// Whether a and b both exist and are one file (same device and inode): a hard link or a
+// symlink to an input is still the input.
+bool sameFile(const std::string& a, const std::string& b);
+
+// Throws InputError(option, ...) when `output` is one of `inputs` (sameFile). Every command
+// that writes a file calls it, through checkOutputPaths or directly.
+void refuseOutputOverInput(const std::string& option, const std::string& output,
+                           const std::vector<std::string>& inputs);
+
 // Writes `path` atomically with `write`, as described above.
 void writeFileAtomically(const std::string& path, const std::string& option,
                          const std::function<void(std::ostream&)>& write);
