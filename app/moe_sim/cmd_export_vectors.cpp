@@ -4,7 +4,6 @@
 // The encodings that differ between CANN versions are chosen by the two flags and named in
 // the manifest (see core/studies/vector_export.h).
 
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -12,6 +11,7 @@
 #include "app/moe_sim/command_registry.h"
 #include "core/scenario/scenario_json.h"
 #include "core/studies/vector_export.h"
+#include "core/util/format_digest.h"
 
 namespace {
 
@@ -45,10 +45,8 @@ const moesim::RegisterCommand kExportVectors([](CLI::App& app, int& exitCode) {
     o.expandIdx =
         opt->expandIdx == "slots" ? moe::ExpandIdxLayout::Slots : moe::ExpandIdxLayout::Rows;
     const moe::VectorExportResult r = moe::exportVectors(sc, opt->out, o);
-    char digest[20];
-    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(r.digest));
     std::cout << "wrote " << r.files.size() << " .npy files and " << r.manifestPath << "\n"
-              << "digest: " << digest << "\n";
+              << "digest: " << moe::formatDigest(r.digest) << "\n";
     exitCode = 0;
   });
 });
