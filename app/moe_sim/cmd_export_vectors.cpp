@@ -13,6 +13,7 @@
 #include "app/moe_sim/command_registry.h"
 #include "core/scenario/scenario_json.h"
 #include "core/studies/vector_export.h"
+#include "core/util/format_digest.h"
 #include "core/util/output_file.h"
 
 namespace {
@@ -55,10 +56,8 @@ const moesim::RegisterCommand kExportVectors([](CLI::App& app, int& exitCode) {
     o.expandIdx =
         opt->expandIdx == "slots" ? moe::ExpandIdxLayout::Slots : moe::ExpandIdxLayout::Rows;
     const moe::VectorExportResult r = moe::exportVectors(sc, opt->out, o);
-    char digest[20];
-    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(r.digest));
     std::cout << "wrote " << r.files.size() << " .npy files and " << r.manifestPath << "\n"
-              << "digest: " << digest << "\n";
+              << "digest: " << moe::formatDigest(r.digest) << "\n";
     exitCode = 0;
   });
 });

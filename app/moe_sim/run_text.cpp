@@ -7,6 +7,8 @@
 #include <ostream>
 #include <string>
 
+#include "core/util/format_digest.h"
+
 namespace moesim {
 
 using namespace moe;
@@ -213,8 +215,7 @@ void printReport(std::ostream& out, const RunReport& r) {
       out << "  [" << (c.ok ? "ok" : "FAIL") << "] " << c.name << " (" << c.detail << ")\n";
     out << "verification: " << (r.ok() ? "passed" : "FAILED") << "\n";
   }
-  std::snprintf(line, sizeof line, "digest: %016llx\n", static_cast<unsigned long long>(r.digest));
-  out << "\n" << line;
+  out << "\ndigest: " << formatDigest(r.digest) << "\n";
 }
 
 void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
@@ -248,9 +249,7 @@ void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
          "time the pipelined kernel hides under compute. Workspace = a2a slots + partial-sum slots "
          "+ "
          "reduce-scatter buffer, allocated per rank.\n";
-  char d[32];
-  std::snprintf(d, sizeof d, "%016llx", static_cast<unsigned long long>(r.digest()));
-  out << "digest: " << d << "\n";
+  out << "digest: " << formatDigest(r.digest()) << "\n";
 }
 
 }  // namespace moesim

@@ -26,6 +26,7 @@
 #include "core/scenario/scenario_json.h"
 #include "core/studies/vector_export.h"
 #include "core/util/error.h"
+#include "core/util/format_digest.h"
 
 namespace py = pybind11;
 using nlohmann::json;
@@ -51,12 +52,6 @@ moe::Scenario scenarioFrom(const py::object& scenario) {
     return sc;
   }
   throw moe::InputError("scenario", "must be None, a path to a JSON file, or a dict");
-}
-
-std::string hex(std::uint64_t v) {
-  char b[20];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
-  return b;
 }
 
 py::tuple run(const py::object& scenario, const py::object& impl, bool verify) {
@@ -117,7 +112,7 @@ py::tuple run(const py::object& scenario, const py::object& impl, bool verify) {
     }
     figures["runs"] = std::move(runs);
   }
-  return py::make_tuple(fromJson(figures), hex(digest));
+  return py::make_tuple(fromJson(figures), moe::formatDigest(digest));
 }
 
 // One op() input to JSON: numpy arrays keep their dtype through the {"dtype", "data"} form.

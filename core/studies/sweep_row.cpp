@@ -1,6 +1,5 @@
 #include "core/studies/sweep_row.h"
 
-#include <cstdio>
 #include <new>
 #include <optional>
 
@@ -11,6 +10,7 @@
 #include "core/run/run_report.h"
 #include "core/studies/sweep_point.h"
 #include "core/util/error.h"
+#include "core/util/format_digest.h"
 
 namespace moe {
 
@@ -21,12 +21,6 @@ std::vector<std::string> stageNames(WorkloadKind w) {
   if (w == WorkloadKind::AlltoallMatmulRs)
     return {"a2a-matmul-rs", "all-to-all", "matmul", "reduce-scatter"};
   return {"update-expert", "layout", "dispatch-notify", "dispatch", "experts", "combine"};
-}
-
-std::string hex(std::uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 SweepRow emptyRow(const SweepSpec& spec, std::size_t index,
@@ -79,7 +73,7 @@ void runLayer(const SweepSpec& spec, const ResolvedScenario& rs, std::vector<Swe
     row["peak_ring_occupancy_bytes"] = run->peakRingOccupancy();
     row["rdma_posts"] = run->emulation().machine().rdmaPosts;
     row["events"] = run->emulation().sim().eventsRun();
-    row["digest"] = hex(run->digest());
+    row["digest"] = formatDigest(run->digest());
     if (run->deadlocked()) {
       row["status"] = "deadlock";
       row["message"] =
@@ -104,7 +98,7 @@ void runFused(const SweepSpec& spec, const ResolvedScenario& rs, std::vector<Swe
     row["total_us"] = toMicroseconds(res.time);
     row["rdma_posts"] = run->emulation().machine().rdmaPosts;
     row["events"] = res.events;
-    row["digest"] = hex(res.digest);
+    row["digest"] = formatDigest(res.digest);
     if (!res.finished) {
       row["status"] = "deadlock";
       row["message"] = firstLine(res.deadlock);

@@ -1,7 +1,6 @@
 #include "core/studies/vector_export.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -18,6 +17,7 @@
 #include "core/run/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
+#include "core/util/format_digest.h"
 #include "core/util/npy.h"
 
 #ifndef MOE_TOOL_VERSION
@@ -330,12 +330,6 @@ void exportA2aMatmul(const ResolvedScenario& rs, Writer& w) {
   }
 }
 
-std::string hex(std::uint64_t v) {
-  char b[20];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
-  return b;
-}
-
 }  // namespace
 
 VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
@@ -376,7 +370,7 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
       {"tool_version", toolVersion()},
       {"scenario", sc.name},
       {"seed", sc.seed},
-      {"digest", o.recordDigest ? json(hex(result.digest)) : json(nullptr)},
+      {"digest", o.recordDigest ? json(formatDigest(result.digest)) : json(nullptr)},
       {"workload", toString(sc.workload.kind)},
       // Without a payload there is no x, expand_x or combine to write.
       {"payload", toString(sc.payload)},

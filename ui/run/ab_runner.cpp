@@ -1,7 +1,6 @@
 #include "ui/run/ab_runner.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "core/observe/ring_occupancy.h"
 #include "core/run/layer_run.h"
@@ -9,6 +8,7 @@
 #include "core/run/run_factory.h"
 #include "core/run/run_report.h"
 #include "core/util/error.h"
+#include "core/util/format_digest.h"
 
 namespace moe::ui {
 
@@ -50,9 +50,7 @@ void AbRunner::run(const Scenario& sc, int design, int side) {
     r.figures.push_back(static_cast<double>(emu.sim().eventsRun()));
     for (const OccupancyPoint& p : ringOccupancyOverTime(emu.observer(), 400))
       r.ringOccupancy.emplace_back(toMicroseconds(p.time), static_cast<double>(p.bytes) / 1024);
-    char d[32];
-    std::snprintf(d, sizeof d, "%016llx", static_cast<unsigned long long>(run->digest()));
-    r.digest = d;
+    r.digest = QString::fromStdString(formatDigest(run->digest()));
     if (!r.finished) r.error = QObject::tr("the run deadlocked");
   } catch (const InputError& e) {
     r.error = QString::fromStdString(e.what());

@@ -4,6 +4,7 @@
 #include "core/run/resolved_scenario.h"
 #include "core/run/run_report.h"
 #include "core/scenario/scenario_json.h"
+#include "core/util/format_digest.h"
 #include "ui/style/palette.h"
 
 namespace moe::ui {
@@ -49,7 +50,7 @@ CompareResult compareA2aMatmul(const ResolvedScenario& rs) {
         !k->finished ? QObject::tr("DEADLOCK")
         : ok         ? QObject::tr("pass")
                      : QObject::tr("FAIL"),
-        QString::number(k->digest, 16)};
+        QString::fromStdString(formatDigest(k->digest))};
     for (std::size_t f = 0; f < vals.size(); ++f) r.figures[f].push_back(vals[f]);
     r.stageUs.push_back({phase(*k, "all-to-all"), phase(*k, "matmul"), phase(*k, "reduce-scatter"),
                          phase(*k, "a2a-matmul-rs")});
@@ -120,7 +121,7 @@ void CompareRunner::run(const Scenario& input) {
                                          dead ? tr("DEADLOCK")
                                          : ok ? tr("pass")
                                               : tr("FAIL"),
-                                         QString::number(run.digest(), 16)};
+                                         QString::fromStdString(formatDigest(run.digest()))};
       for (std::size_t f = 0; f < vals.size(); ++f) r.figures[f].push_back(vals[f]);
     }
     bool cross = true;
