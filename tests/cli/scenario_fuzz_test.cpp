@@ -267,9 +267,10 @@ std::vector<Case> buildCases() {
   cases.push_back({"nul bytes", std::string(16, '\0'), "not valid JSON"});
   cases.push_back({"invalid utf-8", "{\"name\": \"\xff\xfe\"}", "not valid JSON"});
   cases.push_back({"bom + garbage", "\xef\xbb\xbf{{", "not valid JSON"});
-  cases.push_back({"deep unclosed", std::string(100000, '['), "not valid JSON"});
-  cases.push_back(
-      {"deep closed", std::string(100000, '[') + std::string(100000, ']'), "(top level)"});
+  // Refused where level 65 opens, before the rest is read.
+  cases.push_back({"deep unclosed", std::string(100000, '['), "nested 65 levels deep"});
+  cases.push_back({"deep closed", std::string(100000, '[') + std::string(100000, ']'),
+                   "nested 65 levels deep"});
   for (int i = 0; i < 30; ++i) {
     std::string bytes(1 + below(512), '\0');
     for (auto& b : bytes) b = static_cast<char>(below(256));
