@@ -1,6 +1,7 @@
 #include "bench/simgrid_peer/flow_replay.h"
 
 #include <chrono>
+#include <ctime>
 
 #include "core/engine/simulator.h"
 #include "core/machine/flow_network.h"
@@ -37,11 +38,13 @@ ReplayResult replayOnFlowNetwork(const TransferTrace& trace) {
   for (const Transfer& t : trace.transfers) r.paths.emplace_back(t.path);
   r.land.assign(n, -1);
   const auto begin = std::chrono::steady_clock::now();
+  const double cpuBegin = cpuSeconds();
   for (std::size_t i = 0; i < n; ++i)
     r.sim.at(trace.transfers[i].startPs, moe::Action{&Replay::start, &r, i});
   r.sim.run();
   ReplayResult out;
   out.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  out.cpuSeconds = cpuSeconds() - cpuBegin;
   out.landSeconds.reserve(n);
   for (moe::Time t : r.land) out.landSeconds.push_back(static_cast<double>(t) * 1e-12);
   return out;

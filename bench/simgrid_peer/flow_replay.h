@@ -12,6 +12,7 @@ namespace peer {
 struct ReplayResult {
   std::vector<double> landSeconds;  // per transfer: last byte crossed, plus its latency
   double wallSeconds = 0;           // the replay's run, without building the resources
+  double cpuSeconds = 0;            // this process's CPU time over the same span
 };
 
 ReplayResult replayOnFlowNetwork(const TransferTrace& trace);

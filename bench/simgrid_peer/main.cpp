@@ -80,11 +80,12 @@ int main(int argc, char** argv) {
     args.push_back(nullptr);
     const peer::SimGridResult theirs = peer::replayOnSimGrid(
         trace, static_cast<int>(args.size()) - 1, args.data(), !o.latencyAfter);
-    std::printf("this engine: %.3f s wall, %.1f ns per transfer\n", ours.wallSeconds,
-                ours.wallSeconds / n * 1e9);
-    std::printf("SimGrid:     %.3f s wall, %.1f ns per transfer\n", theirs.wallSeconds,
-                theirs.wallSeconds / n * 1e9);
-    std::printf("ratio (this engine / SimGrid): %.3f\n", ours.wallSeconds / theirs.wallSeconds);
+    std::printf("this engine: %.3f s wall, %.1f ns per transfer (CPU %.1f ns)\n", ours.wallSeconds,
+                ours.wallSeconds / n * 1e9, ours.cpuSeconds / n * 1e9);
+    std::printf("SimGrid:     %.3f s wall, %.1f ns per transfer (CPU %.1f ns)\n",
+                theirs.wallSeconds, theirs.wallSeconds / n * 1e9, theirs.cpuSeconds / n * 1e9);
+    std::printf("ratio (this engine / SimGrid): %.4f\n", ours.wallSeconds / theirs.wallSeconds);
+    std::printf("CPU ratio (this engine / SimGrid): %.4f\n", ours.cpuSeconds / theirs.cpuSeconds);
     const double a = last(ours.landSeconds), b = last(theirs.landSeconds);
     std::printf("last transfer lands: this engine %.6f us, SimGrid %.6f us (%+.4f%%)\n", a * 1e6,
                 b * 1e6, (a - b) / b * 100);

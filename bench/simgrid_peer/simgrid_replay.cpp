@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -208,9 +209,11 @@ SimGridResult replayOnSimGrid(const TransferTrace& trace, int argc, char** argv,
     sg4::Comm::wait_all(comms);
   });
   const auto begin = std::chrono::steady_clock::now();
+  const double cpuBegin = cpuSeconds();
   engine.run();
   SimGridResult out;
   out.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  out.cpuSeconds = cpuSeconds() - cpuBegin;
   out.landSeconds.reserve(n);
   for (std::size_t i = 0; i < n; ++i)
     out.landSeconds.push_back(comms[i]->get_finish_time() +

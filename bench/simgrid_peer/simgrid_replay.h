@@ -15,6 +15,7 @@ namespace peer {
 struct SimGridResult {
   std::vector<double> landSeconds;  // per transfer: when its data landed
   double wallSeconds = 0;           // Engine::run only, without building the platform
+  double cpuSeconds = 0;            // this process's CPU time over the same span
 };
 
 // `argv`: SimGrid's --cfg options. `latencyOnLinks` false: the links carry no latency and

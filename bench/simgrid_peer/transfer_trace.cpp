@@ -1,5 +1,6 @@
 #include "bench/simgrid_peer/transfer_trace.h"
 
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -44,6 +45,12 @@ Transfer parseTransfer(const std::vector<std::string>& f, int resources) {
 }
 
 }  // namespace
+
+double cpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 TransferTrace readTransferTrace(const std::string& file, const std::string& design) {
   std::ifstream in(file);

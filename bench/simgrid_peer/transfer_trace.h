@@ -31,6 +31,10 @@ struct TransferTrace {
   int cards = 0;
 };
 
+// This process's CPU time: on a shared host, a busy neighbour slows the wall clock of
+// whichever engine runs at the time, not its CPU time.
+double cpuSeconds();
+
 // `design` empty: the first design in the file. Throws std::runtime_error naming the line.
 TransferTrace readTransferTrace(const std::string& file, const std::string& design);
 
