@@ -9,6 +9,7 @@ packages=(
   python3-dev python3-numpy python3-pytest pybind11-dev
   ffmpeg  # moe-workbench --record: frames to an animated GIF and an MP4 for slides
   libopenmpi-dev openmpi-bin  # moe-sim sweep across machines (mpirun); the build works without
+  libsimgrid-dev  # bench/simgrid_peer: the flow model beside SimGrid; the build works without
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 // `moe-sim run [SCENARIO.json] [--impl streaming|phased|flat|both|all] [--verify] [--trace FILE]
-//  [--csv FILE]` (DESIGN.md §6): emulates one MoE layer, prints the per-stage table and the run
+//  [--csv FILE] [--export-transfers FILE]` (DESIGN.md §6): emulates one MoE layer, prints the
+//  per-stage table and the run
 // digest. Exit 1 when verification fails or a deadlock is diagnosed.
 
 #include <iostream>
@@ -24,6 +25,7 @@ struct RunOptions {
   bool verify = false;
   std::string traceFile;
   std::string csvFile;
+  std::string transfersFile;
   std::string fault;
   std::string workload;
 };
@@ -42,6 +44,10 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
   auto* traceOpt =
       sub->add_option("--trace", opt->traceFile, "Write a Chrome trace-event JSON file (Perfetto)");
   auto* csvOpt = sub->add_option("--csv", opt->csvFile, "Write the per-stage metrics as CSV");
+  auto* transfersOpt = sub->add_option(
+      "--export-transfers", opt->transfersFile,
+      "Write every transfer the flow network carried as CSV (start, bytes, path), with the "
+      "resource table, for bench/simgrid_peer");
   sub->add_option(
          "--fault", opt->fault,
          "Inject a fault into the streaming combine: drop-tail (one tail publish is lost) or "
@@ -50,11 +56,12 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
   sub->add_option("--workload", opt->workload,
                   "moe-layer or alltoall-matmul-rs (default: the scenario's)")
       ->check(CLI::IsMember({"moe-layer", "alltoall-matmul-rs"}));
-  sub->callback([opt, traceOpt, csvOpt, &exitCode] {
+  sub->callback([opt, traceOpt, csvOpt, transfersOpt, &exitCode] {
     // Output paths first, so a bad one costs nothing: an empty path, a device, a missing
     // directory, or two outputs (or an output and the scenario) naming the same file.
     moe::checkOutputPaths({{"--trace", opt->traceFile, traceOpt->count() > 0},
-                           {"--csv", opt->csvFile, csvOpt->count() > 0}},
+                           {"--csv", opt->csvFile, csvOpt->count() > 0},
+                           {"--export-transfers", opt->transfersFile, transfersOpt->count() > 0}},
                           {opt->scenarioFile});
     moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario()
                                                  : moe::loadScenarioFile(opt->scenarioFile);
@@ -73,6 +80,8 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
     // The faults are planted in the MoE layer's streaming combine; the fused operator has no
     // such stage, so accepting the flag would report a fault that never happened.
     moe::require(opt->fault.empty() || !fused, "--fault",
+                 "applies to the moe-layer workload only (this run is alltoall-matmul-rs)");
+    moe::require(opt->transfersFile.empty() || !fused, "--export-transfers",
                  "applies to the moe-layer workload only (this run is alltoall-matmul-rs)");
     moe::require(opt->fault.empty() || (sc.dispatchImpl != moe::DispatchImpl::Phased &&
                                         sc.dispatchImpl != moe::DispatchImpl::Flat),
@@ -113,11 +122,17 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
       exitCode = report.ok() ? 0 : 1;
       return;
     }
-    const moe::RunReport report = moe::runScenario(resolved, opt->verify, fault, progress);
+    std::vector<moe::TransferLog> transfers;
+    const moe::RunReport report = moe::runScenario(
+        resolved, opt->verify, fault, progress, opt->transfersFile.empty() ? nullptr : &transfers);
     line.clear();
     moesim::printReport(std::cout, report);
     writeOutputs([&](std::ostream& o) { moe::writeReportTrace(o, report); },
                  [&](std::ostream& o) { moe::writeReportCsv(o, report); });
+    if (!opt->transfersFile.empty() && !report.runs.empty())
+      moe::writeFileAtomically(opt->transfersFile, "--export-transfers", [&](std::ostream& o) {
+        moe::writeTransferCsv(o, report.runs.front()->emulation().machine(), transfers);
+      });
     exitCode = report.ok() ? 0 : 1;
   });
 });

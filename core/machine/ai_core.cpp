@@ -118,7 +118,8 @@ void AiCore::startOp(const std::shared_ptr<Op>& op) {
         s.after(transferTime(op->wireBytes, m_.hw().mteGBpsPerCore),
                 Action{&AiCore::opCrossed, op.get(), 0});
       else
-        m_.net().start(op->path, op->wireBytes, Action{&AiCore::opCrossed, op.get(), 0});
+        m_.startTransfer(op->path, op->wireBytes, op->latency,
+                         Action{&AiCore::opCrossed, op.get(), 0});
       break;
     case Op::Kind::Rdma:
       s.after(op->duration, Action{&AiCore::rdmaPosted, op.get(), 0});
@@ -190,7 +191,7 @@ void AiCore::sendOnQueuePair(Op* op) {
     return;
   }
   q.sending = op;
-  m_.net().start(op->path, op->wireBytes, Action{&AiCore::opCrossed, op, 0});
+  m_.startTransfer(op->path, op->wireBytes, op->latency, Action{&AiCore::opCrossed, op, 0});
 }
 
 void AiCore::sentOnQueuePair(Op* op) {
@@ -202,7 +203,7 @@ void AiCore::sentOnQueuePair(Op* op) {
   q.firstWaiting = next->qpNextToSend;
   if (!q.firstWaiting) q.lastWaiting = nullptr;
   next->qpNextToSend = nullptr;
-  m_.net().start(next->path, next->wireBytes, Action{&AiCore::opCrossed, next, 0});
+  m_.startTransfer(next->path, next->wireBytes, next->latency, Action{&AiCore::opCrossed, next, 0});
 }
 
 void AiCore::opLanded(void* p, std::uint64_t) {

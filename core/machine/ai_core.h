@@ -135,6 +135,7 @@ class AiCore {
   int id() const { return id_; }
   int card() const { return card_; }
   int index() const { return index_; }
+  int mtePort() const { return mtePort_; }  // its DMA port's flow resource
   CoreKind kind() const { return kind_; }
   const std::string& name() const { return name_; }
   Role role() const { return role_; }

@@ -17,6 +17,7 @@
 #include "core/machine/flow_network.h"
 #include "core/machine/hardware_profile.h"
 #include "core/machine/memory.h"
+#include "core/machine/transfer_log.h"
 #include "core/record/observer.h"
 
 namespace moe {
@@ -127,6 +128,16 @@ class Machine {
   // pair link (hccs-mesh, supernode) or the source's tx port and the target's rx port.
   void addIntraServerHop(int srcCard, int dstCard, FlowPath& path) const;
 
+  // Starts a transfer on the flow network (`latency`: from its last byte crossing to
+  // landing, which the caller schedules) and records it in the transfer log, if one is set.
+  void startTransfer(const FlowPath& path, std::int64_t bytes, Time latency, Action onDone) {
+    if (transferLog_ && bytes > 0 && !path.empty())
+      transferLog_->transfers.push_back({sim_.now(), bytes, latency, path});
+    net_.start(path, bytes, onDone);
+  }
+  // Records every later transfer in `log` (nullptr: none). The log outlives the recording.
+  void setTransferLog(TransferLog* log) { transferLog_ = log; }
+
   // Totals for the summary.
   std::int64_t overreadBytes = 0;  // extra bytes moved by DMA alignment (over-read + crop)
   std::int64_t rdmaPosts = 0;      // every RDMA post: data writes and remote word writes
@@ -152,6 +163,7 @@ class Machine {
   std::vector<GmArena> sparseArenas_;  // one per card, 4 KiB pages
   std::deque<Word> words_;
   std::vector<const AiCore*> stuck_;
+  TransferLog* transferLog_ = nullptr;
 };
 
 }  // namespace moe

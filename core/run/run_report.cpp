@@ -51,7 +51,7 @@ std::string stageLabel(const std::string& n) {
 }
 
 RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
-                      const RunProgress& progress) {
+                      const RunProgress& progress, std::vector<TransferLog>* transfers) {
   RunReport r;
   r.given = rs.given();
   r.scenario = rs.scenario();
@@ -72,6 +72,10 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
     auto run = makeLayerRun(rs, design, fault);
     // Only this function reads the run's tensors, checking them as their stages end.
     run->freeTensorsWhenDead(ref ? &*ref : nullptr);
+    if (transfers) {
+      transfers->push_back({run->design(), {}});
+      run->emulation().machine().setTransferLog(&transfers->back());
+    }
     if (progress) {
       // The same events in the same order as runToEnd, with a look every 2^16 of them.
       Simulator& sim = run->emulation().sim();
@@ -80,6 +84,7 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
           progress(run->design(), run->currentStage(), sim.now(), sim.eventsRun());
     }
     run->runToEnd();  // (after the loop above: only surfaces a kernel's exception)
+    run->emulation().machine().setTransferLog(nullptr);  // the next push_back may move it
     if (ref) r.checks.push_back(run->verify(*ref));
     std::int64_t tensors = 0;
     const std::int64_t row = static_cast<std::int64_t>(r.scenario.model.hidden) * 2;

@@ -40,9 +40,11 @@ using RunProgress = std::function<void(const std::string& design, const std::str
                                        Time emulatedNow, std::uint64_t events)>;
 
 // Runs every design the scenario asks for (dispatch_impl); with a fault, only the streaming
-// design, where the fault is planted.
+// design, where the fault is planted. `transfers`: each design's transfers are appended to
+// it (moe-sim run --export-transfers).
 RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault = Fault::None,
-                      const RunProgress& progress = {});
+                      const RunProgress& progress = {},
+                      std::vector<TransferLog>* transfers = nullptr);
 // Bytes over a stage's time in GB/s; 0 for rounding dust or an empty stage.
 double achievedGBps(double bytes, Time t);
 // A stage's name without its design suffix ("dispatch-streaming" -> "dispatch"), so the
