@@ -1,12 +1,14 @@
 // `moe-sim run [SCENARIO.json] [--impl streaming|phased|flat|both|all] [--verify] [--trace FILE]
-//  [--csv FILE] [--export-transfers FILE]` (DESIGN.md §6): emulates one MoE layer, prints the
-//  per-stage table and the run
-// digest. Exit 1 when verification fails or a deadlock is diagnosed.
+//  [--csv FILE] [--export-transfers FILE] [--strict]` (DESIGN.md §6): emulates one MoE
+//  layer, prints the per-stage table and the run digest. Exit 1 when verification fails or
+//  a deadlock is diagnosed; exit 2 under --strict when the scenario exceeds a documented
+//  limit of the real CANN operators.
 
 #include <iostream>
 #include <memory>
 
 #include "app/moe_sim/command_registry.h"
+#include "app/moe_sim/operator_limits_text.h"
 #include "app/moe_sim/progress_line.h"
 #include "app/moe_sim/run_text.h"
 #include "core/run/a2a_matmul_report.h"
@@ -28,6 +30,7 @@ struct RunOptions {
   std::string transfersFile;
   std::string fault;
   std::string workload;
+  bool strict = false;
 };
 
 const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
@@ -53,6 +56,9 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
          "Inject a fault into the streaming combine: drop-tail (one tail publish is lost) or "
          "stall-core (one forwarder hangs); the deadlock watch must diagnose it (exit 1)")
       ->check(CLI::IsMember({"drop-tail", "stall-core"}));
+  sub->add_flag("--strict", opt->strict,
+                "Treat every limit of the real CANN operators the scenario exceeds as an error "
+                "(exit 2) instead of a warning");
   sub->add_option("--workload", opt->workload,
                   "moe-layer or alltoall-matmul-rs (default: the scenario's)")
       ->check(CLI::IsMember({"moe-layer", "alltoall-matmul-rs"}));
@@ -96,6 +102,11 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
       sc.payload = moe::PayloadMode::None;
       std::cerr << "note: --fault runs with payload \"none\": the deadlock and its diagnosis do "
                    "not depend on the bytes; run without --fault to check the data\n";
+    }
+    // Where the scenario leaves what the real CANN operators accept (stderr, before the run).
+    if (moesim::reportOperatorLimits(std::cerr, sc, opt->strict)) {
+      exitCode = 2;
+      return;
     }
     // A run that will take minutes says so before it starts (stderr: stdout stays the report).
     if (const std::string note = moe::largeWorkNote(sc); !note.empty()) std::cerr << note << "\n";

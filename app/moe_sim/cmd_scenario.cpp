@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
+#include "app/moe_sim/operator_limits_text.h"
 #include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 
@@ -28,10 +29,19 @@ const moesim::RegisterCommand kValidate([](CLI::App& app, int& exitCode) {
   auto* sub = app.add_subcommand("validate", "Check a scenario file; prints \"ok: FILE\"");
   // Owned by the callback: CLI11 writes the option through this pointer during parse().
   auto file = std::make_shared<std::string>();
+  auto strict = std::make_shared<bool>(false);
   sub->add_option("file", *file, "Scenario JSON file")->required()->check(moesim::nonEmptyPath());
-  sub->callback([file, &exitCode] {
+  sub->add_flag("--strict", *strict,
+                "Treat every exceeded limit of the real CANN operators as an error (exit 2)");
+  sub->callback([file, strict, &exitCode] {
     // The same checks `run` makes before it starts: the eplb table and the ring tiling.
-    moe::checkScenario(moe::loadScenarioFile(*file));
+    const moe::Scenario sc = moe::loadScenarioFile(*file);
+    moe::checkScenario(sc);
+    // Then the real operators' limits, as `run` reports them.
+    if (moesim::reportOperatorLimits(std::cerr, sc, *strict)) {
+      exitCode = 2;
+      return;
+    }
     std::cout << "ok: " << *file << "\n";
     exitCode = 0;
   });

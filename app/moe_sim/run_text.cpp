@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "core/plan/real_operator_limits.h"
 #include "core/util/format_digest.h"
 
 namespace moesim {
@@ -154,6 +155,8 @@ void printReport(std::ostream& out, const RunReport& r) {
           << " transfers re-rated per recompute";
     out << "\n";
   }
+  // What the real CANN operators would need for the same shape, next to the emulated buffers.
+  if (const std::string need = hcclBuffsizeLine(sc); !need.empty()) out << need << "\n";
   // RDMA posts per communication stage: each post pays the NIC's issue cost, so batching
   // (combine.rdma_batch_bytes) shows here as fewer, larger posts.
   for (const auto& run : r.runs)

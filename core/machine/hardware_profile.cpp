@@ -144,6 +144,10 @@ HardwareProfile builtinProfile(const std::string& name) {
   const json& fs = jsonf::object(jsonf::requiredMember(doc, "", "fields"), base);
   HardwareProfile p;
   p.name = name;
+  const std::string productPath = "resources/profiles/" + name + ".json:product";
+  const json& product = jsonf::object(jsonf::requiredMember(doc, "", "product"), productPath);
+  p.product = jsonf::oneOf(jsonf::requiredMember(product, productPath, "value"),
+                           jsonf::child(productPath, "value"), {"A2", "A3", "none"});
   for (const auto& f : fields()) {
     const std::string path = jsonf::child(base, f.key);
     const json& entry = jsonf::object(jsonf::requiredMember(fs, base, f.key), path);

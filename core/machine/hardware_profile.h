@@ -15,6 +15,10 @@ struct HardwareProfile {
   // "supernode" (A3 dies, modelled as the same pair mesh) or "switch" (every card has one
   // port per direction at port_gbps into a non-blocking switch, as NVSwitch).
   std::string fabric = "hccs-mesh";
+  // Which Ascend product family the part belongs to, as the CANN operator documents name
+  // them: "A2" (910B), "A3" (910C, one rank per die) or "none" (not an Ascend part). It picks
+  // the real operators' documented limits (resources/operators/); not overridable.
+  std::string product = "A2";
 
   int aicCores = 20;              // cube cores per card
   int aivCores = 40;              // vector cores per card

@@ -456,6 +456,7 @@ TEST(HardwareProfiles, ApplyProfileFieldRoundTripsThroughProfileToJson) {
   moe::HardwareProfile q;  // the 910B3 numbers
   for (auto it = j.begin(); it != j.end(); ++it) moe::applyProfileField(q, it.key(), *it, it.key());
   q.name = p.name;
+  q.product = p.product;  // like the name, which product it is is no overridable field
   EXPECT_EQ(q, p);
 }
 

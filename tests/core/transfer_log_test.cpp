@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "core/pipeline/resolved_scenario.h"
-#include "core/pipeline/run_report.h"
+#include "core/run/resolved_scenario.h"
+#include "core/run/run_report.h"
 #include "tests/core/small_streaming_scenario.h"
 
 namespace moe {
