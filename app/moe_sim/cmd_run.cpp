@@ -42,7 +42,7 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
   sub->add_option("--impl", opt->impl,
                   "Dispatch/combine design: streaming, phased, flat (full-mesh, no forwarder), "
                   "both (phased and streaming) or all (default: the scenario's)")
-      ->check(CLI::IsMember({"streaming", "phased", "flat", "both", "all"}));
+      ->check(CLI::IsMember(moe::enumSpellings("dispatch_impl")));
   sub->add_flag("--verify", opt->verify, "Compare every operator with its golden reference");
   auto* traceOpt =
       sub->add_option("--trace", opt->traceFile, "Write a Chrome trace-event JSON file (Perfetto)");
@@ -61,7 +61,7 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
                 "(exit 2) instead of a warning");
   sub->add_option("--workload", opt->workload,
                   "moe-layer or alltoall-matmul-rs (default: the scenario's)")
-      ->check(CLI::IsMember({"moe-layer", "alltoall-matmul-rs"}));
+      ->check(CLI::IsMember(moe::enumSpellings("workload.kind")));
   sub->callback([opt, traceOpt, csvOpt, transfersOpt, &exitCode] {
     // Output paths first, so a bad one costs nothing: an empty path, a device, a missing
     // directory, or two outputs (or an output and the scenario) naming the same file.
@@ -74,14 +74,8 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
     // The routing trace is known only now.
     moe::refuseOutputOverInput("--trace", opt->traceFile, {sc.routing.traceFile});
     moe::refuseOutputOverInput("--csv", opt->csvFile, {sc.routing.traceFile});
-    if (opt->workload == "moe-layer") sc.workload.kind = moe::WorkloadKind::MoeLayer;
-    if (opt->workload == "alltoall-matmul-rs")
-      sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
-    if (opt->impl == "streaming") sc.dispatchImpl = moe::DispatchImpl::Streaming;
-    if (opt->impl == "phased") sc.dispatchImpl = moe::DispatchImpl::Phased;
-    if (opt->impl == "flat") sc.dispatchImpl = moe::DispatchImpl::Flat;
-    if (opt->impl == "both") sc.dispatchImpl = moe::DispatchImpl::Both;
-    if (opt->impl == "all") sc.dispatchImpl = moe::DispatchImpl::All;
+    if (auto w = moe::workloadFromName(opt->workload)) sc.workload.kind = *w;
+    if (auto impl = moe::dispatchImplFromName(opt->impl)) sc.dispatchImpl = *impl;
     const bool fused = sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs;
     // The faults are planted in the MoE layer's streaming combine; the fused operator has no
     // such stage, so accepting the flag would report a fault that never happened.
@@ -139,7 +133,7 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
     line.clear();
     moesim::printReport(std::cout, report);
     writeOutputs([&](std::ostream& o) { moe::writeReportTrace(o, report); },
-                 [&](std::ostream& o) { moe::writeReportCsv(o, report); });
+                 [&](std::ostream& o) { moe::writeStagesCsv(o, report.results); });
     if (!opt->transfersFile.empty() && !report.runs.empty())
       moe::writeFileAtomically(opt->transfersFile, "--export-transfers", [&](std::ostream& o) {
         moe::writeTransferCsv(o, report.runs.front()->emulation().machine(), transfers);

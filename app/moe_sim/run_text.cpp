@@ -98,26 +98,27 @@ void printReport(std::ostream& out, const RunReport& r) {
   char line[256];
   std::snprintf(line, sizeof line, "%-20s", "stage");
   out << line;
-  for (const auto& run : r.runs) {
-    std::snprintf(line, sizeof line, " | %-36s", (run->design() + " (dispatch + combine)").c_str());
+  for (const RunResult& run : r.results) {
+    std::snprintf(line, sizeof line, " | %-36s", (run.design + " (dispatch + combine)").c_str());
     out << line;
   }
   out << "\n";
   std::snprintf(line, sizeof line, "%-20s", "");
   out << line;
-  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+  for (std::size_t i = 0; i < r.results.size(); ++i) {
     std::snprintf(line, sizeof line, " | %10s %12s %12s", "time us", "HCCS GB/s", "RDMA GB/s");
     out << line;
   }
   out << "\n";
-  const std::size_t stages = r.runs.front()->stages().size();
+  // The designs run the same stages in the same order: one row per stage.
+  const std::size_t stages = r.results.front().stages.size();
   for (std::size_t s = 0; s < stages; ++s) {
-    const std::string name = stageLabel(r.runs.front()->stages()[s].name);
+    const std::string name(r.results.front().stages[s].label());
     std::snprintf(line, sizeof line, "%-20s", name.c_str());
     out << line;
-    for (const auto& run : r.runs) {
-      if (s >= run->stages().size()) continue;
-      const StageReport& st = run->stages()[s];
+    for (const RunResult& run : r.results) {
+      if (s >= run.stages.size()) continue;
+      const StageReport& st = run.stages[s];
       std::snprintf(line, sizeof line, " | %10.3f %12.2f %12.2f", toMicroseconds(st.duration()),
                     achievedGBps(st.hccsBytes, st.duration()),
                     achievedGBps(st.nicBytes, st.duration()));
@@ -127,31 +128,28 @@ void printReport(std::ostream& out, const RunReport& r) {
   }
   std::snprintf(line, sizeof line, "%-20s", "total");
   out << line;
-  for (const auto& run : r.runs) {
-    std::snprintf(line, sizeof line, " | %10.3f %12s %12s",
-                  toMicroseconds(run->emulation().sim().now()), "", "");
+  for (const RunResult& run : r.results) {
+    std::snprintf(line, sizeof line, " | %10.3f %12s %12s", toMicroseconds(run.end), "", "");
     out << line;
   }
   out << "\n\n";
-  for (const auto& run : r.runs) {
-    const std::string n = run->design();
-    out << n << ": dispatch comm buffers "
-        << fmt("%.2f", static_cast<double>(run->commBufferBytes()) / (1 << 20)) << " MiB over "
+  for (std::size_t i = 0; i < r.results.size(); ++i) {
+    const RunResult& run = r.results[i];
+    out << run.design << ": dispatch comm buffers "
+        << fmt("%.2f", static_cast<double>(run.buffers.dispatchBytes) / (1 << 20)) << " MiB over "
         << sc.cluster.ranks() << " cards";
-    if (run->impl() == DispatchImpl::Streaming)
-      out << ", peak ring occupancy " << run->peakRingOccupancy() << " of "
-          << sc.rings.chunkBytes * sc.rings.queueChunks << " B (" << run->emulation().rings().size()
-          << " rings)";
+    if (r.runs[i]->impl() == DispatchImpl::Streaming)
+      out << ", peak ring occupancy " << run.buffers.peakRingOccupancy << " of "
+          << sc.rings.chunkBytes * sc.rings.queueChunks << " B ("
+          << r.runs[i]->emulation().rings().size() << " rings)";
     out << "; combine buffers "
-        << fmt("%.2f", static_cast<double>(run->combineBufferBytes()) / (1 << 20)) << " MiB";
-    out << "; " << run->emulation().sim().eventsRun() << " events, "
-        << run->emulation().machine().rdmaPosts << " RDMA posts";
+        << fmt("%.2f", static_cast<double>(run.buffers.combineBytes) / (1 << 20)) << " MiB";
+    out << "; " << run.counters.events << " events, " << run.counters.rdmaPosts << " RDMA posts";
     // How hard the bandwidth model worked: what a large cluster's run time is made of.
-    const FlowNetwork& net = run->emulation().machine().net();
-    if (net.recomputes() > 0)
-      out << "; " << net.recomputes() << " bandwidth recomputes, "
-          << fmt("%.1f",
-                 static_cast<double>(net.flowsRecomputed()) / static_cast<double>(net.recomputes()))
+    if (run.counters.bandwidthRecomputes > 0)
+      out << "; " << run.counters.bandwidthRecomputes << " bandwidth recomputes, "
+          << fmt("%.1f", static_cast<double>(run.counters.flowsRecomputed) /
+                             static_cast<double>(run.counters.bandwidthRecomputes))
           << " transfers re-rated per recompute";
     out << "\n";
   }
@@ -159,12 +157,12 @@ void printReport(std::ostream& out, const RunReport& r) {
   if (const std::string need = hcclBuffsizeLine(sc); !need.empty()) out << need << "\n";
   // RDMA posts per communication stage: each post pays the NIC's issue cost, so batching
   // (combine.rdma_batch_bytes) shows here as fewer, larger posts.
-  for (const auto& run : r.runs)
-    for (const StageReport& st : run->stages()) {
+  for (const RunResult& run : r.results)
+    for (const StageReport& st : run.stages) {
       if (st.rdmaPosts == 0) continue;
       std::snprintf(line, sizeof line,
                     "%s %s: %lld RDMA posts (%lld data posts, mean %.0f B; %.2f MiB on RDMA)\n",
-                    run->design().c_str(), stageLabel(st.name).c_str(),
+                    run.design.c_str(), std::string(st.label()).c_str(),
                     static_cast<long long>(st.rdmaPosts), static_cast<long long>(st.rdmaDataPosts),
                     st.meanRdmaPostBytes(), static_cast<double>(st.rdmaDataBytes) / (1 << 20));
       out << line;
@@ -190,15 +188,15 @@ void printReport(std::ostream& out, const RunReport& r) {
     out << line;
   }
   out << "\n";
-  for (const auto& run : r.runs)
-    for (const StageReport& st : run->stages())
+  for (const RunResult& run : r.results)
+    for (const StageReport& st : run.stages)
       for (int role = 0; role < static_cast<int>(Role::Count); ++role) {
         const auto& sum = st.roleActivity[static_cast<std::size_t>(role)];
         bool any = false;
         for (Activity a : shown) any = any || sum[static_cast<int>(a)] > 0;
         if (!any) continue;
-        std::snprintf(line, sizeof line, "%-11s %-18s %-14s", run->design().c_str(),
-                      st.name.c_str(), std::string(roleName(static_cast<Role>(role))).c_str());
+        std::snprintf(line, sizeof line, "%-11s %-18s %-14s", run.design.c_str(), st.name.c_str(),
+                      std::string(roleName(static_cast<Role>(role))).c_str());
         out << line;
         for (Activity a : shown) {
           std::snprintf(line, sizeof line, " %11.1f", toMicroseconds(sum[static_cast<int>(a)]));
@@ -206,14 +204,14 @@ void printReport(std::ostream& out, const RunReport& r) {
         }
         out << "\n";
       }
-  for (std::size_t i = 0; i < r.deadlocks.size(); ++i)
-    if (!r.deadlocks[i].empty()) out << "\n" << r.deadlocks[i];
+  for (const RunResult& run : r.results)
+    if (run.deadlocked) out << "\n" << run.deadlockText();
   if (r.verified) {
     out << "\nverification:\n";
-    for (std::size_t i = 0; i < r.runs.size(); ++i)
-      for (const auto& c : r.checks[i])
-        out << "  [" << (c.ok ? "ok" : "FAIL") << "] " << r.runs[i]->design() << ": " << c.name
-            << " (" << c.detail << ")\n";
+    for (const RunResult& run : r.results)
+      for (const auto& c : run.verification)
+        out << "  [" << (c.ok ? "ok" : "FAIL") << "] " << run.design << ": " << c.name << " ("
+            << c.detail << ")\n";
     for (const auto& c : r.crossChecks)
       out << "  [" << (c.ok ? "ok" : "FAIL") << "] " << c.name << " (" << c.detail << ")\n";
     out << "verification: " << (r.ok() ? "passed" : "FAILED") << "\n";
@@ -227,20 +225,20 @@ void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
       << " ranks=" << s.ranks << " tile=" << s.tileM << "x" << s.tileN << "x" << s.tileK
       << " stages=" << s.stages << "\n";
   auto us = [](Time t) { return fmt("%.3f", toMicroseconds(t)); };
-  out << "pipelined   emulated " << us(r.pipelined.time) << " us  (" << r.pipelined.events
+  const RunResult& pipe = r.pipelined.run;
+  const RunResult& seq = r.sequential.run;
+  out << "pipelined   emulated " << us(pipe.end) << " us  (" << pipe.counters.events
       << " events)\n";
-  out << "sequential  emulated " << us(r.sequential.time) << " us  (";
-  for (std::size_t i = 0; i < r.sequential.phases.size(); ++i)
-    out << (i ? ", " : "") << r.sequential.phases[i].name << " "
-        << us(r.sequential.phases[i].end - r.sequential.phases[i].start);
+  out << "sequential  emulated " << us(seq.end) << " us  (";
+  for (std::size_t i = 0; i < seq.stages.size(); ++i)
+    out << (i ? ", " : "") << seq.stages[i].name << " " << us(seq.stages[i].duration());
   out << " us)\n";
-  const double ratio = r.sequential.time > 0 ? static_cast<double>(r.pipelined.time) /
-                                                   static_cast<double>(r.sequential.time)
-                                             : 0.0;
+  const double ratio =
+      seq.end > 0 ? static_cast<double>(pipe.end) / static_cast<double>(seq.end) : 0.0;
   out << "ratio pipelined/sequential: " << fmt("%.3f", ratio) << "\n";
   out << "overlap ratio: " << fmt("%.3f", r.overlapRatio()) << "\n";
-  out << "workspace per rank: allocated pipelined " << r.pipelined.workspaceBytes
-      << " B, sequential " << r.sequential.workspaceBytes << " B; peak in use (measured) pipelined "
+  out << "workspace per rank: allocated pipelined " << pipe.buffers.workspaceBytes
+      << " B, sequential " << seq.buffers.workspaceBytes << " B; peak in use (measured) pipelined "
       << r.pipelined.workspacePeakInUseBytes << " B, sequential "
       << r.sequential.workspacePeakInUseBytes << " B\n";
   for (const auto& c : r.checks)

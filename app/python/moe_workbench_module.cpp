@@ -58,19 +58,14 @@ py::tuple run(const py::object& scenario, const py::object& impl, bool verify) {
   moe::Scenario sc = scenarioFrom(scenario);
   if (!impl.is_none()) {
     const std::string i = impl.cast<std::string>();
-    if (i == "phased")
-      sc.dispatchImpl = moe::DispatchImpl::Phased;
-    else if (i == "streaming")
-      sc.dispatchImpl = moe::DispatchImpl::Streaming;
-    else if (i == "flat")
-      sc.dispatchImpl = moe::DispatchImpl::Flat;
-    else if (i == "both")
-      sc.dispatchImpl = moe::DispatchImpl::Both;
-    else if (i == "all")
-      sc.dispatchImpl = moe::DispatchImpl::All;
-    else
-      throw moe::InputError("impl",
-                            "must be phased, streaming, flat, both or all, got \"" + i + "\"");
+    const auto parsed = moe::dispatchImplFromName(i);
+    if (!parsed) {
+      std::string list;
+      for (const std::string& n : moe::enumSpellings("dispatch_impl"))
+        list += (list.empty() ? "" : ", ") + n;
+      throw moe::InputError("impl", "must be one of: " + list + " (got \"" + i + "\")");
+    }
+    sc.dispatchImpl = *parsed;
   }
   json figures = json::object();
   std::uint64_t digest = 0;
@@ -80,8 +75,8 @@ py::tuple run(const py::object& scenario, const py::object& impl, bool verify) {
         moe::runA2aMatmulWorkload(moe::ResolvedScenario::resolve(sc), verify);
     digest = r.digest();
     figures["workload"] = "alltoall-matmul-rs";
-    figures["pipelined_us"] = moe::toMicroseconds(r.pipelined.time);
-    figures["sequential_us"] = moe::toMicroseconds(r.sequential.time);
+    figures["pipelined_us"] = moe::toMicroseconds(r.pipelined.run.end);
+    figures["sequential_us"] = moe::toMicroseconds(r.sequential.run.end);
     figures["overlap_ratio"] = r.overlapRatio();
     figures["ok"] = r.ok();
   } else {
@@ -91,22 +86,20 @@ py::tuple run(const py::object& scenario, const py::object& impl, bool verify) {
     figures["workload"] = "moe-layer";
     figures["ok"] = r.ok();
     json runs = json::array();
-    for (std::size_t i = 0; i < r.runs.size(); ++i) {
-      const auto& run = *r.runs[i];
+    for (const moe::RunResult& run : r.results) {
       json stages = json::array();
-      for (const auto& s : run.stages())
-        stages.push_back({{"name", moe::stageLabel(s.name)},
+      for (const auto& s : run.stages)
+        stages.push_back({{"name", std::string(s.label())},
                           {"start_us", moe::toMicroseconds(s.start)},
                           {"end_us", moe::toMicroseconds(s.end)},
                           {"hccs_bytes", s.hccsBytes},
                           {"nic_bytes", s.nicBytes}});
       json checks = json::array();
-      if (i < r.checks.size())
-        for (const auto& c : r.checks[i])
-          checks.push_back({{"name", c.name}, {"passed", c.ok}, {"detail", c.detail}});
-      runs.push_back({{"design", run.design()},
-                      {"total_us", moe::toMicroseconds(run.emulation().sim().now())},
-                      {"comm_buffer_bytes", run.commBufferBytes()},
+      for (const auto& c : run.verification)
+        checks.push_back({{"name", c.name}, {"passed", c.ok}, {"detail", c.detail}});
+      runs.push_back({{"design", run.design},
+                      {"total_us", moe::toMicroseconds(run.end)},
+                      {"comm_buffer_bytes", run.buffers.dispatchBytes},
                       {"stages", std::move(stages)},
                       {"checks", std::move(checks)}});
     }

@@ -11,11 +11,6 @@
 namespace moe {
 
 namespace {
-Time phaseTime(const A2aMatmulRunResult& r, const std::string& name) {
-  for (const auto& p : r.phases)
-    if (p.name == name) return p.end - p.start;
-  return 0;
-}
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -24,22 +19,22 @@ std::string fmt(const char* f, double v) {
 }  // namespace
 
 double A2aMatmulReport::overlapRatio() const {
-  const double comm = static_cast<double>(phaseTime(sequential, "all-to-all") +
-                                          phaseTime(sequential, "reduce-scatter"));
+  const double comm = static_cast<double>(sequential.run.stageTime(StageId::AllToAll) +
+                                          sequential.run.stageTime(StageId::ReduceScatter));
   if (comm <= 0) return 0.0;
-  const double hidden = static_cast<double>(sequential.time - pipelined.time) / comm;
+  const double hidden = static_cast<double>(sequential.run.end - pipelined.run.end) / comm;
   return std::clamp(hidden, 0.0, 1.0);
 }
 
 std::uint64_t A2aMatmulReport::digest() const {
   Fnv1a h;
-  h.value(pipelined.digest);
-  h.value(sequential.digest);
+  h.value(pipelined.run.digest);
+  h.value(sequential.run.digest);
   return h.digest();
 }
 
 bool A2aMatmulReport::ok() const {
-  if (!pipelined.finished || !sequential.finished) return false;
+  if (!pipelined.run.finished || !sequential.run.finished) return false;
   for (const auto& c : checks)
     if (!c.ok) return false;
   return true;
@@ -61,38 +56,43 @@ A2aMatmulReport runA2aMatmulWorkload(const ResolvedScenario& rs, bool verify,
     return run;
   };
   rep.pipelinedRun = runOne(Design::Pipelined);
-  rep.pipelined = rep.pipelinedRun->result();
+  rep.pipelined = rep.pipelinedRun->fusedResult();
   rep.sequentialRun = runOne(Design::Sequential);
-  rep.sequential = rep.sequentialRun->result();
+  rep.sequential = rep.sequentialRun->fusedResult();
   rep.verified = verify;
   rep.checks.push_back(rep.pipelined.completed);
   rep.checks.push_back(rep.sequential.completed);
+  rep.pipelined.run.verification = {rep.pipelined.completed};
+  rep.sequential.run.verification = {rep.sequential.completed};
   if (verify) {
     const A2aMatmulReference ref = a2aMatmulReference(*rs.a2aInputs());
-    rep.checks.push_back(rep.pipelinedRun->verify(ref));
-    rep.checks.push_back(rep.sequentialRun->verify(ref));
+    for (A2aMatmulRunResult* side : {&rep.pipelined, &rep.sequential}) {
+      const A2aMatmulRun& run = side == &rep.pipelined ? *rep.pipelinedRun : *rep.sequentialRun;
+      side->run.verification.push_back(run.verify(ref));
+      side->run.verified = true;
+    }
+    rep.checks.push_back(rep.pipelined.run.verification.back());
+    rep.checks.push_back(rep.sequential.run.verification.back());
   }
   return rep;
 }
 
 namespace {
-void phaseRows(std::ostream& out, bool pipelined, const std::vector<StageReport>& phases) {
-  for (const auto& p : phases)
-    out << (pipelined ? "pipelined" : "sequential") << "," << p.name << ","
-        << fmt("%.6f", toMicroseconds(p.start)) << "," << fmt("%.6f", toMicroseconds(p.end))
-        << "\n";
+void phaseRows(std::ostream& out, const RunResult& run) {
+  for (const auto& p : run.stages)
+    out << run.design << "," << p.name << "," << fmt("%.6f", toMicroseconds(p.start)) << ","
+        << fmt("%.6f", toMicroseconds(p.end)) << "\n";
 }
 }  // namespace
 
 void writeA2aMatmulCsv(std::ostream& out, const A2aMatmulReport& r) {
   out << "kernel,phase,start_us,end_us\n";
-  for (const A2aMatmulRunResult* k : {&r.pipelined, &r.sequential})
-    phaseRows(out, k->pipelined, k->phases);
+  for (const A2aMatmulRunResult* k : {&r.pipelined, &r.sequential}) phaseRows(out, k->run);
 }
 
-void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<const A2aMatmulRun*>& runs) {
+void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<RunResult>& runs) {
   out << "kernel,phase,start_us,end_us\n";
-  for (const A2aMatmulRun* k : runs) phaseRows(out, k->pipelined(), k->phases());
+  for (const RunResult& k : runs) phaseRows(out, k);
 }
 
 void writeA2aMatmulTrace(std::ostream& out, const A2aMatmulReport& r) {

@@ -34,8 +34,8 @@ A2aMatmulReport runA2aMatmulWorkload(const ResolvedScenario& rs, bool verify,
 void writeA2aMatmulCsv(std::ostream& out, const A2aMatmulReport& r);
 // The Chrome trace of both kernels (processes "pipelined cardN" and "sequential cardN").
 void writeA2aMatmulTrace(std::ostream& out, const A2aMatmulReport& r);
-// The same CSV (header and one row per phase) for the given runs, finished or not: a phase
-// still running has no row yet.
-void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<const A2aMatmulRun*>& runs);
+// The same CSV (header and one row per phase) for the given runs' results, finished or not:
+// a phase still running has no row yet.
+void writeA2aMatmulPhasesCsv(std::ostream& out, const std::vector<RunResult>& runs);
 
 }  // namespace moe

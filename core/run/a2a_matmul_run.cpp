@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/run/design_registry.h"
 #include "core/util/hash.h"
 
 namespace moe {
@@ -28,15 +29,13 @@ A2aMatmulRun::A2aMatmulRun(const Scenario& sc, std::shared_ptr<const A2aMatmulIn
 A2aMatmulRun::A2aMatmulRun(const ResolvedScenario& rs, bool pipelined)
     : A2aMatmulRun(rs.scenario(), rs.a2aInputs(), pipelined) {}
 
+// The host program: the design's stages in order, each a kernel launch and a stream sync.
 Task A2aMatmulRun::driver() {
   A2aMatmulContext& k = *kernel_;
-  if (k.pipelined()) {
-    co_await stages_->run("a2a-matmul-rs", [&k](Latch& l) { launchA2aMatmulPipelined(k, l); });
-  } else {
-    co_await stages_->run("all-to-all", [&k](Latch& l) { launchA2aAllToAll(k, l); });
-    co_await stages_->run("matmul", [&k](Latch& l) { launchA2aMatmul(k, l); });
-    co_await stages_->run("reduce-scatter", [&k](Latch& l) { launchA2aReduceScatter(k, l); });
-  }
+  for (const DesignStage& stage :
+       designEntry(k.pipelined() ? Design::Pipelined : Design::Sequential).stages)
+    co_await stages_->run(stage.id, std::string(stage.name),
+                          [&k, launch = stage.fused](Latch& l) { launch(k, l); });
   stages_->finish();
 }
 
@@ -90,23 +89,22 @@ std::uint64_t A2aMatmulRun::digest() const {
   return h.digest();
 }
 
-A2aMatmulRunResult A2aMatmulRun::result() const {
+RunBuffers A2aMatmulRun::buffers() const {
+  RunBuffers b;
+  b.workspaceBytes = workspaceBytes();
+  return b;
+}
+
+A2aMatmulRunResult A2aMatmulRun::fusedResult() const {
   A2aMatmulRunResult res;
-  res.pipelined = pipelined();
-  res.finished = finished();
-  if (!res.finished) res.deadlock = emu_->deadlockDiagnosis();
+  res.run = result();
   res.completed = completion();
-  res.time = emu_->sim().now();
-  res.phases = phases();
   res.out = outputs();
-  res.workspaceBytes = workspaceBytes();
   std::map<int, std::int64_t> inUse;  // per card
   for (const WorkspaceStages& w : emu_->workspaceStages())
     inUse[w.card()] += static_cast<std::int64_t>(w.stats().peakOccupied) * w.slotBytes();
   for (const auto& [card, bytes] : inUse)
     res.workspacePeakInUseBytes = std::max(res.workspacePeakInUseBytes, bytes);
-  res.digest = digest();
-  res.events = emu_->sim().eventsRun();
   return res;
 }
 
@@ -115,7 +113,7 @@ A2aMatmulRunResult runA2aMatmul(const Scenario& sc, const A2aMatmulInputs& in, b
   A2aMatmulRun run(sc, std::shared_ptr<const A2aMatmulInputs>(std::shared_ptr<void>(), &in),
                    pipelined);
   run.runToEnd();
-  return run.result();
+  return run.fusedResult();
 }
 
 }  // namespace moe

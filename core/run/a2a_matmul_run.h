@@ -6,33 +6,30 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/kernels/a2a_matmul_rs_kernel.h"
 #include "core/reference/a2a_matmul_rs.h"
 #include "core/run/resolved_scenario.h"
-#include "core/run/stage_runner.h"
+#include "core/runtime/stage_runner.h"
 #include "core/runtime/steppable_run.h"
 
 namespace moe {
 
-// The figures of a finished run, as a value (the CLI report keeps these).
+// The figures of a finished run, as a value (the CLI report keeps these): the run's
+// RunResult and what only the fused operator has.
 struct A2aMatmulRunResult {
-  bool pipelined = false;
-  bool finished = false;
-  std::string deadlock;                // the diagnosis when it did not finish
+  RunResult run;                       // stages (sequential: all-to-all, matmul, reduce-scatter)
   VerificationCheck completed;         // "<design> run completed": finished, no protocol violation
-  Time time = 0;                       // emulated time from launch to the last core's end
-  std::vector<StageReport> phases;     // sequential: all-to-all, matmul, reduce-scatter
   std::vector<std::vector<fp16>> out;  // per rank, [M/r, N]
-  std::int64_t workspaceBytes = 0;     // per rank: a2a slots + partial-sum slots + RS buffer
   // Measured: the most workspace bytes any rank had in use, as the sum over its strips of
   // each strip's peak (slots not free at once x slot bytes). An upper bound of the true
-  // simultaneous peak, since strips may peak at different times.
+  // simultaneous peak, since strips may peak at different times. (run.buffers holds the
+  // reserved workspace: a2a slots + partial-sum slots + RS buffer, per rank.)
   std::int64_t workspacePeakInUseBytes = 0;
-  std::uint64_t digest = 0;  // event log, end time and output bytes
-  std::uint64_t events = 0;
+  bool pipelined() const { return run.design == "pipelined"; }
 };
 
 // The scenario the run's machine is built from: as many cards as the workload has ranks
@@ -54,14 +51,16 @@ class A2aMatmulRun : public SteppableRun {
   void runToEnd() override;
   bool finished() const override;
   const std::string& currentStage() const override { return stages_->current(); }
+  std::optional<StageId> currentStageId() const override { return stages_->currentId(); }
   std::string design() const override { return pipelined() ? "pipelined" : "sequential"; }
+  const std::vector<StageReport>& stages() const override { return stages_->reports(); }
+  RunBuffers buffers() const override;
   std::vector<VerificationCheck> verifyAgainstReference() const override;
   std::uint64_t digest() const override;
 
   bool pipelined() const { return kernel_->pipelined(); }
   const A2aMatmulShape& shape() const { return in_->shape; }
   const A2aMatmulInputs& inputs() const { return *in_; }
-  const std::vector<StageReport>& phases() const { return stages_->reports(); }
   std::int64_t workspaceBytes() const { return kernel_->workspaceBytes(); }
   std::vector<std::vector<fp16>> outputs() const { return kernel_->outputs(); }
 
@@ -69,7 +68,8 @@ class A2aMatmulRun : public SteppableRun {
   VerificationCheck completion() const;
   // "<design> == reference GEMM", within the tolerance of compareWithReference.
   VerificationCheck verify(const A2aMatmulReference& ref) const;
-  A2aMatmulRunResult result() const;
+  // result() with the fused operator's own figures.
+  A2aMatmulRunResult fusedResult() const;
 
  private:
   Task driver();

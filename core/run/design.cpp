@@ -1,40 +1,28 @@
 #include "core/run/design.h"
 
-#include <array>
-#include <utility>
+#include "core/run/design_registry.h"
 
 namespace moe {
 
-namespace {
-constexpr std::array<std::pair<Design, std::string_view>, 5> kNames = {{
-    {Design::Phased, "phased"},
-    {Design::Streaming, "streaming"},
-    {Design::Flat, "flat"},
-    {Design::Pipelined, "pipelined"},
-    {Design::Sequential, "sequential"},
-}};
-}  // namespace
-
 std::string_view designName(Design d) {
-  for (const auto& [design, name] : kNames)
-    if (design == d) return name;
-  return "unknown";
+  return designEntry(d).name;
 }
 
 std::optional<Design> designFromName(std::string_view name) {
-  for (const auto& [design, n] : kNames)
-    if (n == name) return design;
+  for (const DesignEntry& e : designRegistry())
+    if (e.name == name) return e.design;
   return std::nullopt;
 }
 
 WorkloadKind workloadOf(Design d) {
-  return d == Design::Pipelined || d == Design::Sequential ? WorkloadKind::AlltoallMatmulRs
-                                                           : WorkloadKind::MoeLayer;
+  return designEntry(d).workload;
 }
 
 std::vector<Design> designsOf(WorkloadKind w) {
-  if (w == WorkloadKind::AlltoallMatmulRs) return {Design::Pipelined, Design::Sequential};
-  return {Design::Phased, Design::Streaming, Design::Flat};
+  std::vector<Design> out;
+  for (const DesignEntry& e : designRegistry())
+    if (e.workload == w) out.push_back(e.design);
+  return out;
 }
 
 Design defaultDesign(WorkloadKind w) {
@@ -43,18 +31,10 @@ Design defaultDesign(WorkloadKind w) {
 
 std::vector<Design> scenarioDesigns(const Scenario& sc) {
   if (sc.workload.kind == WorkloadKind::AlltoallMatmulRs) return designsOf(sc.workload.kind);
-  switch (sc.dispatchImpl) {
-    case DispatchImpl::Phased:
-      return {Design::Phased};
-    case DispatchImpl::Streaming:
-      return {Design::Streaming};
-    case DispatchImpl::Flat:
-      return {Design::Flat};
-    case DispatchImpl::All:
-      return {Design::Phased, Design::Streaming, Design::Flat};
-    case DispatchImpl::Both:
-      break;
-  }
+  if (sc.dispatchImpl == DispatchImpl::All) return designsOf(WorkloadKind::MoeLayer);
+  if (sc.dispatchImpl == DispatchImpl::Both) return {Design::Phased, Design::Streaming};
+  for (const DesignEntry& e : designRegistry())
+    if (e.workload == WorkloadKind::MoeLayer && e.impl == sc.dispatchImpl) return {e.design};
   return {Design::Phased, Design::Streaming};
 }
 

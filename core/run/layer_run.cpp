@@ -179,4 +179,12 @@ std::int64_t LayerRun::peakRingOccupancy() const {
   return peak;
 }
 
+RunBuffers LayerRun::buffers() const {
+  RunBuffers b;
+  b.dispatchBytes = commBufferBytes_;
+  b.combineBytes = combineBufferBytes_;
+  b.peakRingOccupancy = peakRingOccupancy();
+  return b;
+}
+
 }  // namespace moe

@@ -8,6 +8,7 @@
 // chain), layer_verification.h (the checks, one per stage) and layer_digest.cpp.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,9 @@
 #include "core/reference/update_expert.h"
 #include "core/run/reference_chain.h"
 #include "core/run/resolved_scenario.h"
-#include "core/run/stage_runner.h"
 #include "core/runtime/emulation.h"
 #include "core/runtime/layer_context.h"
+#include "core/runtime/stage_runner.h"
 #include "core/runtime/steppable_run.h"
 
 namespace moe {
@@ -42,9 +43,11 @@ class LayerRun : public SteppableRun {
   void runToEnd() override;
   bool finished() const override;
   const std::string& currentStage() const override { return stages_->current(); }
+  std::optional<StageId> currentStageId() const override { return stages_->currentId(); }
   std::string design() const override;
+  const std::vector<StageReport>& stages() const override { return stages_->reports(); }
+  RunBuffers buffers() const override;
 
-  const std::vector<StageReport>& stages() const { return stages_->reports(); }
   // The per-rank outputs, read back from the cards' GM. Without rows, expandX stays empty
   // (the metadata alone is small; the rows are hundreds of MB on the default scenario).
   std::vector<DispatchOutput> dispatchOutputs(bool withRows = true) const;

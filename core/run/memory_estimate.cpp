@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "core/plan/combine_plan.h"
 #include "core/plan/dispatch_tiling.h"
 #include "core/protocol/ring_buffer.h"
+#include "core/run/design_registry.h"
 #include "core/runtime/record_layout.h"
 #include "core/util/error.h"
 
@@ -29,12 +31,10 @@ struct Item {
 constexpr std::uint64_t kEventLogEntryBytes = 64;
 
 std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
-  const std::int64_t R = sc.cluster.ranks(), cps = sc.cluster.cardsPerServer;
-  const std::int64_t S = sc.cluster.servers;
-  const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk, H = sc.model.hidden;
+  const std::int64_t R = sc.cluster.ranks(), S = sc.cluster.servers;
+  const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk;
   const RecordLayout rec = recordLayout(sc);
   const std::int64_t row = rec.rowBytes, bk = BS * K;
-  const std::int64_t ring = sc.rings.chunkBytes * sc.rings.queueChunks;
   std::vector<Item> items = {
       {"x", BS * row, true},
       {"topk ids, weights, balanced ids", 3 * bk * 4, false},
@@ -50,48 +50,14 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
   items.push_back({"expand_x, expert_out", 2 * bk * row, true, true});
   items.push_back({"expand scales and indices", bk * 16 + 2 * P * R * 4 + P * 4, false, true});
 
-  const DispatchImpl impl = sc.dispatchImpl;
-  const bool streaming =
-      impl == DispatchImpl::Streaming || impl == DispatchImpl::Both || impl == DispatchImpl::All;
-  const bool phased =
-      impl == DispatchImpl::Phased || impl == DispatchImpl::Both || impl == DispatchImpl::All;
-  const bool flat = impl == DispatchImpl::Flat || impl == DispatchImpl::All;
-  // Windows into one card: direct from each local card, one RDMA per other server, and one
-  // forward per (local card, other server); the streaming design has a ring per channel.
-  const std::int64_t dispatchLinks = cps + (S - 1) * (cps + 1);
-  const std::int64_t dispatchRings = cps + streamingDispatchChannelRingsPerCard(sc);
-  const std::int64_t dispatchRingBytes =
-      streamingDispatchRingBytesPerCard(sc) + dispatchRings * 2 * kControlLineBytes;
-  // The streaming combine as core/plan/combine_plan lays it out: IPC rings per (local card,
-  // lane), partial rings per (server, channel), and on each forwarder card two staging halves
-  // of one RDMA batch per (other server, channel) it sends partials to.
-  int lanes = 1, channels = 1;
-  combineLanesAndChannels(sc, lanes, channels);
-  const std::int64_t pb = partialRecordBytes(sc);
-  const std::int64_t perPost =
-      std::max<std::int64_t>(1, std::min(sc.combine.rdmaBatchBytes, ring) / pb);
-  const std::int64_t batchStaging = (S - 1) * channels * 2 * perPost * pb;
-  std::int64_t streamingBytes = 0, phasedBytes = 0;
-  if (streaming)
-    streamingBytes = dispatchRingBytes +
-                     (cps * lanes + S * channels) * (ring + 2 * kControlLineBytes) + batchStaging;
-  if (phased) {
-    const std::int64_t slots = S * BS * std::min<std::int64_t>(K, P);
-    phasedBytes =
-        dispatchLinks * BS * rec.recordBytes + cps * slots * rec.recordBytes + S * 2 * BS * H * 4;
+  // The designs run one after the other on fresh machines: the largest rule counts.
+  std::optional<DesignMemory> largest;
+  for (Design d : scenarioDesigns(sc)) {
+    if (!designEntry(d).memory) continue;  // the fused operator has its own workspace rule
+    const DesignMemory m = designEntry(d).memory(sc, P);
+    if (!largest || m.reservedBytes > largest->reservedBytes) largest = m;
   }
-  // Flat: one worst-case dispatch window per source rank, and one combine window per expert
-  // card (every token, once per expert the card holds).
-  const std::int64_t flatBytes =
-      flat ? R * BS * rec.dispatchRecordBytes + R * BS * std::min<std::int64_t>(K, P) * row : 0;
-  // With "both"/"all" the designs run one after the other on fresh machines: the largest
-  // counts.
-  if (streamingBytes >= phasedBytes && streamingBytes >= flatBytes)
-    items.push_back({"rings (dispatch and combine)", streamingBytes, true});
-  else if (phasedBytes >= flatBytes)
-    items.push_back({"phased windows (dispatch and combine)", phasedBytes, true});
-  else
-    items.push_back({"flat windows (dispatch and combine)", flatBytes, true});
+  if (largest) items.push_back({std::string(largest->label), largest->reservedBytes, true});
   return items;
 }
 
@@ -102,31 +68,16 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
 // rings after their stage; designs run one after the other. Counted: x and the combine
 // output throughout, plus the larger of dispatch (expand_x and what dispatch writes into
 // its windows or rings) and combine (expert_out and the combine's buffers as written).
-std::int64_t activationHostPerCard(const Scenario& sc) {
-  const std::int64_t cps = sc.cluster.cardsPerServer, S = sc.cluster.servers;
-  const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk, H = sc.model.hidden;
+std::int64_t activationHostPerCard(const Scenario& sc, int P) {
+  const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk;
   const RecordLayout rec = recordLayout(sc);
   const std::int64_t row = rec.rowBytes, bk = BS * K;
-  const std::int64_t ring = sc.rings.chunkBytes * sc.rings.queueChunks + 2 * kControlLineBytes;
-  int lanes = 1, channels = 1;
-  combineLanesAndChannels(sc, lanes, channels);
-  const std::int64_t pb = partialRecordBytes(sc);
-  const std::int64_t perPost = std::max<std::int64_t>(
-      1, std::min(sc.combine.rdmaBatchBytes, sc.rings.chunkBytes * sc.rings.queueChunks) / pb);
-  const std::int64_t fp32Tokens = BS * H * 4;  // one fp32 buffer of every token
-  const DispatchImpl impl = sc.dispatchImpl;
-  const bool all = impl == DispatchImpl::All, both = impl == DispatchImpl::Both || all;
   std::int64_t worst = 0;
-  auto design = [&](std::int64_t dispatchWritten, std::int64_t combineWritten) {
-    worst = std::max({worst, bk * row + dispatchWritten, bk * row + combineWritten});
-  };
-  if (impl == DispatchImpl::Streaming || both)  // rings cycle: every ring is touched whole
-    design(streamingDispatchRingBytesPerCard(sc), (cps * lanes + S * channels) * ring +
-                                                      (S - 1) * channels * 2 * perPost * pb +
-                                                      S * fp32Tokens + fp32Tokens);
-  if (impl == DispatchImpl::Phased || both)  // windows: each received row written once
-    design(bk * rec.dispatchRecordBytes, bk * rec.recordBytes + 2 * S * fp32Tokens);
-  if (impl == DispatchImpl::Flat || all) design(bk * rec.dispatchRecordBytes, bk * row);
+  for (Design d : scenarioDesigns(sc)) {
+    if (!designEntry(d).memory) continue;
+    const DesignMemory m = designEntry(d).memory(sc, P);
+    worst = std::max({worst, bk * row + m.dispatchWritten, bk * row + m.combineWritten});
+  }
   std::int64_t held = 2 * BS * row;  // x and x_out
   if (sc.combine.addRmsNorm) held += BS * row;
   return held + worst;
@@ -159,7 +110,7 @@ MemoryEstimate estimateMemory(const Scenario& sc, int placePerRank) {
       e.largestItemBytes = it.bytes;
     }
   }
-  if (full) hostPerCard += static_cast<std::uint64_t>(activationHostPerCard(sc));
+  if (full) hostPerCard += static_cast<std::uint64_t>(activationHostPerCard(sc, placePerRank));
   e.hostBytes = hostPerCard * static_cast<std::uint64_t>(sc.cluster.ranks()) +
                 static_cast<std::uint64_t>(sc.eventLogCapacity) * kEventLogEntryBytes;
   return e;

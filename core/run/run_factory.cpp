@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/run/design_registry.h"
 #include "core/util/error.h"
 
 namespace moe {
@@ -22,10 +23,7 @@ std::unique_ptr<LayerRun> makeLayerRun(const ResolvedScenario& rs, Design design
   require(
       fault == Fault::None || design == Design::Streaming, "fault",
       "faults are injected into the streaming combine; the phased and flat designs have no rings");
-  const DispatchImpl impl = design == Design::Phased ? DispatchImpl::Phased
-                            : design == Design::Flat ? DispatchImpl::Flat
-                                                     : DispatchImpl::Streaming;
-  return std::make_unique<LayerRun>(rs, impl, fault);
+  return std::make_unique<LayerRun>(rs, designEntry(design).impl, fault);
 }
 
 std::unique_ptr<A2aMatmulRun> makeA2aMatmulRun(const ResolvedScenario& rs, Design design) {

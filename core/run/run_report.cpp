@@ -15,39 +15,17 @@
 
 namespace moe {
 
-namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-}  // namespace
-
 double achievedGBps(double bytes, Time t) {
   // Link byte counts are differences of running float sums: clamp the rounding dust.
   return t > 0 && bytes > 0.5 ? bytes / static_cast<double>(t) * 1e3 : 0.0;
 }
 
 bool RunReport::ok() const {
-  for (const auto& d : deadlocks)
-    if (!d.empty()) return false;
-  for (const auto& run : checks)
-    for (const auto& c : run)
-      if (!c.ok) return false;
+  for (const RunResult& run : results)
+    if (run.deadlocked || !run.verificationPassed()) return false;
   for (const auto& c : crossChecks)
     if (!c.ok) return false;
   return true;
-}
-
-std::string stageLabel(const std::string& n) {
-  for (const char* suffix : {"-phased", "-streaming", "-flat"}) {
-    const std::string sfx(suffix);
-    if (n.size() > sfx.size() && n.compare(n.size() - sfx.size(), sfx.size(), sfx) == 0)
-      return n.substr(0, n.size() - sfx.size());
-  }
-  return n;
 }
 
 RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
@@ -85,7 +63,8 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
     }
     run->runToEnd();  // (after the loop above: only surfaces a kernel's exception)
     run->emulation().machine().setTransferLog(nullptr);  // the next push_back may move it
-    if (ref) r.checks.push_back(run->verify(*ref));
+    std::vector<VerificationCheck> checks;
+    if (ref) checks = run->verify(*ref);
     std::int64_t tensors = 0;
     const std::int64_t row = static_cast<std::int64_t>(r.scenario.model.hidden) * 2;
     for (const CardTensors& t : run->context().cards)
@@ -94,14 +73,8 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
     r.tensorBytes = std::max(r.tensorBytes, tensors);
     // One run's tensors at a time: the report keeps stages, rings and the event log.
     run->releaseTensors();
-    r.deadlocks.push_back(run->deadlocked()
-                              ? "deadlock in " + run->design() + " run during stage '" +
-                                    run->currentStage() + "' at " +
-                                    fmt("%.3f", toMicroseconds(run->emulation().sim().now())) +
-                                    " us: no event can fire while these cores wait:\n" +
-                                    run->emulation().deadlockDiagnosis()
-                              : std::string());
-    digest.value(run->digest());
+    r.results.push_back(ref ? run->result(std::move(checks)) : run->result());
+    digest.value(r.results.back().digest);
     r.runs.push_back(std::move(run));
   }
   r.digest = digest.digest();
@@ -123,15 +96,15 @@ void writeReportTrace(std::ostream& out, const RunReport& r) {
   writeChromeTrace(out, sources);
 }
 
-void writeReportCsv(std::ostream& out, const RunReport& r) {
+void writeStagesCsv(std::ostream& out, const std::vector<RunResult>& runs) {
   out << "impl,stage,start_us,end_us,duration_us,hccs_bytes,nic_bytes,achieved_gbps\n";
-  for (const auto& run : r.runs)
-    for (const StageReport& st : run->stages()) {
+  for (const RunResult& run : runs)
+    for (const StageReport& st : run.stages) {
       char line[256];
-      std::snprintf(line, sizeof line, "%s,%s,%.6f,%.6f,%.6f,%.0f,%.0f,%.3f\n",
-                    run->design().c_str(), st.name.c_str(), toMicroseconds(st.start),
-                    toMicroseconds(st.end), toMicroseconds(st.duration()), st.hccsBytes,
-                    st.nicBytes, achievedGBps(st.linkBytes, st.duration()));
+      std::snprintf(line, sizeof line, "%s,%s,%.6f,%.6f,%.6f,%.0f,%.0f,%.3f\n", run.design.c_str(),
+                    st.name.c_str(), toMicroseconds(st.start), toMicroseconds(st.end),
+                    toMicroseconds(st.duration()), st.hccsBytes, st.nicBytes,
+                    achievedGBps(st.linkBytes, st.duration()));
       out << line;
     }
 }

@@ -19,11 +19,12 @@ namespace moe {
 struct RunReport {
   Scenario given;     // as loaded
   Scenario scenario;  // as run: a generated eplb table in place (withEplbTable)
-  std::vector<std::unique_ptr<LayerRun>> runs;  // phased and/or streaming, in that order
+  // The finished runs, kept for the trace (their emulations hold the event log), in the
+  // order of scenarioDesigns.
+  std::vector<std::unique_ptr<LayerRun>> runs;
+  std::vector<RunResult> results;  // per run: stages, figures, verification, deadlock
   bool verified = false;
-  std::vector<std::vector<VerificationCheck>> checks;  // per run
-  std::vector<VerificationCheck> crossChecks;          // phased vs streaming
-  std::vector<std::string> deadlocks;                  // per run: diagnosis, empty if none
+  std::vector<VerificationCheck> crossChecks;  // phased vs streaming
   std::uint64_t digest = 0;
   ExpertLoad load;  // token slots per rank before and after MoeUpdateExpert
   // The layer's own tensors (x, expanded rows, expert outputs, combine output; bf16,
@@ -47,10 +48,8 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault = Fau
                       std::vector<TransferLog>* transfers = nullptr);
 // Bytes over a stage's time in GB/s; 0 for rounding dust or an empty stage.
 double achievedGBps(double bytes, Time t);
-// A stage's name without its design suffix ("dispatch-streaming" -> "dispatch"), so the
-// two designs' stages line up side by side.
-std::string stageLabel(const std::string& stageName);
 void writeReportTrace(std::ostream& out, const RunReport& r);
-void writeReportCsv(std::ostream& out, const RunReport& r);
+// One row per stage of each run: design, stage, times, bytes, achieved bandwidth.
+void writeStagesCsv(std::ostream& out, const std::vector<RunResult>& runs);
 
 }  // namespace moe

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/machine/hardware_profile_json.h"
+#include "core/scenario/scenario_enums.h"
 #include "core/util/bounded_file.h"
 #include "core/util/embedded_resources.h"
 #include "core/util/error.h"
@@ -28,41 +29,6 @@ constexpr int kMaxPhysicalExperts = 1024;
 constexpr std::int64_t kMaxChunkBytes = std::int64_t{64} << 20;
 constexpr std::uint64_t kMaxPayloadBytes = std::uint64_t{8} << 30;
 constexpr int kMaxMatrixDim = 65536;  // workload m, n, k and tiles; the operator bounds the product
-
-template <typename E>
-struct EnumName {
-  E value;
-  const char* name;
-};
-constexpr EnumName<RoutingKind> kRoutingNames[] = {{RoutingKind::Uniform, "uniform"},
-                                                   {RoutingKind::PowerLaw, "power-law"},
-                                                   {RoutingKind::Hotspot, "hotspot"},
-                                                   {RoutingKind::GroupLimited, "group-limited"},
-                                                   {RoutingKind::Trace, "trace"}};
-constexpr EnumName<PayloadMode> kPayloadNames[] = {{PayloadMode::Full, "full"},
-                                                   {PayloadMode::None, "none"}};
-constexpr EnumName<DispatchImpl> kImplNames[] = {{DispatchImpl::Phased, "phased"},
-                                                 {DispatchImpl::Streaming, "streaming"},
-                                                 {DispatchImpl::Flat, "flat"},
-                                                 {DispatchImpl::Both, "both"},
-                                                 {DispatchImpl::All, "all"}};
-constexpr EnumName<DispatchDtype> kDtypeNames[] = {{DispatchDtype::Bf16, "bf16"},
-                                                   {DispatchDtype::Fp8, "fp8"}};
-constexpr EnumName<EplbTableSource> kTableSourceNames[] = {
-    {EplbTableSource::Explicit, "explicit"},
-    {EplbTableSource::ExpectedLoad, "expected-load"},
-    {EplbTableSource::WarmUp, "warm-up"}};
-constexpr EnumName<PartialDtype> kPartialDtypeNames[] = {{PartialDtype::Fp32, "fp32"},
-                                                         {PartialDtype::Bf16, "bf16"}};
-constexpr EnumName<WorkloadKind> kWorkloadNames[] = {
-    {WorkloadKind::MoeLayer, "moe-layer"}, {WorkloadKind::AlltoallMatmulRs, "alltoall-matmul-rs"}};
-
-template <typename E, std::size_t N>
-std::string enumName(const EnumName<E> (&names)[N], E v) {
-  for (const auto& n : names)
-    if (n.value == v) return n.name;
-  return "?";
-}
 
 template <typename E, std::size_t N>
 void readEnum(const json& obj, const std::string& objPath, std::string_view key,
@@ -136,28 +102,6 @@ void readHardware(const json& h, Scenario& s) {
 
 }  // namespace
 
-std::string toString(RoutingKind k) {
-  return enumName(kRoutingNames, k);
-}
-std::string toString(PayloadMode m) {
-  return enumName(kPayloadNames, m);
-}
-std::string toString(DispatchImpl d) {
-  return enumName(kImplNames, d);
-}
-std::string toString(DispatchDtype d) {
-  return enumName(kDtypeNames, d);
-}
-std::string toString(EplbTableSource t) {
-  return enumName(kTableSourceNames, t);
-}
-std::string toString(PartialDtype d) {
-  return enumName(kPartialDtypeNames, d);
-}
-
-std::string toString(WorkloadKind w) {
-  return enumName(kWorkloadNames, w);
-}
 
 Scenario scenarioFromJson(const json& j) {
   jf::object(j, "");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/scenario/scenario.h"
+#include "core/scenario/scenario_enums.h"
 
 namespace moe {
 
@@ -32,13 +33,5 @@ Scenario loadScenarioFile(const std::string& path);
 // The embedded resources/scenarios/default.json, parsed (equal to Scenario{}).
 Scenario defaultScenario();
 
-// Enum spellings used in JSON.
-std::string toString(RoutingKind k);
-std::string toString(PayloadMode m);
-std::string toString(DispatchImpl d);
-std::string toString(DispatchDtype d);
-std::string toString(WorkloadKind w);
-std::string toString(EplbTableSource t);
-std::string toString(PartialDtype d);
 
 }  // namespace moe

@@ -186,17 +186,15 @@ FidelityResult runFidelityCase(const FidelityCase& c) {
     const ResolvedScenario rs = ResolvedScenario::resolve(c.scenario);
     r.bytes = c.mode == FidelityMode::Normal ? normalModeBytes(*rs.gating(), rs.scenario())
                                              : lowLatencyBytes(*rs.gating(), rs.scenario());
-    auto run = makeLayerRun(rs, c.design);
+    auto run = makeRun(rs, c.design);
     run->runToEnd();
-    if (!run->finished()) {
-      r.notRun = "the run did not finish: " + run->emulation().deadlockDiagnosis();
+    const RunResult res = run->result();
+    if (!res.finished) {
+      r.notRun = "the run did not finish: " + res.deadlockDiagnosis;
       return r;
     }
-    const std::string suffix = std::string("-") + std::string(designName(c.design));
-    for (const StageReport& st : run->stages()) {
-      if (st.name == "dispatch" + suffix) r.dispatchUs = toMicroseconds(st.duration());
-      if (st.name == "combine" + suffix) r.combineUs = toMicroseconds(st.duration());
-    }
+    r.dispatchUs = toMicroseconds(res.stageTime(StageId::Dispatch));
+    r.combineUs = toMicroseconds(res.stageTime(StageId::Combine));
   } catch (const InputError& e) {
     r.notRun = e.path() + ": " + e.rule();
   }

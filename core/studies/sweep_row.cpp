@@ -34,23 +34,30 @@ SweepRow emptyRow(const SweepSpec& spec, std::size_t index,
   return row;
 }
 
-void putStages(SweepRow& row, const std::vector<StageReport>& stages) {
-  Time end = 0;
-  for (const StageReport& st : stages) {
-    row[stageLabel(st.name) + "_us"] = toMicroseconds(st.duration());
-    end = std::max(end, st.end);
+std::string firstLine(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+// The columns every design fills from its run's result.
+void putResult(SweepRow& row, const RunResult& res) {
+  for (const StageReport& st : res.stages)
+    row[std::string(st.label()) + "_us"] = toMicroseconds(st.duration());
+  // The emulated clock at the end, as moe-sim run prints it: it includes operations still
+  // landing after the last stage's cores finished.
+  row["total_us"] = toMicroseconds(res.end);
+  row["rdma_posts"] = res.counters.rdmaPosts;
+  row["events"] = res.counters.events;
+  row["digest"] = formatDigest(res.digest);
+  if (res.deadlocked) {
+    row["status"] = "deadlock";
+    row["message"] = "stage '" + res.deadlockStage + "': " + firstLine(res.deadlockDiagnosis);
   }
-  row["total_us"] = toMicroseconds(end);
 }
 
 std::string verdict(const std::vector<VerificationCheck>& checks) {
   for (const auto& c : checks)
     if (!c.ok) return "failed";
   return "passed";
-}
-
-std::string firstLine(const std::string& s) {
-  return s.substr(0, s.find('\n'));
 }
 
 void runLayer(const SweepSpec& spec, const ResolvedScenario& rs, std::vector<SweepRow>& rows) {
@@ -64,21 +71,12 @@ void runLayer(const SweepSpec& spec, const ResolvedScenario& rs, std::vector<Swe
     SweepRow& row = rows[d];
     auto run = makeLayerRun(rs, spec.designs[d]);
     run->runToEnd();
-    putStages(row, run->stages());
-    // The total is the emulated clock at the end, as moe-sim run prints it: it includes
-    // operations still landing after the last stage's cores finished.
-    row["total_us"] = toMicroseconds(run->emulation().sim().now());
-    row["dispatch_buffer_bytes"] = run->commBufferBytes();
-    row["combine_buffer_bytes"] = run->combineBufferBytes();
-    row["peak_ring_occupancy_bytes"] = run->peakRingOccupancy();
-    row["rdma_posts"] = run->emulation().machine().rdmaPosts;
-    row["events"] = run->emulation().sim().eventsRun();
-    row["digest"] = formatDigest(run->digest());
-    if (run->deadlocked()) {
-      row["status"] = "deadlock";
-      row["message"] =
-          "stage '" + run->currentStage() + "': " + firstLine(run->emulation().deadlockDiagnosis());
-    } else {
+    const RunResult res = run->result();
+    putResult(row, res);
+    row["dispatch_buffer_bytes"] = res.buffers.dispatchBytes;
+    row["combine_buffer_bytes"] = res.buffers.combineBytes;
+    row["peak_ring_occupancy_bytes"] = res.buffers.peakRingOccupancy;
+    if (!res.deadlocked) {
       row["status"] = "ok";
       if (ref) row["verification"] = verdict(run->verify(*ref));
     }
@@ -93,16 +91,9 @@ void runFused(const SweepSpec& spec, const ResolvedScenario& rs, std::vector<Swe
     SweepRow& row = rows[d];
     auto run = makeA2aMatmulRun(rs, spec.designs[d]);
     run->runToEnd();
-    const A2aMatmulRunResult res = run->result();
-    putStages(row, res.phases);
-    row["total_us"] = toMicroseconds(res.time);
-    row["rdma_posts"] = run->emulation().machine().rdmaPosts;
-    row["events"] = res.events;
-    row["digest"] = formatDigest(res.digest);
-    if (!res.finished) {
-      row["status"] = "deadlock";
-      row["message"] = firstLine(res.deadlock);
-    } else {
+    const A2aMatmulRunResult res = run->fusedResult();
+    putResult(row, res.run);
+    if (!res.run.deadlocked && res.run.finished) {
       row["status"] = res.completed.ok ? "ok" : "error";
       if (!res.completed.ok) row["message"] = res.completed.detail;
       if (ref) row["verification"] = verdict({res.completed, run->verify(*ref)});

@@ -141,10 +141,10 @@ TEST_P(A2aMatmulKernel, PipelinedAndSequentialMatchTheReference) {
   const auto ref = moe::a2aMatmulReference(in);
   for (bool pipelined : {true, false}) {
     const auto run = moe::runA2aMatmul(moe::Scenario{}, in, pipelined);
-    ASSERT_TRUE(run.finished) << run.deadlock;
+    ASSERT_TRUE(run.run.finished) << run.run.deadlockText();
     EXPECT_EQ(moe::compareWithReference(ref, run.out), "")
         << (pipelined ? "pipelined" : "sequential");
-    EXPECT_GT(run.time, 0);
+    EXPECT_GT(run.run.end, 0);
   }
 }
 
@@ -164,15 +164,19 @@ TEST(A2aMatmulKernelTiming, PipelinedBeatsSequentialOnTheDefaultShape) {
   const auto in = moe::generateA2aMatmulInputs(s, sc.seed);
   const auto pipe = moe::runA2aMatmul(sc, in, true);
   const auto seq = moe::runA2aMatmul(sc, in, false);
-  ASSERT_TRUE(pipe.finished && seq.finished);
-  EXPECT_LT(pipe.time, seq.time);
-  ASSERT_EQ(seq.phases.size(), 3u);
-  EXPECT_EQ(seq.phases[0].name, "all-to-all");
-  EXPECT_LE(pipe.workspaceBytes, seq.workspaceBytes);  // STAGES bounds the slots
+  ASSERT_TRUE(pipe.run.finished && seq.run.finished);
+  EXPECT_LT(pipe.run.end, seq.run.end);
+  ASSERT_EQ(seq.run.stages.size(), 3u);
+  EXPECT_EQ(seq.run.stages[0].id, moe::StageId::AllToAll);
+  EXPECT_EQ(seq.run.stages[0].name, "all-to-all");
+  EXPECT_GT(seq.run.stageTime(moe::StageId::ReduceScatter), 0);
+  EXPECT_EQ(seq.run.stageTime(moe::StageId::A2aMatmulRs), 0) << "the baseline has no fused stage";
+  // STAGES bounds the slots.
+  EXPECT_LE(pipe.run.buffers.workspaceBytes, seq.run.buffers.workspaceBytes);
   // The measured peak is in use for real, and never more than what was allocated.
   for (const auto* r : {&pipe, &seq}) {
     EXPECT_GT(r->workspacePeakInUseBytes, 0);
-    EXPECT_LE(r->workspacePeakInUseBytes, r->workspaceBytes);
+    EXPECT_LE(r->workspacePeakInUseBytes, r->run.buffers.workspaceBytes);
   }
 }
 
@@ -207,7 +211,7 @@ TEST(A2aMatmulRun, SteppingInPiecesGivesTheDigestOfRunningToTheEnd) {
     }
     EXPECT_EQ(pieces.emulation().sim().eventsRun(), whole.emulation().sim().eventsRun());
     EXPECT_EQ(pieces.digest(), whole.digest()) << pieces.design();
-    EXPECT_EQ(pieces.result().digest, moe::runA2aMatmul(sc, pieces.inputs(), pipelined).digest);
+    EXPECT_EQ(pieces.result().digest, moe::runA2aMatmul(sc, pieces.inputs(), pipelined).run.digest);
     const auto checks = pieces.verifyAgainstReference();
     ASSERT_EQ(checks.size(), 2u);
     for (const auto& c : checks) EXPECT_TRUE(c.ok) << c.name << ": " << c.detail;

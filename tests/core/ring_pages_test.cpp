@@ -116,10 +116,11 @@ TEST(RingPages, AFaultIsDiagnosedTheSameWithAndWithoutPayloadBytes) {
   for (Fault f : {Fault::DropTail, Fault::StallCore}) {
     const RunReport a = runScenario(ResolvedScenario::resolve(full), false, f);
     const RunReport b = runScenario(ResolvedScenario::resolve(none), false, f);
-    ASSERT_EQ(a.deadlocks.size(), 1u);
-    ASSERT_EQ(b.deadlocks.size(), 1u);
-    EXPECT_NE(a.deadlocks[0], "") << faultName(f) << ": the fault must deadlock";
-    EXPECT_EQ(a.deadlocks[0], b.deadlocks[0]) << faultName(f);
+    ASSERT_EQ(a.results.size(), 1u);
+    ASSERT_EQ(b.results.size(), 1u);
+    EXPECT_TRUE(a.results[0].deadlocked) << faultName(f) << ": the fault must deadlock";
+    EXPECT_NE(a.results[0].deadlockText(), "");
+    EXPECT_EQ(a.results[0].deadlockText(), b.results[0].deadlockText()) << faultName(f);
     EXPECT_EQ(a.runs[0]->emulation().sim().eventsRun(), b.runs[0]->emulation().sim().eventsRun());
   }
 }

@@ -81,8 +81,8 @@ class A2aWorkloadTest : public QObject {
     QCOMPARE(static_cast<int>(s->cards.size()), 8);  // workload.ranks, one server
     QCOMPARE(s->stage, std::string("not started"));
     QCOMPARE(w.designCombo()->count(), 2);
-    QCOMPARE(w.designCombo()->itemText(0), QString("pipelined (fused)"));
-    QCOMPARE(w.designCombo()->itemText(1), QString("sequential baseline"));
+    QCOMPARE(w.designCombo()->itemText(0), QString("pipelined"));
+    QCOMPARE(w.designCombo()->itemText(1), QString("sequential"));
     // Every card has its STAGES a2a input slots, an RS buffer and one partial strip per AIC.
     for (int card = 0; card < 8; ++card) {
       int a2a = 0, partial = 0, rs = 0;

@@ -24,36 +24,29 @@ CompareResult compareA2aMatmul(const ResolvedScenario& rs) {
   r.chartTitle = QObject::tr("Emulated time by phase (us)");
   r.stacked = true;
   r.stageNames = QStringList{"all-to-all", "matmul", "reduce-scatter", "fused (all three)"};
-  auto phase = [](const A2aMatmulRunResult& k, const std::string& name) {
-    for (const auto& p : k.phases)
-      if (p.name == name) return static_cast<double>(p.end - p.start) / 1e6;
-    return 0.0;
-  };
-  const double seq = static_cast<double>(rep.sequential.time);
-  for (const A2aMatmulRunResult* k : {&rep.pipelined, &rep.sequential}) {
-    bool ok = true;
-    for (const VerificationCheck& c : rep.checks)
-      if (c.name.rfind(k->pipelined ? "pipelined" : "sequential", 0) == 0) ok = ok && c.ok;
-    auto phaseText = [&](const std::string& name) {
-      return k->pipelined ? QObject::tr("(fused)")
-                          : timeText(static_cast<long long>(phase(*k, name) * 1e6));
+  const double seq = static_cast<double>(rep.sequential.run.end);
+  for (const RunResult* k : {&rep.pipelined.run, &rep.sequential.run}) {
+    const bool pipelined = k == &rep.pipelined.run;
+    auto phase = [&](StageId id) { return static_cast<double>(k->stageTime(id)) / 1e6; };
+    auto phaseText = [&](StageId id) {
+      return pipelined ? QObject::tr("(fused)") : timeText(k->stageTime(id));
     };
     const std::vector<QString> vals = {
-        timeText(k->time),
-        phaseText("all-to-all"),
-        phaseText("matmul"),
-        phaseText("reduce-scatter"),
-        QString::number(seq > 0 ? static_cast<double>(k->time) / seq : 0.0, 'f', 3),
-        k->pipelined ? QString::number(rep.overlapRatio(), 'f', 3) : QObject::tr("(baseline)"),
-        bytesText(static_cast<double>(k->workspaceBytes)),
-        QString::number(k->events),
-        !k->finished ? QObject::tr("DEADLOCK")
-        : ok         ? QObject::tr("pass")
-                     : QObject::tr("FAIL"),
+        timeText(k->end),
+        phaseText(StageId::AllToAll),
+        phaseText(StageId::Matmul),
+        phaseText(StageId::ReduceScatter),
+        QString::number(seq > 0 ? static_cast<double>(k->end) / seq : 0.0, 'f', 3),
+        pipelined ? QString::number(rep.overlapRatio(), 'f', 3) : QObject::tr("(baseline)"),
+        bytesText(static_cast<double>(k->buffers.workspaceBytes)),
+        QString::number(k->counters.events),
+        !k->finished              ? QObject::tr("DEADLOCK")
+        : k->verificationPassed() ? QObject::tr("pass")
+                                  : QObject::tr("FAIL"),
         QString::fromStdString(formatDigest(k->digest))};
     for (std::size_t f = 0; f < vals.size(); ++f) r.figures[f].push_back(vals[f]);
-    r.stageUs.push_back({phase(*k, "all-to-all"), phase(*k, "matmul"), phase(*k, "reduce-scatter"),
-                         phase(*k, "a2a-matmul-rs")});
+    r.stageUs.push_back({phase(StageId::AllToAll), phase(StageId::Matmul),
+                         phase(StageId::ReduceScatter), phase(StageId::A2aMatmulRs)});
   }
   r.verdict =
       rep.ok()
@@ -61,7 +54,7 @@ CompareResult compareA2aMatmul(const ResolvedScenario& rs) {
                 "Both kernels verified against the reference GEMM; pipelined takes %1 of the "
                 "sequential time, overlap ratio %2 (the share of the baseline's communication "
                 "time hidden under compute)")
-                .arg(seq > 0 ? static_cast<double>(rep.pipelined.time) / seq : 0.0, 0, 'f', 3)
+                .arg(seq > 0 ? static_cast<double>(rep.pipelined.run.end) / seq : 0.0, 0, 'f', 3)
                 .arg(rep.overlapRatio(), 0, 'f', 3)
           : QObject::tr(
                 "Verification FAILED — see moe-sim run --workload alltoall-matmul-rs --verify");
@@ -90,38 +83,31 @@ void CompareRunner::run(const Scenario& input) {
                                 tr("verification"),
                                 tr("run digest")};
     r.figures.assign(r.figureNames.size(), {});
-    for (std::size_t i = 0; i < rep.runs.size(); ++i) {
-      const LayerRun& run = *rep.runs[i];
-      r.impls << QString::fromStdString(toString(run.impl()));
-      Time dispatch = 0;
+    for (std::size_t i = 0; i < rep.results.size(); ++i) {
+      const RunResult& run = rep.results[i];
+      r.impls << QString::fromStdString(run.design);
       double hccs = 0, nic = 0;
       std::vector<double> durations;
-      for (const StageReport& st : run.stages()) {
-        if (st.name.find("dispatch") != std::string::npos &&
-            st.name.find("notify") == std::string::npos)
-          dispatch += st.duration();
+      for (const StageReport& st : run.stages) {
         hccs += st.hccsBytes;
         nic += st.nicBytes;
         // The designs name their dispatch and combine stages differently; pair them.
-        if (i == 0) r.stageNames << QString::fromStdString(stageLabel(st.name));
+        if (i == 0) r.stageNames << QString::fromStdString(std::string(st.label()));
         durations.push_back(static_cast<double>(st.duration()) / 1e6);
       }
       r.stageUs.push_back(durations);
-      bool ok = true;
-      if (i < rep.checks.size())
-        for (const VerificationCheck& c : rep.checks[i]) ok = ok && c.ok;
-      const bool dead = i < rep.deadlocks.size() && !rep.deadlocks[i].empty();
-      const std::vector<QString> vals = {timeText(run.emulation().sim().now()),
-                                         timeText(dispatch),
-                                         bytesText(hccs),
-                                         bytesText(nic),
-                                         bytesText(static_cast<double>(run.commBufferBytes())),
-                                         bytesText(static_cast<double>(run.peakRingOccupancy())),
-                                         QString::number(run.emulation().sim().eventsRun()),
-                                         dead ? tr("DEADLOCK")
-                                         : ok ? tr("pass")
-                                              : tr("FAIL"),
-                                         QString::fromStdString(formatDigest(run.digest()))};
+      const std::vector<QString> vals = {
+          timeText(run.end),
+          timeText(run.stageTime(StageId::Dispatch)),
+          bytesText(hccs),
+          bytesText(nic),
+          bytesText(static_cast<double>(run.buffers.dispatchBytes)),
+          bytesText(static_cast<double>(run.buffers.peakRingOccupancy)),
+          QString::number(run.counters.events),
+          run.deadlocked             ? tr("DEADLOCK")
+          : run.verificationPassed() ? tr("pass")
+                                     : tr("FAIL"),
+          QString::fromStdString(formatDigest(run.digest))};
       for (std::size_t f = 0; f < vals.size(); ++f) r.figures[f].push_back(vals[f]);
     }
     bool cross = true;

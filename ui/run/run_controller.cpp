@@ -300,9 +300,7 @@ bool RunController::busy() const {
       }
     return tiles > 0 && arrived * 10 >= tiles * 4;
   }
-  const std::string& st = run_->currentStage();
-  if (st.find("dispatch") == std::string::npos || st.find("notify") != std::string::npos)
-    return false;
+  if (run_->currentStageId() != StageId::Dispatch) return false;
   int nonEmpty = 0;
   for (const RingBuffer& r : emu.rings()) nonEmpty += r.tail() > r.head();
   double rate = 0;
@@ -488,16 +486,11 @@ void RunController::exportTrace(const QString& path) {
 void RunController::exportCsv(const QString& path) {
   if (!run_) return;
   std::ofstream out(path.toStdString());
-  if (auto* a2a = dynamic_cast<const A2aMatmulRun*>(run_.get())) {
-    writeA2aMatmulPhasesCsv(out, {a2a});
-  } else {
-    // writeReportCsv reads a RunReport; lend it the live run for the call and take it back.
-    RunReport rep;
-    rep.scenario = sc_;
-    rep.runs.push_back(std::unique_ptr<LayerRun>(static_cast<LayerRun*>(run_.release())));
-    writeReportCsv(out, rep);
-    run_ = std::move(rep.runs.front());
-  }
+  // The same CSV as `moe-sim run --csv` writes for this workload.
+  if (resolved_->workload() == WorkloadKind::AlltoallMatmulRs)
+    writeA2aMatmulPhasesCsv(out, {run_->result()});
+  else
+    writeStagesCsv(out, {run_->result()});
   emit exported(out ? tr("stage CSV written to %1").arg(path) : tr("cannot write %1").arg(path));
 }
 

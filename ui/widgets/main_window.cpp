@@ -1,5 +1,6 @@
 #include "ui/widgets/main_window.h"
 
+#include <algorithm>
 #include <optional>
 
 #include <QAction>
@@ -20,6 +21,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include "core/run/design_registry.h"
 #include "core/run/expert_balance.h"
 #include "core/scenario/scenario_json.h"
 #include "ui/run/run_controller.h"
@@ -496,24 +498,19 @@ void MainWindow::setDesignChoices(WorkloadKind kind) {
   designsFor_ = kind;
   QSignalBlocker block(impl_);
   impl_->clear();
-  if (kind == WorkloadKind::AlltoallMatmulRs) {
-    impl_->addItem(tr("pipelined (fused)"), static_cast<int>(Design::Pipelined));
-    impl_->addItem(tr("sequential baseline"), static_cast<int>(Design::Sequential));
-    impl_->setToolTip(tr(
-        "Which AlltoAll-Matmul-ReduceScatter kernel the live run uses: the pipelined fused kernel, "
-        "or all-to-all, matmul and reduce-scatter with SyncAll between them (Compare runs both)"));
-  } else {
-    // The design covers dispatch and combine both, so the names say neither: the combo
-    // stays true while a run is in its combine.
-    impl_->addItem(tr("streaming"), static_cast<int>(Design::Streaming));
-    impl_->addItem(tr("phased"), static_cast<int>(Design::Phased));
-    impl_->addItem(tr("flat full-mesh"), static_cast<int>(Design::Flat));
-    impl_->setToolTip(
-        tr("Which dispatch/combine design the live run uses: streaming (rings "
-           "with forwarders), phased (SyncAll-separated windows) or flat (every "
-           "row straight to its destination rank, no forwarder); Compare runs all "
-           "three"));
+  // The workload's designs from the registry, the one the product is about first; the
+  // design covers dispatch and combine both, so its name stays true during the combine.
+  std::vector<Design> designs = designsOf(kind);
+  std::stable_partition(designs.begin(), designs.end(),
+                        [&](Design d) { return d == defaultDesign(kind); });
+  QString tip = tr("Which design the live run uses (Compare runs them all):");
+  for (Design d : designs) {
+    const DesignEntry& e = designEntry(d);
+    impl_->addItem(QString::fromStdString(std::string(e.name)), static_cast<int>(d));
+    tip += QStringLiteral("\n") + QString::fromStdString(std::string(e.name)) + ": " +
+           QString::fromStdString(std::string(e.description));
   }
+  impl_->setToolTip(tip);
 }
 
 void MainWindow::loadScenario(const Scenario& sc, Fault fault) {

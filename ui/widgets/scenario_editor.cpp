@@ -26,19 +26,14 @@ using nlohmann::json;
 
 // Enumerated fields get a combo box listing their spellings.
 QStringList choicesFor(const std::string& path) {
-  if (path == "routing.distribution")
-    return {"uniform", "power-law", "hotspot", "group-limited", "trace"};
-  if (path == "payload") return {"full", "none"};
-  if (path == "eplb.table_from") return {"explicit", "expected-load", "warm-up"};
-  if (path == "dispatch_impl") return {"phased", "streaming", "flat", "both", "all"};
-  if (path == "workload.kind") return {"moe-layer", "alltoall-matmul-rs"};
-  if (path == "combine.partial_dtype") return {"fp32", "bf16"};
   if (path == "hardware.profile") {
     QStringList l;
     for (const std::string& n : builtinProfileNames()) l << QString::fromStdString(n);
     return l;
   }
-  return {};
+  QStringList l;
+  for (const std::string& n : enumSpellings(path)) l << QString::fromStdString(n);
+  return l;
 }
 
 QString valueText(const json& v) {

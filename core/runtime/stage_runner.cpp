@@ -1,4 +1,4 @@
-#include "core/run/stage_runner.h"
+#include "core/runtime/stage_runner.h"
 
 namespace moe {
 
@@ -26,10 +26,12 @@ void addStageCounters(const Machine& m, StageReport& rep, double sign) {
 }
 }  // namespace
 
-Task StageRunner::run(std::string name, std::function<void(Latch&)> launch) {
+Task StageRunner::run(StageId id, std::string name, std::function<void(Latch&)> launch) {
   Simulator& sim = emu_.sim();
   current_ = name;
+  currentId_ = id;
   StageReport rep;
+  rep.id = id;
   rep.name = name;
   rep.start = sim.now();
   addStageCounters(emu_.machine(), rep, -1.0);

@@ -1,0 +1,114 @@
+// The design registry is the one list of designs: its names are the scenario's spellings,
+// its stages are what a run reports, and its knob lists are honest: a scenario field outside
+// a design's list leaves that design's run unchanged, byte for byte.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "core/run/design_registry.h"
+#include "core/run/resolved_scenario.h"
+#include "core/run/run_factory.h"
+#include "core/scenario/scenario_json.h"
+#include "small_streaming_scenario.h"
+
+namespace {
+
+using moe::Design;
+using moe::DesignEntry;
+using nlohmann::json;
+
+TEST(DesignRegistry, EveryLayerDesignIsASpellingOfDispatchImplAndRunsAlone) {
+  const std::vector<std::string> spellings = moe::enumSpellings("dispatch_impl");
+  for (const DesignEntry& e : moe::designRegistry()) {
+    EXPECT_EQ(moe::designName(e.design), e.name);
+    EXPECT_EQ(moe::designFromName(e.name), e.design);
+    EXPECT_FALSE(e.stages.empty()) << e.name;
+    EXPECT_FALSE(e.description.empty()) << e.name;
+    if (e.workload != moe::WorkloadKind::MoeLayer) continue;
+    EXPECT_NE(std::find(spellings.begin(), spellings.end(), std::string(e.name)), spellings.end())
+        << e.name << " is not accepted by dispatch_impl";
+    EXPECT_EQ(moe::toString(e.impl), e.name);
+    moe::Scenario sc;
+    sc.dispatchImpl = e.impl;
+    EXPECT_EQ(moe::scenarioDesigns(sc), std::vector<Design>{e.design});
+    ASSERT_NE(e.memory, nullptr) << e.name << " needs a memory rule";
+  }
+}
+
+TEST(DesignRegistry, ARunReportsExactlyTheRegisteredStages) {
+  moe::Scenario layer = moe::test::smallStreamingScenario(2, 2);
+  layer.payload = moe::PayloadMode::None;
+  moe::Scenario fused;
+  fused.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
+  fused.workload.ranks = 4, fused.workload.m = 64, fused.workload.n = 64, fused.workload.k = 256;
+  fused.workload.tileM = 16, fused.workload.tileN = 32, fused.workload.tileK = 32;
+  for (const DesignEntry& e : moe::designRegistry()) {
+    const auto rs =
+        moe::ResolvedScenario::resolve(e.workload == moe::WorkloadKind::MoeLayer ? layer : fused);
+    auto run = moe::makeRun(rs, e.design);
+    run->runToEnd();
+    ASSERT_TRUE(run->finished()) << e.name;
+    ASSERT_EQ(run->stages().size(), e.stages.size()) << e.name;
+    for (std::size_t i = 0; i < e.stages.size(); ++i) {
+      EXPECT_EQ(run->stages()[i].id, e.stages[i].id) << e.name;
+      EXPECT_EQ(run->stages()[i].name, e.stages[i].name) << e.name;
+    }
+  }
+}
+
+// A value different from the small scenario's for every knob any design lists.
+const std::map<std::string, json> kPerturbed = {
+    {"rings.chunk_bytes", 4096},
+    {"rings.queue_chunks", 8},
+    {"rings.sender_cores", 3},
+    {"rings.forwarder_cores", 4},
+    {"rings.receiver_cores", 3},
+    {"combine.rdma_batch_bytes", 0},
+    {"combine.partial_dtype", "bf16"},
+    {"combine.ub_window_rows", 4},
+    {"combine.sum_local_experts", true},
+    {"workload.tile_m", 32},
+    {"workload.tile_n", 64},
+    {"workload.tile_k", 64},
+    {"workload.stages", 1},
+};
+
+moe::Scenario withField(const moe::Scenario& sc, const std::string& path, const json& v) {
+  json j = moe::scenarioToJson(sc);
+  const std::size_t dot = path.find('.');
+  j[path.substr(0, dot)][path.substr(dot + 1)] = v;
+  return moe::scenarioFromJson(j);
+}
+
+TEST(DesignRegistry, AKnobOutsideADesignsListLeavesItsRunUnchanged) {
+  moe::Scenario layer = moe::test::smallStreamingScenario(2, 2);
+  layer.payload = moe::PayloadMode::None;
+  layer.model.tokensPerRank = 24;
+  // The fused operator on the same small model: the scenario's ring rules still apply.
+  moe::Scenario fused = layer;
+  fused.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
+  fused.workload.ranks = 4, fused.workload.m = 128, fused.workload.n = 128, fused.workload.k = 256;
+  fused.workload.tileM = 16, fused.workload.tileN = 32, fused.workload.tileK = 32;
+  fused.workload.stages = 2;
+  for (const auto& [knob, value] : kPerturbed) {
+    for (const DesignEntry& e : moe::designRegistry()) {
+      const bool listed = std::find(e.knobs.begin(), e.knobs.end(), knob) != e.knobs.end();
+      if (listed) continue;
+      const moe::Scenario base = e.workload == moe::WorkloadKind::MoeLayer ? layer : fused;
+      auto digestOf = [&](const moe::Scenario& sc) {
+        auto run = moe::makeRun(moe::ResolvedScenario::resolve(sc), e.design);
+        run->runToEnd();
+        return run->digest();
+      };
+      EXPECT_EQ(digestOf(withField(base, knob, value)), digestOf(base))
+          << knob << " changes the " << e.name << " design, which does not list it";
+    }
+  }
+}
+
+}  // namespace
