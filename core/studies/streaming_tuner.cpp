@@ -135,18 +135,19 @@ TuneEval evaluate(const Scenario& sc, const TuneKnobs& k, Design design,
   e.knobs = k;
   try {
     const ResolvedScenario rs = ResolvedScenario::resolve(withKnobs(sc, k), gating);
-    auto run = makeLayerRun(rs, design);
+    auto run = makeRun(rs, design);
     run->runToEnd();
-    if (run->deadlocked()) {
-      e.error = "deadlock: " + run->emulation().deadlockDiagnosis();
+    const RunResult res = run->result();
+    if (res.deadlocked) {
+      e.error = "deadlock: " + res.deadlockDiagnosis;
       return e;
     }
-    e.totalUs = toMicroseconds(run->emulation().sim().now());
-    for (const StageReport& st : run->stages()) {
+    e.totalUs = toMicroseconds(res.end);
+    for (const StageReport& st : res.stages) {
       const double us = toMicroseconds(st.duration());
       e.stageUs.emplace_back(st.name, us);
-      if (st.name.rfind("dispatch", 0) == 0) e.dispatchUs += us;
-      if (st.name.rfind("combine", 0) == 0) {
+      if (st.id == StageId::Dispatch) e.dispatchUs += us;
+      if (st.id == StageId::Combine) {
         e.combineUs += us;
         e.combinePosts += st.rdmaPosts;
         e.combineRdmaBytes += static_cast<double>(st.rdmaDataBytes);
@@ -180,54 +181,64 @@ std::string tuneConstraint(const Scenario& candidate) {
   return "";
 }
 
-TuneResult tuneStreaming(const Scenario& givenIn, const TuneOptions& opt) {
-  require(opt.budget >= 1 && opt.budget <= 10000, "--budget", "must be in [1, 10000]");
-  require(givenIn.workload.kind == WorkloadKind::MoeLayer, "workload.kind",
-          "tune searches the MoE layer's streaming design (got alltoall-matmul-rs)");
-  Scenario base = givenIn;
-  base.payload = PayloadMode::None;  // timing only: the same protocol, no tensor bytes
-  // The scenario as given must itself be runnable: it is the baseline.
-  if (const std::string why = tuneConstraint(base); !why.empty())
-    throw InputError("rings", "the scenario's own tiling cannot run: " + why);
-  const ResolvedScenario resolvedBase = ResolvedScenario::resolve(base);
-  const auto gating = resolvedBase.gating();
-  const std::uint64_t seed = opt.seed != 0 ? opt.seed : givenIn.seed;
-  const unsigned threads = opt.threads;
+namespace {
 
-  TuneResult out;
-  std::set<std::string> tried;
-  int done = 0;
-  const int total = opt.budget + 2;
-  auto progress = [&](int n) {
-    done += n;
-    if (opt.onProgress) opt.onProgress(done, total);
-  };
-  auto cancelled = [&] { return opt.cancel != nullptr && opt.cancel->load(); };
+// One search, step by step: the baseline and phased side by side, coordinate descent per
+// knob, seeded random moves of two knobs at once, neighbour checks around the best, then
+// why each knob stops where it does.
+class TuneSearch {
+ public:
+  TuneSearch(const Scenario& given, const TuneOptions& opt)
+      : given_(given), opt_(opt), budget_(opt.budget), total_(opt.budget + 2) {
+    base_ = given;
+    base_.payload = PayloadMode::None;  // timing only: the same protocol, no tensor bytes
+    // The scenario as given must itself be runnable: it is the baseline.
+    if (const std::string why = tuneConstraint(base_); !why.empty())
+      throw InputError("rings", "the scenario's own tiling cannot run: " + why);
+    gating_ = ResolvedScenario::resolve(base_).gating();
+  }
+
+  TuneResult run() {
+    runBaselineAndPhased();
+    descend();
+    randomMoves();
+    const bool stillMoving = checkNeighbours();
+    out_.tuned = withKnobs(given_, out_.best.knobs);
+    for (const Knob& kn : knobs()) out_.bindings.push_back(binding(kn, stillMoving));
+    return out_;
+  }
+
+ private:
+  bool cancelled() const { return opt_.cancel != nullptr && opt_.cancel->load(); }
+  void progress(int n) {
+    done_ += n;
+    if (opt_.onProgress) opt_.onProgress(done_, total_);
+  }
 
   // Baseline and phased, side by side (two jobs).
-  {
-    auto r = parallelMap<TuneEval>(
-        2,
-        [&](std::size_t i) {
-          return evaluate(base, knobsOf(base), i == 0 ? Design::Streaming : Design::Phased, gating);
-        },
-        {threads, {}, nullptr});
-    out.baseline = *r[0];
-    out.phased = *r[1];
+  void runBaselineAndPhased() {
+    auto r = parallelMap<TuneEval>(2,
+                                   [&](std::size_t i) {
+                                     return evaluate(base_, knobsOf(base_),
+                                                     i == 0 ? Design::Streaming : Design::Phased,
+                                                     gating_);
+                                   },
+                                   {opt_.threads, {}, nullptr});
+    out_.baseline = *r[0];
+    out_.phased = *r[1];
     progress(2);
+    tried_.insert(knobKey(out_.baseline.knobs));
+    out_.best = out_.baseline;
   }
-  tried.insert(knobKey(out.baseline.knobs));
-  out.best = out.baseline;
-  int budget = opt.budget;
 
   // Runs a round of candidates in parallel; keeps the best (ties: the earlier candidate).
-  auto runRound = [&](std::vector<TuneKnobs> cands) {
+  bool runRound(const std::vector<TuneKnobs>& cands) {
     std::vector<TuneKnobs> runnable;
     for (const TuneKnobs& k : cands) {
-      if (static_cast<int>(runnable.size()) >= budget) break;
-      if (!tried.insert(knobKey(k)).second) continue;
-      if (!tuneConstraint(withKnobs(base, k)).empty()) {
-        ++out.rejected;
+      if (static_cast<int>(runnable.size()) >= budget_) break;
+      if (!tried_.insert(knobKey(k)).second) continue;
+      if (!tuneConstraint(withKnobs(base_, k)).empty()) {
+        ++out_.rejected;
         continue;
       }
       runnable.push_back(k);
@@ -235,76 +246,85 @@ TuneResult tuneStreaming(const Scenario& givenIn, const TuneOptions& opt) {
     if (runnable.empty() || cancelled()) return false;
     auto results = parallelMap<TuneEval>(
         runnable.size(),
-        [&](std::size_t i) { return evaluate(base, runnable[i], Design::Streaming, gating); },
-        {threads,
-         // From a worker, under parallelMap's lock; `done` only changes between rounds.
+        [&](std::size_t i) { return evaluate(base_, runnable[i], Design::Streaming, gating_); },
+        {opt_.threads,
+         // From a worker, under parallelMap's lock; `done_` only changes between rounds.
          [&](std::size_t finished, std::size_t) {
-           if (opt.onProgress) opt.onProgress(done + static_cast<int>(finished), total);
+           if (opt_.onProgress) opt_.onProgress(done_ + static_cast<int>(finished), total_);
          },
-         opt.cancel});
+         opt_.cancel});
     bool improved = false;
     for (auto& r : results) {
       if (!r) continue;
       progress(1);
-      --budget;
-      out.evaluated.push_back(*r);
-      if (better(*r, out.best)) {
-        out.best = *r;
+      --budget_;
+      out_.evaluated.push_back(*r);
+      if (better(*r, out_.best)) {
+        out_.best = *r;
         improved = true;
       }
     }
     return improved;
-  };
+  }
 
   // Coordinate descent: per knob, every value (nearest to the current one first).
-  bool improvedInPass = true;
-  while (budget > 0 && improvedInPass && !cancelled()) {
-    improvedInPass = false;
-    for (const Knob& kn : knobs()) {
-      if (budget <= 0 || cancelled()) break;
-      const std::int64_t cur = kn.get(out.best.knobs);
-      std::vector<std::int64_t> vals = kn.values;
-      const auto here = std::lower_bound(vals.begin(), vals.end(), cur) - vals.begin();
-      std::stable_sort(vals.begin(), vals.end(), [&](std::int64_t a, std::int64_t b) {
-        auto idx = [&](std::int64_t v) {
-          return std::abs(static_cast<long>(std::find(kn.values.begin(), kn.values.end(), v) -
-                                            kn.values.begin() - here));
-        };
-        return idx(a) < idx(b);
-      });
-      std::vector<TuneKnobs> cands;
-      for (std::int64_t v : vals) {
-        if (v == cur) continue;
-        TuneKnobs k = out.best.knobs;
-        kn.set(k, v);
-        cands.push_back(k);
+  void descend() {
+    bool improvedInPass = true;
+    while (budget_ > 0 && improvedInPass && !cancelled()) {
+      improvedInPass = false;
+      for (const Knob& kn : knobs()) {
+        if (budget_ <= 0 || cancelled()) break;
+        improvedInPass = runRound(valuesOutward(kn)) || improvedInPass;
       }
-      improvedInPass = runRound(cands) || improvedInPass;
     }
-  }
-  // Then seeded random moves of two knobs at once, from the best so far.
-  Rng rng(seed ^ 0x7475'6e65ULL);
-  int idle = 0;
-  while (budget > 0 && !cancelled() && idle < 64) {
-    std::vector<TuneKnobs> cands;
-    const unsigned round = std::max(1u, resolveThreadCount(threads, 64));
-    for (unsigned i = 0; i < round; ++i) {
-      TuneKnobs k = out.best.knobs;
-      for (int m = 0; m < 2; ++m) {
-        const Knob& kn = knobs()[rng.next() % knobs().size()];
-        kn.set(k, kn.values[rng.next() % kn.values.size()]);
-      }
-      cands.push_back(k);
-    }
-    const int before = budget;
-    runRound(cands);
-    idle = budget == before ? idle + 1 : 0;  // every draw already tried or refused
   }
 
-  // Neighbour checks: every knob's next value up and down from the best is run (or refused
-  // by its rule), so each knob's binding constraint below is measured, not guessed; a better
-  // neighbour becomes the best and its neighbours are checked in turn (a few rounds at most).
-  auto neighbours = [&](const TuneKnobs& at) {
+  // The best so far with this knob at each of its other values, nearest first.
+  std::vector<TuneKnobs> valuesOutward(const Knob& kn) const {
+    const std::int64_t cur = kn.get(out_.best.knobs);
+    std::vector<std::int64_t> vals = kn.values;
+    const auto here = std::lower_bound(vals.begin(), vals.end(), cur) - vals.begin();
+    std::stable_sort(vals.begin(), vals.end(), [&](std::int64_t a, std::int64_t b) {
+      auto idx = [&](std::int64_t v) {
+        return std::abs(static_cast<long>(std::find(kn.values.begin(), kn.values.end(), v) -
+                                          kn.values.begin() - here));
+      };
+      return idx(a) < idx(b);
+    });
+    std::vector<TuneKnobs> cands;
+    for (std::int64_t v : vals) {
+      if (v == cur) continue;
+      TuneKnobs k = out_.best.knobs;
+      kn.set(k, v);
+      cands.push_back(k);
+    }
+    return cands;
+  }
+
+  // Seeded random moves of two knobs at once, from the best so far.
+  void randomMoves() {
+    const std::uint64_t seed = opt_.seed != 0 ? opt_.seed : given_.seed;
+    Rng rng(seed ^ 0x7475'6e65ULL);
+    int idle = 0;
+    while (budget_ > 0 && !cancelled() && idle < 64) {
+      std::vector<TuneKnobs> cands;
+      const unsigned round = std::max(1u, resolveThreadCount(opt_.threads, 64));
+      for (unsigned i = 0; i < round; ++i) {
+        TuneKnobs k = out_.best.knobs;
+        for (int m = 0; m < 2; ++m) {
+          const Knob& kn = knobs()[rng.next() % knobs().size()];
+          kn.set(k, kn.values[rng.next() % kn.values.size()]);
+        }
+        cands.push_back(k);
+      }
+      const int before = budget_;
+      runRound(cands);
+      idle = budget_ == before ? idle + 1 : 0;  // every draw already tried or refused
+    }
+  }
+
+  // Every knob's next value up and down from `at`.
+  static std::vector<TuneKnobs> neighbours(const TuneKnobs& at) {
     std::vector<TuneKnobs> n;
     for (const Knob& kn : knobs()) {
       const auto i = std::find(kn.values.begin(), kn.values.end(), kn.get(at)) - kn.values.begin();
@@ -318,60 +338,81 @@ TuneResult tuneStreaming(const Scenario& givenIn, const TuneOptions& opt) {
       }
     }
     return n;
-  };
-  // Until the best stops moving, at most kNeighbourRounds rounds: a round that still
-  // improved leaves the new best's own neighbours unrun, and the "why" lines say so.
-  constexpr int kNeighbourRounds = 8;
-  bool stillMoving = false;
-  for (int round = 0; round < kNeighbourRounds && !cancelled(); ++round) {
-    budget = 1 << 20;  // neighbour checks are not part of the search budget
-    const std::size_t before = out.evaluated.size();
-    stillMoving = runRound(neighbours(out.best.knobs));
-    out.neighbourChecks += static_cast<int>(out.evaluated.size() - before);
-    if (!stillMoving) break;
   }
-  out.tuned = withKnobs(givenIn, out.best.knobs);
-  // Why each knob stops where it does: its neighbours, refused (the rule) or measured.
-  for (const Knob& kn : knobs()) {
+
+  // Neighbour checks: every knob's next value up and down from the best is run (or refused
+  // by its rule), so each knob's binding constraint is measured, not guessed; a better
+  // neighbour becomes the best and its neighbours are checked in turn, until the best stops
+  // moving or kNeighbourRounds rounds. Returns whether the best still moved in the last.
+  bool checkNeighbours() {
+    constexpr int kNeighbourRounds = 8;
+    bool stillMoving = false;
+    for (int round = 0; round < kNeighbourRounds && !cancelled(); ++round) {
+      budget_ = 1 << 20;  // neighbour checks are not part of the search budget
+      const std::size_t before = out_.evaluated.size();
+      stillMoving = runRound(neighbours(out_.best.knobs));
+      out_.neighbourChecks += static_cast<int>(out_.evaluated.size() - before);
+      if (!stillMoving) break;
+    }
+    return stillMoving;
+  }
+
+  // Why a knob stops where it does: its neighbours, refused (the rule) or measured.
+  TuneBinding binding(const Knob& kn, bool stillMoving) const {
     TuneBinding b;
     b.knob = kn.path;
-    const std::int64_t cur = kn.get(out.best.knobs);
+    const std::int64_t cur = kn.get(out_.best.knobs);
     b.value = kn.show(cur);
     const auto it = std::find(kn.values.begin(), kn.values.end(), cur);
-    std::vector<std::int64_t> neighbours;
+    std::vector<std::int64_t> next;
     if (it == kn.values.end()) {
-      neighbours = {kn.values.front(), kn.values.back()};
+      next = {kn.values.front(), kn.values.back()};
     } else {
-      if (it + 1 != kn.values.end()) neighbours.push_back(*(it + 1));
-      if (it != kn.values.begin()) neighbours.push_back(*(it - 1));
+      if (it + 1 != kn.values.end()) next.push_back(*(it + 1));
+      if (it != kn.values.begin()) next.push_back(*(it - 1));
     }
-    for (std::int64_t v : neighbours) {
-      TuneKnobs k = out.best.knobs;
+    for (std::int64_t v : next) {
+      TuneKnobs k = out_.best.knobs;
       kn.set(k, v);
-      std::string part = kn.show(v) + ": ";
-      if (const std::string why = tuneConstraint(withKnobs(base, k)); !why.empty()) {
-        part += "limited by " + why;
-      } else {
-        const auto ev = std::find_if(out.evaluated.begin(), out.evaluated.end(),
-                                     [&](const TuneEval& e) { return e.knobs == k; });
-        char num[96];
-        if (ev == out.evaluated.end())
-          part += stillMoving ? "not run (the neighbour checks stopped while the best still moved)"
-                              : "not run within the budget";
-        else if (!ev->ok)
-          part += "failed (" + ev->error.substr(0, 80) + ")";
-        else {
-          std::snprintf(num, sizeof num, "%.1f us (%+.1f us), measured", ev->totalUs,
-                        ev->totalUs - out.best.totalUs);
-          part += num;
-        }
-      }
-      b.why += (b.why.empty() ? "" : "; ") + part;
+      b.why += (b.why.empty() ? "" : "; ") + kn.show(v) + ": " + neighbourVerdict(k, stillMoving);
     }
     if (b.why.empty()) b.why = "the only value searched";
-    out.bindings.push_back(std::move(b));
+    return b;
   }
-  return out;
+
+  std::string neighbourVerdict(const TuneKnobs& k, bool stillMoving) const {
+    if (const std::string why = tuneConstraint(withKnobs(base_, k)); !why.empty())
+      return "limited by " + why;
+    const auto ev = std::find_if(out_.evaluated.begin(), out_.evaluated.end(),
+                                 [&](const TuneEval& e) { return e.knobs == k; });
+    if (ev == out_.evaluated.end())
+      return stillMoving ? "not run (the neighbour checks stopped while the best still moved)"
+                         : "not run within the budget";
+    if (!ev->ok) return "failed (" + ev->error.substr(0, 80) + ")";
+    char num[96];
+    std::snprintf(num, sizeof num, "%.1f us (%+.1f us), measured", ev->totalUs,
+                  ev->totalUs - out_.best.totalUs);
+    return num;
+  }
+
+  const Scenario& given_;
+  const TuneOptions& opt_;
+  Scenario base_;
+  std::shared_ptr<const std::vector<RankGating>> gating_;
+  TuneResult out_;
+  std::set<std::string> tried_;
+  int budget_;
+  int done_ = 0;
+  const int total_;
+};
+
+}  // namespace
+
+TuneResult tuneStreaming(const Scenario& given, const TuneOptions& opt) {
+  require(opt.budget >= 1 && opt.budget <= 10000, "--budget", "must be in [1, 10000]");
+  require(given.workload.kind == WorkloadKind::MoeLayer, "workload.kind",
+          "tune searches the MoE layer's streaming design (got alltoall-matmul-rs)");
+  return TuneSearch(given, opt).run();
 }
 
 }  // namespace moe
