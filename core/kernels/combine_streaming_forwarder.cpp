@@ -1,0 +1,216 @@
+// The streaming combine's forwarder role (combine_streaming.cpp has the whole protocol).
+
+#include <algorithm>
+#include <memory>
+
+#include "core/kernels/combine_common.h"
+#include "core/kernels/combine_streaming_roles.h"
+#include "core/kernels/kernels.h"
+#include "core/kernels/ring_polling.h"
+#include "core/plan/combine_plan.h"
+#include "core/plan/dispatch_tiling.h"
+#include "core/reference/combine_reference.h"
+#include "core/reference/dispatch_reference.h"
+
+namespace moe::streaming_combine {
+
+namespace {
+
+// Per (owner server, token) partial being summed by one forwarder lane.
+struct PartialSlot {
+  std::int32_t seen = 0;        // contributions added so far
+  int window = -1;              // UB window row holding the running sum, or -1
+  std::int64_t workspace = -1;  // row in the GM workspace (spill target)
+};
+
+// One destination partial ring on another server: completed partials gather in a GM
+// staging area (two halves: one fills while the other's RDMA post is in flight) and leave
+// in one post of up to combine.rdma_batch_bytes (HCCL BatchWrite).
+struct RdmaBatch {
+  RingBuffer* ring = nullptr;
+  Buffer* stage = nullptr;
+  std::vector<RecordMeta> metas;
+  int half = 0;
+  OpRef posted[2];
+  std::int64_t remaining = 0;  // partials this lane still sends to the ring
+};
+
+// The lane's held batches, flushed by pollRings before it sleeps and at the end.
+struct HeldBatches {
+  AiCore& core;
+  std::int64_t pb;
+  std::int64_t perPost;
+  std::vector<RdmaBatch> batches;
+
+  Task post(RdmaBatch& b) {
+    if (b.metas.empty()) co_return;
+    const std::int64_t n = static_cast<std::int64_t>(b.metas.size()) * pb;
+    co_await b.ring->waitSpace(core, n);
+    OpRef op = b.ring->writeByRdma(core, Region{b.stage, b.half * perPost * pb, n}, b.metas, pb);
+    b.ring->publishTail(core, op);  // ordered behind the data on the queue pair
+    b.posted[b.half] = op;
+    b.half ^= 1;
+    b.metas.clear();
+  }
+  bool pending() const {
+    for (const RdmaBatch& b : batches)
+      if (!b.metas.empty()) return true;
+    return false;
+  }
+  Task flush() {
+    for (RdmaBatch& b : batches) co_await post(b);
+  }
+  // Appends one complete partial (UB `src`, header `meta`) to its ring's batch; posts when
+  // the batch is full or the ring expects nothing more from this lane.
+  Task add(RdmaBatch& b, Region src, const RecordMeta& meta) {
+    if (b.metas.empty() && !b.posted[b.half].done()) co_await b.posted[b.half];
+    const std::int64_t at = (b.half * perPost + static_cast<std::int64_t>(b.metas.size())) * pb;
+    co_await core.copy(Region{b.stage, at, pb}, src);  // landed before the post reads it
+    b.metas.push_back(meta);
+    --b.remaining;
+    if (static_cast<std::int64_t>(b.metas.size()) == perPost || b.remaining == 0) co_await post(b);
+  }
+};
+
+}  // namespace
+
+Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
+                   std::shared_ptr<const CombineRings> rings, int lane) {
+  Machine& m = ctx.m;
+  const CombinePlan& plan = rings->plan;
+  const CombineConfig& cc = ctx.sc.combine;
+  const bool bf16Wire = cc.partialDtype == PartialDtype::Bf16;
+  const std::int64_t rb = ctx.recordBytes, pb = partialRecordBytes(ctx.sc);
+  const std::int64_t accBytes = partialAccumBytes(ctx.sc), rowF32 = ctx.H * 4LL;
+  const int batch = static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb));
+  Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
+  // The partials this lane sums: (owner server S, token t) whose channel maps to the lane.
+  const auto& expected = plan.fwdCount[f];
+  std::vector<PartialSlot> slots(static_cast<std::size_t>(ctx.S) * ctx.BS);
+  std::int64_t slotCount = 0;
+  for (int S = 0; S < ctx.S; ++S)
+    for (int t = 0; t < ctx.BS; ++t) {
+      const std::size_t key = static_cast<std::size_t>(S) * ctx.BS + t;
+      if (expected[key] > 0 && plan.laneOf(S, plan.channel(ctx, t)) == lane)
+        slots[key].workspace = slotCount++;
+    }
+  // UB window: accumulator rows laid out as fp32 partial records (header space + row).
+  const int window = static_cast<int>(std::clamp<std::int64_t>(
+      combineUbWindowRows(ctx.sc), 1, std::max<std::int64_t>(1, slotCount)));
+  Buffer* win = m.allocUb(core, window * accBytes, "accum_window", true);
+  Buffer* wire = bf16Wire ? m.allocUb(core, pb, "partial_bf16", true) : nullptr;
+  // The GM workspace exists only when the window cannot hold every partial of the lane.
+  // Sparse (small pages): only spilled rows are ever written.
+  Buffer* acc = slotCount > window ? m.allocGm(f, slotCount * rowF32, core.name() + ".combine-acc",
+                                               true, /*sparse=*/true)
+                                   : nullptr;
+  std::vector<std::int64_t> windowKey(window, -1), windowUse(window, 0);
+  std::int64_t clock = 0;
+  auto winRow = [&](int w) { return Region{win, w * accBytes + ctx.metaBytes, rowF32}; };
+  auto accRow = [&](const PartialSlot& s) { return Region{acc, s.workspace * rowF32, rowF32}; };
+
+  // Batches toward the partial rings on other servers.
+  // Whole partials per post: as many as rdma_batch_bytes holds, at least one, at most what
+  // one write into a partial ring can carry (its capacity).
+  const std::int64_t capacity = ctx.sc.rings.chunkBytes * ctx.sc.rings.queueChunks;
+  const std::int64_t perPost =
+      std::max<std::int64_t>(1, std::min(cc.rdmaBatchBytes, capacity) / pb);
+  HeldBatches held{core, pb, perPost, {}};
+  held.batches.resize(static_cast<std::size_t>(ctx.S) * plan.channels);
+  for (int S = 0; S < ctx.S; ++S)
+    for (int t = 0; t < ctx.BS; ++t) {
+      const PartialSlot& s = slots[static_cast<std::size_t>(S) * ctx.BS + t];
+      const int owner = S * ctx.cps + ctx.localOf(f);
+      if (s.workspace < 0 || owner == f) continue;
+      const int c = plan.channel(ctx, t);
+      RdmaBatch& b = held.batches[static_cast<std::size_t>(S) * plan.channels + c];
+      if (b.ring == nullptr) {
+        b.ring =
+            rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
+        b.stage = m.allocGm(
+            f, 2 * perPost * pb,
+            core.name() + ".combine-batch-s" + std::to_string(S) + "c" + std::to_string(c), true,
+            /*sparse=*/true);  // small pages: a half holds only the partials staged in it
+      }
+      ++b.remaining;
+    }
+
+  std::vector<PolledRing> inputs;
+  for (int dl = 0; dl < ctx.cps; ++dl) {
+    RingBuffer* r = rings->ipc[f][dl * plan.lanes + lane];
+    inputs.push_back({r, dl, plan.fwdRows[f][dl * plan.lanes + lane]});
+  }
+  auto reduce = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
+    for (std::size_t i = 0; i < metas.size(); ++i) {
+      const RecordMeta& meta = metas[i];
+      const int S = ctx.serverOf(meta.srcRank);
+      const std::size_t key = static_cast<std::size_t>(S) * ctx.BS + meta.token;
+      PartialSlot& s = slots[key];
+      const bool first = s.seen == 0;
+      const bool last = ++s.seen == expected[key];
+      if (s.window < 0) {  // bring the partial into the window: a free row, or evict the LRU
+        int w = -1;
+        for (int j = 0; j < window && w < 0; ++j)
+          if (windowKey[j] < 0) w = j;
+        if (w < 0) {
+          w = 0;
+          for (int j = 1; j < window; ++j)
+            if (windowUse[j] < windowUse[w]) w = j;
+        }
+        if (windowKey[w] >= 0) {  // spill: landed before the row is reused
+          PartialSlot& old = slots[static_cast<std::size_t>(windowKey[w])];
+          co_await core.copy(accRow(old), winRow(w));
+          old.window = -1;
+        }
+        s.window = w;
+        windowKey[w] = static_cast<std::int64_t>(key);
+        if (!first) co_await core.copy(winRow(w), accRow(s));  // spilled earlier: read back
+      }
+      windowUse[s.window] = ++clock;
+      co_await core.vector(ctx.H, 4);  // sum += w * y, in fp32
+      const Region sum = winRow(s.window);
+      if (!win->bytes.empty()) {
+        const auto* y = rx->as<bf16>() + (static_cast<std::int64_t>(i) * rb + ctx.metaBytes) / 2;
+        auto* p = reinterpret_cast<float*>(sum.ptr());
+        const float w = meta.weights[0];
+        for (int h = 0; h < ctx.H; ++h) p[h] = (first ? 0.0f : p[h]) + w * bf16ToFloat(y[h]);
+      }
+      if (!last) continue;
+      if (acc != nullptr) ctx.consumed(accRow(s));  // a spilled sum never returns to GM now
+      // Complete: this server's partial of (owner, token) goes to the owner's receiver.
+      Region out{win, s.window * accBytes, accBytes};
+      if (bf16Wire) {  // rounded once, here
+        co_await core.vector(ctx.H, 4);
+        if (!wire->bytes.empty()) {
+          const auto* p = reinterpret_cast<const float*>(sum.ptr());
+          auto* o = reinterpret_cast<bf16*>(wire->data() + ctx.metaBytes);
+          for (int h = 0; h < ctx.H; ++h) o[h] = floatToBf16(p[h]);
+        }
+        out = whole(wire);
+      }
+      const int owner = meta.srcRank;
+      const int c = plan.channel(ctx, meta.token);
+      RecordMeta p;
+      p.srcRank = owner;
+      p.token = meta.token;
+      p.contributions = expected[key];
+      if (owner == f) {  // the owner is this card: a local copy, no NIC
+        RingBuffer& dst =
+            *rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
+        co_await dst.waitSpace(core, pb);
+        dst.writeFromUb(core, out, {p}, pb);
+        co_await core.fence(Pipe::Mte3);  // landed: the tail may say so, the row is free
+        dst.publishTail(core);
+      } else {
+        co_await held.add(held.batches[static_cast<std::size_t>(S) * plan.channels + c], out, p);
+      }
+      windowKey[s.window] = -1;
+      s.window = -1;
+    }
+  };
+  co_await pollRings(core, std::move(inputs), rx, batch, rb, reduce, &held);
+  co_await held.flush();
+  co_await core.fence(Pipe::Scalar);
+}
+
+}  // namespace moe::streaming_combine
