@@ -219,6 +219,11 @@ void printReport(std::ostream& out, const RunReport& r) {
     out << "verification: " << (r.ok() ? "passed" : "FAILED") << "\n";
   }
   out << "\ndigest: " << formatDigest(r.digest) << "\n";
+  // With several designs the line above combines them; each design's own digest is the one
+  // a sweep row of that design shows.
+  if (r.runs.size() > 1)
+    for (const auto& run : r.runs)
+      out << "  " << run->design() << ": " << formatDigest(run->digest()) << "\n";
 }
 
 void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
@@ -253,6 +258,8 @@ void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
          "+ "
          "reduce-scatter buffer, allocated per rank.\n";
   out << "digest: " << formatDigest(r.digest()) << "\n";
+  out << "  pipelined: " << formatDigest(r.pipelined.digest) << "\n";
+  out << "  sequential: " << formatDigest(r.sequential.digest) << "\n";
 }
 
 }  // namespace moesim

@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "core/observe/trace_export.h"
+#include "core/run/run_digest.h"
 #include "core/run/run_factory.h"
 #include "core/util/error.h"
-#include "core/util/hash.h"
 
 namespace moe {
 
@@ -66,7 +66,7 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
   // A fault is planted in the streaming combine: with "both", the phased run could only
   // repeat a layer that works, delaying the diagnosis the user asked for.
   if (fault != Fault::None) designs = {Design::Streaming};
-  Fnv1a digest;
+  std::vector<std::uint64_t> digests;
   for (Design design : designs) {
     AllocationScope scope("the emulated cluster's GM and event log");
     auto run = makeLayerRun(rs, design, fault);
@@ -101,10 +101,10 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
                                     " us: no event can fire while these cores wait:\n" +
                                     run->emulation().deadlockDiagnosis()
                               : std::string());
-    digest.value(run->digest());
+    digests.push_back(run->digest());
     r.runs.push_back(std::move(run));
   }
-  r.digest = digest.digest();
+  r.digest = runsDigest(digests);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   r.peakRssBytes = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -311,4 +312,72 @@ TEST(SweepHostile, ResumeRefusesAnotherSweepsOutputByItsSweepHash) {
         << r.err;
     EXPECT_EQ(slurp(out), fresh(csv)) << "the other sweep's file is left as it was";
   }
+}
+
+// --- The digest column ---
+
+namespace {
+
+// The value after `label` up to the line's end in `out` ("" when absent).
+std::string valueAfter(const std::string& out, const std::string& label) {
+  const std::size_t at = out.find(label);
+  if (at == std::string::npos) return "";
+  const std::size_t from = at + label.size();
+  return out.substr(from, out.find('\n', from) - from);
+}
+
+// The design -> digest of each row of a sweep's JSON lines.
+std::map<std::string, std::string> digestsByDesign(const fs::path& jsonl) {
+  std::map<std::string, std::string> out;
+  for (const std::string& l : linesOf(slurp(jsonl))) {
+    const json row = json::parse(l);
+    out[row["design"].get<std::string>()] = row["digest"].get<std::string>();
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(SweepHostile, TheDigestColumnIsWhatMoeSimRunPrintsForThatDesign) {
+  const fs::path dir = testDir() / "digest";
+  json point = smallScenario();
+  point["rings"]["queue_chunks"] = 4;
+  spit(dir / "point.json", point.dump(2));
+  json s;
+  s["base"] = "point.json";
+  s["axes"] = {{{"field", "seed"}, {"values", {point["seed"]}}}};
+  spit(dir / "sweep.json", s.dump(2));
+  Result r = runSim("sweep " + (dir / "sweep.json").string() + " --jsonl " +
+                    (dir / "rows.jsonl").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto rows = digestsByDesign(dir / "rows.jsonl");
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& [design, digest] : rows) {
+    ASSERT_EQ(digest.size(), 16u) << design;
+    // One design: the summary's digest line is that design's.
+    r = runSim("run " + (dir / "point.json").string() + " --impl " + design);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(valueAfter(r.out, "\ndigest: "), digest) << design;
+    // Both: each design's digest under the combined one.
+    r = runSim("run " + (dir / "point.json").string() + " --impl both");
+    EXPECT_EQ(valueAfter(r.out, "\n  " + design + ": "), digest) << design << r.out;
+  }
+
+  // The fused workload: both kernels always run; each has its line.
+  spit(dir / "fused.json", R"({"base": {"workload": {"kind": "alltoall-matmul-rs"}},
+                               "axes": [{"field": "seed", "values": [1]}]})");
+  r = runSim("sweep " + (dir / "fused.json").string() + " --jsonl " +
+             (dir / "fused.jsonl").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  json fusedScenario =
+      json::parse(slurp(std::string(MOE_SOURCE_DIR) + "/resources/scenarios/default.json"));
+  fusedScenario["workload"]["kind"] = "alltoall-matmul-rs";
+  fusedScenario["seed"] = 1;
+  spit(dir / "fused-point.json", fusedScenario.dump(2));
+  r = runSim("run " + (dir / "fused-point.json").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto fused = digestsByDesign(dir / "fused.jsonl");
+  ASSERT_EQ(fused.size(), 2u);
+  for (const auto& [design, digest] : fused)
+    EXPECT_EQ(valueAfter(r.out, "\n  " + design + ": "), digest) << design << r.out;
 }
