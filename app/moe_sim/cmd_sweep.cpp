@@ -4,9 +4,11 @@
 // the ranks (sweep_mpi.h) and rank 0 writes the same files. An invalid point is a row, not
 // an error; exit 1 when a run deadlocked or failed verification, 2 for a bad sweep file.
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "app/moe_sim/command_registry.h"
@@ -15,6 +17,7 @@
 #include "app/moe_sim/sweep_progress.h"
 #include "core/studies/sweep_row.h"
 #include "core/studies/sweep_spec.h"
+#include "core/studies/sweep_workers.h"
 #include "core/util/error.h"
 #include "core/util/parallel_map.h"
 
@@ -60,13 +63,32 @@ std::vector<std::size_t> pointsToRun(const moe::SweepSpec& spec, const moe::Swee
   return todo;
 }
 
-// Runs `todo` on local threads; rows reach the outputs as points finish.
+// The memory the sweep's workers may take: measured, or (tests only) the bytes in
+// MOE_TEST_MEMORY_AVAILABLE, so a test can make -j 2 not fit without depending on the RAM
+// of the machine it runs on.
+std::uint64_t memoryAvailable() {
+  const char* injected = std::getenv("MOE_TEST_MEMORY_AVAILABLE");
+  if (injected == nullptr) return moe::sweepMemoryAvailable();
+  const std::string text = injected;
+  moe::require(!text.empty() && text.size() <= 19 &&
+                   text.find_first_not_of("0123456789") == std::string::npos,
+               "MOE_TEST_MEMORY_AVAILABLE", "must be a number of bytes (a test-only setting)");
+  return std::stoull(text);
+}
+
+// Runs `todo` on local threads, as many at once as fit in memory (at most `jobs`); rows
+// reach the outputs as points finish.
 void runLocally(const moe::SweepSpec& spec, const std::vector<std::size_t>& todo, unsigned jobs,
                 moe::SweepOutputs& out, Tally& tally) {
-  moe::SweepProgress progress(todo.size());
-  std::mutex mutex;
   moe::ParallelMapOptions options;
   options.threads = jobs;
+  if (moe::resolveThreadCount(jobs, todo.size()) > 1) {
+    const moe::SweepWorkers plan = moe::planSweepWorkers(spec, todo, jobs, memoryAvailable());
+    if (plan.reduced()) std::cerr << "sweep: " << plan.note() << "\n";
+    options.threads = plan.workers;
+  }
+  moe::SweepProgress progress(todo.size());
+  std::mutex mutex;
   moe::parallelMap<bool>(
       todo.size(),
       [&](std::size_t i) {

@@ -381,3 +381,27 @@ TEST(SweepHostile, TheDigestColumnIsWhatMoeSimRunPrintsForThatDesign) {
   for (const auto& [design, digest] : fused)
     EXPECT_EQ(valueAfter(r.out, "\n  " + design + ": "), digest) << design << r.out;
 }
+
+// --- Workers and memory ---
+
+TEST(SweepHostile, TooLittleMemoryForMoreWorkersRunsFewerAndTheRowsDoNotChange) {
+  const fs::path dir = testDir() / "workers";
+  fs::create_directories(dir);
+  const std::string sweep = resumeSweep().string();
+  // No memory to spare for a second point (injected: the test does not depend on the RAM
+  // of the machine it runs on): one worker, said on stderr, the same bytes as -j 1.
+  Result r = runSim("sweep " + sweep + " -j 2 --csv " + (dir / "tight.csv").string(),
+                    "MOE_TEST_MEMORY_AVAILABLE=1000000");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("sweep: using 1 workers instead of 2: each point needs ~"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(", 0.0 GB available"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir / "tight.csv"), fresh(true));
+  // Room for both: no note, and still the same bytes.
+  r = runSim("sweep " + sweep + " -j 2 --csv " + (dir / "roomy.csv").string(),
+             "MOE_TEST_MEMORY_AVAILABLE=1000000000000");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err.find("workers instead of"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir / "roomy.csv"), fresh(true));
+}
