@@ -29,6 +29,7 @@ struct SweepOptions {
   std::string jsonlFile;
   unsigned jobs = 0;
   bool resume = false;
+  std::optional<double> rankTimeout;  // seconds; under mpirun only
 };
 
 // Counts what the rows say, for the closing line and the exit code.
@@ -104,7 +105,7 @@ void runLocally(const moe::SweepSpec& spec, const std::vector<std::size_t>& todo
 }
 
 #ifdef MOE_HAVE_MPI
-int runOverMpi(const moe::SweepSpec& spec, unsigned jobs,
+int runOverMpi(const moe::SweepSpec& spec, unsigned jobs, std::optional<double> rankTimeout,
                const std::function<std::unique_ptr<moe::SweepOutputs>()>& openOutputs) {
   moe::MpiSession mpi;
   std::unique_ptr<moe::SweepOutputs> out;
@@ -121,7 +122,7 @@ int runOverMpi(const moe::SweepSpec& spec, unsigned jobs,
     return 2;
   }
   if (mpi.rank() != 0) {
-    moe::workSweepPoints(spec);
+    moe::workSweepPoints(spec, moe::sweepHeartbeatSeconds(rankTimeout));
     return 0;
   }
   const std::vector<std::size_t> todo = pointsToRun(spec, *out);
@@ -130,12 +131,22 @@ int runOverMpi(const moe::SweepSpec& spec, unsigned jobs,
     runLocally(spec, todo, jobs, *out, tally);
   } else {
     moe::SweepProgress progress(todo.size());
-    moe::serveSweepPoints(todo, [&](std::size_t point, const std::vector<moe::SweepRow>& rows) {
-      out->add(point, rows);
-      tally.add(rows);
-      progress.update(tally.points);
-    });
+    const auto silent = moe::serveSweepPoints(
+        todo,
+        [&](std::size_t point, const std::vector<moe::SweepRow>& rows) {
+          out->add(point, rows);
+          tally.add(rows);
+          progress.update(tally.points);
+        },
+        rankTimeout);
     progress.clear();
+    if (silent) {
+      // Every finished point's rows are on disk already (appended and flushed as they came).
+      std::cerr << "error: " << silent->message()
+                << " (--rank-timeout); the points finished so far are in the output files, and "
+                   "--resume runs the rest\n";
+      moe::abortAllRanks(2);
+    }
   }
   out->finish();
   tally.print(spec.pointCount() - todo.size());
@@ -159,6 +170,11 @@ const moesim::RegisterCommand kSweep([](CLI::App& app, int& exitCode) {
                   "Points run at once on this machine (default: all cores; under mpirun each "
                   "rank runs one point at a time)")
       ->check(CLI::Range(1u, 1024u));
+  sub->add_option("--rank-timeout", opt->rankTimeout,
+                  "Under mpirun: seconds a rank running a point may go unheard (ranks heartbeat "
+                  "about every second) before rank 0 reports it and exits 2 (default: 10x the "
+                  "slowest point so far, at least 60)")
+      ->check(CLI::Range(0.1, 1e6));
   sub->add_flag("--resume", opt->resume,
                 "Keep the points already in the --csv/--jsonl files and run only the rest");
   sub->callback([opt, csvOpt, jsonlOpt, &exitCode] {
@@ -170,7 +186,7 @@ const moesim::RegisterCommand kSweep([](CLI::App& app, int& exitCode) {
     };
     if (moe::launchedByMpi()) {
 #ifdef MOE_HAVE_MPI
-      exitCode = runOverMpi(spec, opt->jobs, openOutputs);
+      exitCode = runOverMpi(spec, opt->jobs, opt->rankTimeout, openOutputs);
       return;
 #else
       throw moe::InputError("mpirun",
