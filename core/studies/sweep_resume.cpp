@@ -88,7 +88,7 @@ void checkValues(const SweepTable& t, const SweepRow& row, std::size_t point) {
       case Kind::Point:
         break;
       case Kind::Axis:
-        if (v.dump() != nlohmann::ordered_json(values[i - 1]).dump())
+        if (v.dump() != sweepCellValue(values[i - 1]).dump())
           damaged(c, "is not this sweep's value at point " + std::to_string(point) + " (" +
                          values[i - 1].dump() + ")");
         break;
@@ -208,7 +208,7 @@ std::pair<SweepRow, std::size_t> readCsvRow(const SweepTable& t, const std::stri
         if (f != sweepCsvField(c, values[i - 1]))
           damaged(c, "is not this sweep's value at point " + std::to_string(point) + " (" +
                          values[i - 1].dump() + ")");
-        row[c] = values[i - 1];
+        row[c] = sweepCellValue(values[i - 1]);
         break;
       case Kind::Time: {
         const std::size_t dot = f.find('.');

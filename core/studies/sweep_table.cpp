@@ -15,14 +15,13 @@ bool isTimeColumn(const std::string& column) {
   return column.size() > 3 && column.compare(column.size() - 3, 3, "_us") == 0;
 }
 
-// -0.0 prints as "-0.0" (JSON) or "-0.000000" (6 decimals); it is the same figure as zero,
-// and a minus sign on a byte count or a time reads as an error.
-nlohmann::ordered_json withoutNegativeZero(const nlohmann::ordered_json& v) {
+}  // namespace
+
+nlohmann::ordered_json sweepCellValue(const nlohmann::ordered_json& v) {
+  // -0.0 would print as "-0.0" (JSON) or "-0.000000" (6 decimals).
   if (v.is_number_float() && v.get<double>() == 0.0) return 0.0;
   return v;
 }
-
-}  // namespace
 
 std::uint64_t sweepHash(const SweepSpec& spec) {
   // The resolved spec: paths in it are absolute, so the hash does not depend on the directory
@@ -40,7 +39,7 @@ std::uint64_t sweepHash(const SweepSpec& spec) {
 }
 
 std::string sweepCsvField(const std::string& column, const nlohmann::ordered_json& value) {
-  const nlohmann::ordered_json v = withoutNegativeZero(value);
+  const nlohmann::ordered_json v = sweepCellValue(value);
   if (v.is_null()) return "";
   if (v.is_number_float() && isTimeColumn(column)) {
     char buf[64];
@@ -84,7 +83,7 @@ SweepRow SweepTable::complete(const SweepRow& row) const {
   SweepRow out;
   for (std::size_t i = 0; i + 1 < columns_.size(); ++i) {
     const auto it = row.find(columns_[i]);
-    out[columns_[i]] = it == row.end() ? nullptr : withoutNegativeZero(*it);
+    out[columns_[i]] = it == row.end() ? nullptr : sweepCellValue(*it);
   }
   out[checkColumn()] = check(row);
   return out;

@@ -22,6 +22,10 @@ std::uint64_t sweepHash(const SweepSpec& spec);
 // hold a comma, a quote or a line break; null is empty.
 std::string sweepCsvField(const std::string& column, const nlohmann::ordered_json& value);
 
+// A value as the writers write it: negative zero is zero (-0 reads as an error on a byte
+// count or a time, and it is the same figure).
+nlohmann::ordered_json sweepCellValue(const nlohmann::ordered_json& value);
+
 class SweepTable {
  public:
   explicit SweepTable(const SweepSpec& spec);

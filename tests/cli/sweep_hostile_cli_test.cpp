@@ -405,3 +405,80 @@ TEST(SweepHostile, TooLittleMemoryForMoreWorkersRunsFewerAndTheRowsDoNotChange) 
   EXPECT_EQ(r.err.find("workers instead of"), std::string::npos) << r.err;
   EXPECT_EQ(slurp(dir / "roomy.csv"), fresh(true));
 }
+
+// --- Paths and number forms ---
+
+TEST(SweepHostile, AxisTracePathsResolveAgainstTheSweepFileNotTheCwd) {
+  const fs::path dir = testDir() / "axis-trace";
+  // A routing trace for smallScenario's shape: 8 ranks x 16 tokens, top-4 of 16 experts.
+  for (int shift : {0, 5}) {
+    std::string text;
+    for (int tok = 0; tok < 8 * 16; ++tok)
+      for (int k = 0; k < 4; ++k)
+        text += std::to_string((tok + shift + k) % 16) + (k == 3 ? "\n" : ",");
+    spit(dir / "traces" / ("ids" + std::to_string(shift) + ".csv"), text);
+  }
+  json s;
+  s["base"] = smallScenario();
+  s["base"]["routing"]["distribution"] = "trace";
+  s["base"]["routing"]["trace_file"] = "traces/ids0.csv";
+  s["axes"] = {
+      {{"field", "routing.trace_file"}, {"values", {"traces/ids0.csv", "traces/ids5.csv"}}}};
+  s["designs"] = {"streaming"};
+  spit(dir / "sweep.json", s.dump(2));
+
+  // From the sweep file's directory, by a relative path, and from another directory.
+  Result here = runSim("sweep sweep.json --csv here.csv", "cd '" + dir.string() + "' &&");
+  ASSERT_EQ(here.exitCode, 0) << here.err;
+  Result there =
+      runSim("sweep " + (dir / "sweep.json").string() + " --csv " + (dir / "there.csv").string(),
+             "cd / &&");
+  ASSERT_EQ(there.exitCode, 0) << there.err;
+  const std::string csv = slurp(dir / "here.csv");
+  EXPECT_EQ(csv.find(",invalid,"), std::string::npos) << csv;
+  EXPECT_EQ(csv.find(",error,"), std::string::npos) << csv;
+  ASSERT_EQ(linesOf(csv).size(), 3u) << csv;
+  EXPECT_NE(linesOf(csv)[1].substr(linesOf(csv)[1].size() - 36),
+            linesOf(csv)[2].substr(linesOf(csv)[2].size() - 36))
+      << "two traces, two runs";
+  EXPECT_EQ(slurp(dir / "there.csv"), csv) << "the rows do not depend on the cwd";
+  // And a resume from a third directory keeps them (the sweep hash holds absolute paths).
+  Result again = runSim(
+      "sweep " + (dir / "sweep.json").string() + " --resume --csv " + (dir / "here.csv").string(),
+      "cd '" + testDir().string() + "' &&");
+  ASSERT_EQ(again.exitCode, 0) << again.err;
+  EXPECT_NE(again.err.find("0 point(s) run, 2 already"), std::string::npos) << again.err;
+  // An axis's trace is an input: no output may replace it.
+  Result over = runSim("sweep " + (dir / "sweep.json").string() + " --csv " +
+                       (dir / "traces" / "ids5.csv").string());
+  EXPECT_EQ(over.exitCode, 2) << over.err;
+  EXPECT_NE(over.err.find("is also the input"), std::string::npos) << over.err;
+}
+
+TEST(SweepHostile, NegativeZeroIsNeverWrittenInCsvOrJsonLines) {
+  const fs::path dir = testDir() / "zero";
+  json s;
+  s["base"] = smallScenario();
+  s["axes"] = {
+      {{"field", "rings.chunk_bytes"}, {"values", {-0.0, 4096}}},
+      {{"field", "routing.alpha"}, {"range", {{"from", -0.0}, {"to", 0.5}, {"step", 0.5}}}}};
+  s["designs"] = {"phased"};
+  spit(dir / "sweep.json", s.dump(2));
+  const Result r = runSim("sweep " + (dir / "sweep.json").string() + " --csv " +
+                          (dir / "z.csv").string() + " --jsonl " + (dir / "z.jsonl").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* name : {"z.csv", "z.jsonl"}) {
+    const std::string text = slurp(dir / name);
+    ASSERT_EQ(linesOf(text).size(), std::string(name) == "z.csv" ? 5u : 4u) << text;
+    for (const char* before : {",", ":"})
+      EXPECT_EQ(text.find(std::string(before) + "-0"), std::string::npos) << name << "\n" << text;
+  }
+  // And --resume reads them back as this sweep's rows.
+  const Result again = runSim("sweep " + (dir / "sweep.json").string() + " --resume --csv " +
+                              (dir / "z.csv").string() + " --jsonl " + (dir / "z.jsonl").string());
+  ASSERT_EQ(again.exitCode, 0) << again.err;
+  EXPECT_NE(again.err.find("0 point(s) run, 4 already"), std::string::npos) << again.err;
+  // The zero is still there, as zero: point 0 is chunk_bytes 0.0, alpha 0.0.
+  EXPECT_EQ(linesOf(slurp(dir / "z.csv"))[1].rfind("0,0.0,0.0,phased,invalid,", 0), 0u)
+      << slurp(dir / "z.csv");
+}
