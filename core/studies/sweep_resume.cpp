@@ -344,7 +344,12 @@ SweepResume readRows(const SweepTable& t, const std::vector<Record>& recs, std::
   }
   // Without a header, a JSON-lines file shows it is this sweep's by its rows' check key: a
   // file with none is not rewritten.
-  require(csv || recognised || recs.empty() || (recs.size() == 1 && !recs[0].complete), option,
+  // A lone line cut short by a stop shows no check key yet: it must at least begin a row.
+  const bool tornFirstRow = recs.size() == 1 && !recs[0].complete &&
+                            std::string("{\"point\":").rfind(recs[0].text, 0) == 0;
+  const bool tornRowStart =
+      recs.size() == 1 && !recs[0].complete && recs[0].text.rfind("{\"point\":", 0) == 0;
+  require(csv || recognised || recs.empty() || tornFirstRow || tornRowStart, option,
           "no line is a row of this sweep (none has \"" + t.checkColumn() +
               "\"): not this sweep's output; write to a new file or leave out --resume");
   return keepIntactPoints(t, std::move(rows), std::move(damage), damagedPoints);
@@ -355,16 +360,24 @@ SweepResume readRows(const SweepTable& t, const std::vector<Record>& recs, std::
 SweepResume readSweepCsvForResume(const SweepTable& table, const std::string& text,
                                   const std::string& option) {
   const std::vector<Record> recs = records(text, true);
-  if (recs.empty() || !recs[0].complete) return {};
+  if (recs.empty()) return {};
+  // A header cut short by a stop is this sweep's when it begins this sweep's header.
+  if (!recs[0].complete) {
+    require(table.csvHeader().compare(0, text.size(), text) == 0, option,
+            "the file's header is not this sweep's columns (another sweep's output? write to a "
+            "new file or leave out --resume)");
+    return {};
+  }
   const std::string& header = recs[0].text;
   if (header != table.csvHeader()) {
     const std::string mine = table.csvHeader();
     const std::size_t at = mine.rfind(",check:");
     const bool otherSweep = header.size() == mine.size() && header.compare(0, at, mine, 0, at) == 0;
-    require(!otherSweep, option,
-            "the file is another sweep's output (its header has \"" +
-                header.substr(at + 1, header.size() - at - 2) + "\", this sweep's rows have \"" +
-                table.checkColumn() + "\"): write to a new file or leave out --resume");
+    if (otherSweep)
+      throw InputError(option, "the file is another sweep's output (its header has \"" +
+                                   header.substr(at + 1, header.size() - at - 2) +
+                                   "\", this sweep's rows have \"" + table.checkColumn() +
+                                   "\"): write to a new file or leave out --resume");
     throw InputError(option,
                      "the file's header is not this sweep's columns (another sweep's output? "
                      "write to a new file or leave out --resume)");

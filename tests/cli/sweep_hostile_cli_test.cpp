@@ -482,3 +482,20 @@ TEST(SweepHostile, NegativeZeroIsNeverWrittenInCsvOrJsonLines) {
   EXPECT_EQ(linesOf(slurp(dir / "z.csv"))[1].rfind("0,0.0,0.0,phased,invalid,", 0), 0u)
       << slurp(dir / "z.csv");
 }
+
+TEST(SweepHostile, ResumeNeverRewritesAFileThatIsNoSweepOutput) {
+  for (const std::string& text : {std::string("hello"), std::string("hello\nworld\n")}) {
+    for (bool csv : {true, false}) {
+      const fs::path out = testDir() / "notes" / (csv ? "notes.csv" : "notes.jsonl");
+      spit(out, text);
+      const Result r = runSim("sweep " + resumeSweep().string() + " --resume " +
+                              (csv ? "--csv " : "--jsonl ") + out.string());
+      EXPECT_EQ(r.exitCode, 2) << text << r.err;
+      EXPECT_NE(r.err.find(csv ? "--csv: the file's header is not this sweep's columns"
+                               : "--jsonl: no line is a row of this sweep"),
+                std::string::npos)
+          << r.err;
+      EXPECT_EQ(slurp(out), text) << "left as it was";
+    }
+  }
+}
