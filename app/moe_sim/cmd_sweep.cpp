@@ -4,9 +4,11 @@
 // the ranks (sweep_mpi.h) and rank 0 writes the same files. An invalid point is a row, not
 // an error; exit 1 when a run deadlocked or failed verification, 2 for a bad sweep file.
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "app/moe_sim/command_registry.h"
@@ -15,6 +17,7 @@
 #include "app/moe_sim/sweep_progress.h"
 #include "core/studies/sweep_row.h"
 #include "core/studies/sweep_spec.h"
+#include "core/studies/sweep_workers.h"
 #include "core/util/error.h"
 #include "core/util/parallel_map.h"
 
@@ -26,6 +29,7 @@ struct SweepOptions {
   std::string jsonlFile;
   unsigned jobs = 0;
   bool resume = false;
+  std::optional<double> rankTimeout;  // seconds; under mpirun only
 };
 
 // Counts what the rows say, for the closing line and the exit code.
@@ -60,13 +64,32 @@ std::vector<std::size_t> pointsToRun(const moe::SweepSpec& spec, const moe::Swee
   return todo;
 }
 
-// Runs `todo` on local threads; rows reach the outputs as points finish.
+// The memory the sweep's workers may take: measured, or (tests only) the bytes in
+// MOE_TEST_MEMORY_AVAILABLE, so a test can make -j 2 not fit without depending on the RAM
+// of the machine it runs on.
+std::uint64_t memoryAvailable() {
+  const char* injected = std::getenv("MOE_TEST_MEMORY_AVAILABLE");
+  if (injected == nullptr) return moe::sweepMemoryAvailable();
+  const std::string text = injected;
+  moe::require(!text.empty() && text.size() <= 19 &&
+                   text.find_first_not_of("0123456789") == std::string::npos,
+               "MOE_TEST_MEMORY_AVAILABLE", "must be a number of bytes (a test-only setting)");
+  return std::stoull(text);
+}
+
+// Runs `todo` on local threads, as many at once as fit in memory (at most `jobs`); rows
+// reach the outputs as points finish.
 void runLocally(const moe::SweepSpec& spec, const std::vector<std::size_t>& todo, unsigned jobs,
                 moe::SweepOutputs& out, Tally& tally) {
-  moe::SweepProgress progress(todo.size());
-  std::mutex mutex;
   moe::ParallelMapOptions options;
   options.threads = jobs;
+  if (moe::resolveThreadCount(jobs, todo.size()) > 1) {
+    const moe::SweepWorkers plan = moe::planSweepWorkers(spec, todo, jobs, memoryAvailable());
+    if (plan.reduced()) std::cerr << "sweep: " << plan.note() << "\n";
+    options.threads = plan.workers;
+  }
+  moe::SweepProgress progress(todo.size());
+  std::mutex mutex;
   moe::parallelMap<bool>(
       todo.size(),
       [&](std::size_t i) {
@@ -82,7 +105,7 @@ void runLocally(const moe::SweepSpec& spec, const std::vector<std::size_t>& todo
 }
 
 #ifdef MOE_HAVE_MPI
-int runOverMpi(const moe::SweepSpec& spec, unsigned jobs,
+int runOverMpi(const moe::SweepSpec& spec, unsigned jobs, std::optional<double> rankTimeout,
                const std::function<std::unique_ptr<moe::SweepOutputs>()>& openOutputs) {
   moe::MpiSession mpi;
   std::unique_ptr<moe::SweepOutputs> out;
@@ -99,7 +122,7 @@ int runOverMpi(const moe::SweepSpec& spec, unsigned jobs,
     return 2;
   }
   if (mpi.rank() != 0) {
-    moe::workSweepPoints(spec);
+    moe::workSweepPoints(spec, moe::sweepHeartbeatSeconds(rankTimeout));
     return 0;
   }
   const std::vector<std::size_t> todo = pointsToRun(spec, *out);
@@ -108,12 +131,22 @@ int runOverMpi(const moe::SweepSpec& spec, unsigned jobs,
     runLocally(spec, todo, jobs, *out, tally);
   } else {
     moe::SweepProgress progress(todo.size());
-    moe::serveSweepPoints(todo, [&](std::size_t point, const std::vector<moe::SweepRow>& rows) {
-      out->add(point, rows);
-      tally.add(rows);
-      progress.update(tally.points);
-    });
+    const auto silent = moe::serveSweepPoints(
+        todo,
+        [&](std::size_t point, const std::vector<moe::SweepRow>& rows) {
+          out->add(point, rows);
+          tally.add(rows);
+          progress.update(tally.points);
+        },
+        rankTimeout);
     progress.clear();
+    if (silent) {
+      // Every finished point's rows are on disk already (appended and flushed as they came).
+      std::cerr << "error: " << silent->message()
+                << " (--rank-timeout); the points finished so far are in the output files, and "
+                   "--resume runs the rest\n";
+      moe::abortAllRanks(2);
+    }
   }
   out->finish();
   tally.print(spec.pointCount() - todo.size());
@@ -137,6 +170,11 @@ const moesim::RegisterCommand kSweep([](CLI::App& app, int& exitCode) {
                   "Points run at once on this machine (default: all cores; under mpirun each "
                   "rank runs one point at a time)")
       ->check(CLI::Range(1u, 1024u));
+  sub->add_option("--rank-timeout", opt->rankTimeout,
+                  "Under mpirun: seconds a rank running a point may go unheard (ranks heartbeat "
+                  "about every second) before rank 0 reports it and exits 2 (default: 10x the "
+                  "slowest point so far, at least 60)")
+      ->check(CLI::Range(0.1, 1e6));
   sub->add_flag("--resume", opt->resume,
                 "Keep the points already in the --csv/--jsonl files and run only the rest");
   sub->callback([opt, csvOpt, jsonlOpt, &exitCode] {
@@ -148,7 +186,7 @@ const moesim::RegisterCommand kSweep([](CLI::App& app, int& exitCode) {
     };
     if (moe::launchedByMpi()) {
 #ifdef MOE_HAVE_MPI
-      exitCode = runOverMpi(spec, opt->jobs, openOutputs);
+      exitCode = runOverMpi(spec, opt->jobs, opt->rankTimeout, openOutputs);
       return;
 #else
       throw moe::InputError("mpirun",

@@ -217,6 +217,11 @@ void printReport(std::ostream& out, const RunReport& r) {
     out << "verification: " << (r.ok() ? "passed" : "FAILED") << "\n";
   }
   out << "\ndigest: " << formatDigest(r.digest) << "\n";
+  // With several designs the line above combines them; each design's own digest is the one
+  // a sweep row of that design shows.
+  if (r.results.size() > 1)
+    for (const RunResult& run : r.results)
+      out << "  " << run.design << ": " << formatDigest(run.digest) << "\n";
 }
 
 void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
@@ -251,6 +256,8 @@ void printA2aMatmulReport(std::ostream& out, const A2aMatmulReport& r) {
          "+ "
          "reduce-scatter buffer, allocated per rank.\n";
   out << "digest: " << formatDigest(r.digest()) << "\n";
+  out << "  pipelined: " << formatDigest(r.pipelined.run.digest) << "\n";
+  out << "  sequential: " << formatDigest(r.sequential.run.digest) << "\n";
 }
 
 }  // namespace moesim

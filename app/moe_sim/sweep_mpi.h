@@ -8,8 +8,10 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <vector>
 
+#include "core/studies/sweep_rank_watch.h"
 #include "core/studies/sweep_row.h"
 
 namespace moe {
@@ -18,7 +20,8 @@ namespace moe {
 bool launchedByMpi();
 
 #ifdef MOE_HAVE_MPI
-// MPI_Init on construction, MPI_Finalize on destruction.
+// MPI_Init on construction (funneled: a rank runs its point on a second thread while the
+// main thread heartbeats), MPI_Finalize on destruction.
 class MpiSession {
  public:
   MpiSession();
@@ -36,11 +39,20 @@ class MpiSession {
 };
 
 // Rank 0 (size > 1): hands out `todo` in order and calls onRows for each point's rows as
-// they arrive, until every worker has been told to stop.
-void serveSweepPoints(const std::vector<std::size_t>& todo,
-                      const std::function<void(std::size_t, const std::vector<SweepRow>&)>& onRows);
-// Ranks 1..N-1: asks rank 0 for points and runs them until told to stop.
-void workSweepPoints(const SweepSpec& spec);
+// they arrive, until every worker has been told to stop. Never blocks on one rank: it polls
+// (MPI_Iprobe) for rows and heartbeats, and returns the silent rank when one that holds a
+// point has not been heard from for the watch's timeout (`rankTimeout`, or the default).
+std::optional<SweepRankWatch::Silent> serveSweepPoints(
+    const std::vector<std::size_t>& todo,
+    const std::function<void(std::size_t, const std::vector<SweepRow>&)>& onRows,
+    std::optional<double> rankTimeout);
+// Ranks 1..N-1: asks rank 0 for points and runs them until told to stop, sending rank 0 a
+// heartbeat every `heartbeatSeconds` while a point runs.
+void workSweepPoints(const SweepSpec& spec, double heartbeatSeconds);
+// The heartbeat period for a rank timeout: a quarter of it, between 50 ms and 1 s.
+double sweepHeartbeatSeconds(std::optional<double> rankTimeout);
+// Ends every rank at once with `code` (a stopped rank cannot take part in MPI_Finalize).
+[[noreturn]] void abortAllRanks(int code);
 #endif
 
 }  // namespace moe

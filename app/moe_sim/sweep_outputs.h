@@ -12,14 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "core/studies/sweep_row.h"
+#include "core/studies/sweep_table.h"
 
 namespace moe {
 
 class SweepOutputs {
  public:
   // Checks the paths (InputError naming the option); with `resume`, keeps the finished
-  // points of existing files (a point counts as done when every output has all its rows).
+  // points of existing files (a point counts as done when every output has all its rows
+  // intact, sweep_resume.h) and says on stderr which damaged lines make a point run again.
+  // `spec` must outlive this.
   SweepOutputs(const SweepSpec& spec, const std::string& sweepFile, const std::string& csvPath,
                bool csvGiven, const std::string& jsonlPath, bool jsonlGiven, bool resume);
 
@@ -39,7 +41,7 @@ class SweepOutputs {
   };
   std::string text(const Output& o) const;
 
-  std::vector<std::string> columns_;
+  SweepTable table_;
   std::vector<std::unique_ptr<Output>> outputs_;
   std::map<std::size_t, std::vector<std::string>> stdoutLines_;
   std::set<std::size_t> done_;

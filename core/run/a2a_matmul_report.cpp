@@ -5,8 +5,8 @@
 #include <ostream>
 
 #include "core/observe/trace_export.h"
+#include "core/run/run_digest.h"
 #include "core/run/run_factory.h"
-#include "core/util/hash.h"
 
 namespace moe {
 
@@ -27,10 +27,7 @@ double A2aMatmulReport::overlapRatio() const {
 }
 
 std::uint64_t A2aMatmulReport::digest() const {
-  Fnv1a h;
-  h.value(pipelined.run.digest);
-  h.value(sequential.run.digest);
-  return h.digest();
+  return runsDigest({pipelined.run.digest, sequential.run.digest});
 }
 
 bool A2aMatmulReport::ok() const {

@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "core/observe/trace_export.h"
+#include "core/run/run_digest.h"
 #include "core/run/run_factory.h"
 #include "core/util/error.h"
-#include "core/util/hash.h"
 
 namespace moe {
 
@@ -44,7 +44,7 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
   // A fault is planted in the streaming combine: with "both", the phased run could only
   // repeat a layer that works, delaying the diagnosis the user asked for.
   if (fault != Fault::None) designs = {Design::Streaming};
-  Fnv1a digest;
+  std::vector<std::uint64_t> digests;
   for (Design design : designs) {
     AllocationScope scope("the emulated cluster's GM and event log");
     auto run = makeLayerRun(rs, design, fault);
@@ -74,10 +74,10 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
     // One run's tensors at a time: the report keeps stages, rings and the event log.
     run->releaseTensors();
     r.results.push_back(ref ? run->result(std::move(checks)) : run->result());
-    digest.value(r.results.back().digest);
+    digests.push_back(r.results.back().digest);
     r.runs.push_back(std::move(run));
   }
-  r.digest = digest.digest();
+  r.digest = runsDigest(digests);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   r.peakRssBytes = static_cast<std::int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB

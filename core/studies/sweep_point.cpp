@@ -1,7 +1,10 @@
 #include "core/studies/sweep_point.h"
 
+#include <filesystem>
+
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
+#include "core/util/hash.h"
 
 namespace moe {
 
@@ -15,7 +18,7 @@ std::vector<nlohmann::json> sweepPointValues(const SweepSpec& spec, std::size_t 
   return values;
 }
 
-Scenario sweepPointScenario(const SweepSpec& spec, const std::vector<nlohmann::json>& values) {
+nlohmann::json sweepPointJson(const SweepSpec& spec, const std::vector<nlohmann::json>& values) {
   require(values.size() == spec.axes.size(), "axes", "one value per axis");
   nlohmann::json j = spec.baseJson;
   for (std::size_t a = 0; a < spec.axes.size(); ++a) {
@@ -31,7 +34,23 @@ Scenario sweepPointScenario(const SweepSpec& spec, const std::vector<nlohmann::j
       start = dot + 1;
     }
     *node = values[a];
+    if (field == "routing.trace_file" && node->is_string() &&
+        !node->get_ref<const std::string&>().empty()) {
+      const std::filesystem::path p(node->get<std::string>());
+      if (p.is_relative()) *node = (std::filesystem::path(spec.dir) / p).string();
+    }
   }
+  return j;
+}
+
+std::uint64_t sweepPointScenarioHash(const SweepSpec& spec, std::size_t index) {
+  Fnv1a h;
+  h.text(sweepPointJson(spec, sweepPointValues(spec, index)).dump());
+  return h.digest();
+}
+
+Scenario sweepPointScenario(const SweepSpec& spec, const std::vector<nlohmann::json>& values) {
+  const nlohmann::json j = sweepPointJson(spec, values);
   // The same reader as a scenario file: a value of the wrong type or range, or one that
   // breaks a rule spanning fields, throws InputError naming the scenario field.
   return scenarioFromJson(j);

@@ -3,6 +3,7 @@
 // point numbers and row order are the same whatever runs them) and its scenario.
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -14,7 +15,14 @@ namespace moe {
 // The value of every axis at point `index` (< spec.pointCount()).
 std::vector<nlohmann::json> sweepPointValues(const SweepSpec& spec, std::size_t index);
 
-// The base scenario with the axis values put in and read back as a scenario file is read.
+// The base scenario's JSON with the axis values put in; a relative routing.trace_file value
+// is made relative to the sweep file's directory (spec.dir), as a path in the base is.
+nlohmann::json sweepPointJson(const SweepSpec& spec, const std::vector<nlohmann::json>& values);
+
+// A hash of sweepPointJson: what a resumed row is checked against (sweep_table.h).
+std::uint64_t sweepPointScenarioHash(const SweepSpec& spec, std::size_t index);
+
+// sweepPointJson read back as a scenario file is read.
 // Throws InputError naming the scenario field and the rule a value broke.
 Scenario sweepPointScenario(const SweepSpec& spec, const std::vector<nlohmann::json>& values);
 

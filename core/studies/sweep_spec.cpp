@@ -31,11 +31,12 @@ std::vector<std::string> splitPath(const std::string& field) {
 }
 
 // Resolves a base scenario, inline or a path, naming its errors under "base".
-Scenario readBase(const json& j, const std::string& baseDir) {
+Scenario readBase(const json& j, const std::string& baseDir, std::string& basePath) {
   if (j.is_string()) {
     std::filesystem::path p(jsonf::string(j, "base"));
     if (p.is_relative()) p = std::filesystem::path(baseDir) / p;
-    return loadScenarioFile(p.string());  // errors name that file's fields
+    basePath = p.lexically_normal().string();
+    return loadScenarioFile(basePath);  // errors name that file's fields
   }
   require(j.is_object(), "base", "must be a scenario object or the path of a scenario file");
   Scenario sc;
@@ -140,8 +141,9 @@ SweepSpec sweepFromJson(const json& j, const std::string& baseDir) {
   jsonf::object(j, "");
   jsonf::rejectUnknownKeys(j, "", {"description", "base", "axes", "designs", "verify"});
   SweepSpec spec;
+  spec.dir = std::filesystem::absolute(baseDir.empty() ? "." : baseDir).lexically_normal().string();
   if (j.contains("description")) jsonf::string(j["description"], "description");
-  spec.base = j.contains("base") ? readBase(j["base"], baseDir) : defaultScenario();
+  spec.base = j.contains("base") ? readBase(j["base"], spec.dir, spec.basePath) : defaultScenario();
   spec.baseJson = scenarioToJson(spec.base);
 
   require(j.contains("axes"), "axes", "is required (a list of {\"field\", \"values\"|\"range\"})");

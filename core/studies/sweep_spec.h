@@ -21,8 +21,14 @@ struct SweepAxis {
 };
 
 struct SweepSpec {
-  Scenario base;                // validated
-  nlohmann::json baseJson;      // scenarioToJson(base): what each point edits
+  Scenario base;            // validated
+  nlohmann::json baseJson;  // scenarioToJson(base): what each point edits
+  // The sweep file's directory, absolute: relative paths in the file (a "base" path, a
+  // routing.trace_file of the base or of an axis value) are read from here, whatever the
+  // current directory is.
+  std::string dir;
+  // The base scenario file, absolute, when "base" names one; empty for an inline base.
+  std::string basePath;
   std::vector<SweepAxis> axes;  // first axis slowest
   std::vector<Design> designs;  // of the base scenario's workload, in report order
   bool verify = false;
@@ -34,7 +40,8 @@ constexpr std::size_t kMaxSweepAxisValues = 10000;
 constexpr std::size_t kMaxSweepPoints = 100000;
 
 // `baseDir` resolves a relative "base" path and a relative routing.trace_file of an inline
-// base (the sweep file's directory). Throws InputError naming the sweep-file path
+// base or of an axis value (the sweep file's directory; made absolute here). Throws InputError
+// naming the sweep-file path
 // ("axes[1].range.step", "base.model.hidden", ...).
 SweepSpec sweepFromJson(const nlohmann::json& j, const std::string& baseDir);
 // Reads a sweep file (bounded, strict JSON) and sweepFromJson's it.

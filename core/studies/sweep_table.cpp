@@ -1,21 +1,53 @@
 #include "core/studies/sweep_table.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/studies/sweep_point.h"
-#include "core/util/error.h"
+#include "core/util/format_digest.h"
+#include "core/util/hash.h"
 
 namespace moe {
 
 namespace {
 
-std::string csvField(const std::string& column, const SweepRow& v) {
+bool isTimeColumn(const std::string& column) {
+  return column.size() > 3 && column.compare(column.size() - 3, 3, "_us") == 0;
+}
+
+}  // namespace
+
+nlohmann::ordered_json sweepCellValue(const nlohmann::ordered_json& v) {
+  // -0.0 would print as "-0.0" (JSON) or "-0.000000" (6 decimals).
+  if (v.is_number_float() && v.get<double>() == 0.0) return 0.0;
+  return v;
+}
+
+std::uint64_t sweepHash(const SweepSpec& spec) {
+  // The resolved spec: paths in it are absolute, so the hash does not depend on the directory
+  // the sweep runs from. A format number, so a change of the row layout changes every hash.
+  nlohmann::json j;
+  j["format"] = 1;
+  j["base"] = spec.baseJson;
+  for (const SweepAxis& a : spec.axes)
+    j["axes"].push_back({{"field", a.field}, {"values", a.values}});
+  for (Design d : spec.designs) j["designs"].push_back(std::string(designName(d)));
+  j["verify"] = spec.verify;
+  Fnv1a h;
+  h.text(j.dump());
+  return h.digest();
+}
+
+std::string sweepCsvField(const std::string& column, const nlohmann::ordered_json& value) {
+  const nlohmann::ordered_json v = sweepCellValue(value);
   if (v.is_null()) return "";
-  if (v.is_number_float() && column.size() > 3 &&
-      column.compare(column.size() - 3, 3, "_us") == 0) {
+  if (v.is_number_float() && isTimeColumn(column)) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.6f", v.get<double>());
-    return buf;
+    std::string s = buf;
+    // A time a hair below zero would print as "-0.000000".
+    if (s.find_first_not_of("-0.") == std::string::npos && s[0] == '-') s.erase(0, 1);
+    return s;
   }
   const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -27,110 +59,54 @@ std::string csvField(const std::string& column, const SweepRow& v) {
   return q + "\"";
 }
 
-// Complete lines of `text` (each with its '\n'); a torn last line is left out.
-std::vector<std::string> completeLines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
-    lines.push_back(text.substr(start, nl + 1 - start));
-  return lines;
+SweepTable::SweepTable(const SweepSpec& spec)
+    : spec_(&spec), sweepHash_(sweepHash(spec)), columns_(sweepColumns(spec)) {
+  columns_.push_back("check:" + formatDigest(sweepHash_));
 }
 
-// Keeps only points with every design's row.
-SweepResume completePoints(const SweepSpec& spec,
-                           std::map<std::size_t, std::vector<std::string>> byPoint) {
-  SweepResume r;
-  for (auto& [point, lines] : byPoint)
-    if (lines.size() == spec.designs.size()) r.lines[point] = std::move(lines);
-  return r;
-}
-
-std::size_t pointOf(const std::string& digits, const SweepSpec& spec, const std::string& option,
-                    std::size_t lineNo) {
-  std::size_t point = 0;
-  bool ok = !digits.empty() && digits.size() < 10;
-  for (char c : digits) {
-    ok = ok && c >= '0' && c <= '9';
-    if (ok) point = point * 10 + static_cast<std::size_t>(c - '0');
+std::string SweepTable::check(const SweepRow& row) const {
+  Fnv1a h;
+  h.value(sweepHash_);
+  const auto point = row.find("point");
+  h.value(point != row.end() && point->is_number_unsigned()
+              ? sweepPointScenarioHash(*spec_, point->get<std::size_t>())
+              : std::uint64_t{0});
+  for (std::size_t i = 0; i + 1 < columns_.size(); ++i) {
+    const auto it = row.find(columns_[i]);
+    h.text(it == row.end() ? std::string() : sweepCsvField(columns_[i], *it));
+    h.text("\x1f");  // a field separator no field text can hold unquoted
   }
-  require(ok && point < spec.pointCount(), option,
-          "line " + std::to_string(lineNo) + " is not a row of this sweep (point \"" +
-              digits.substr(0, 12) + "\")");
-  return point;
+  return formatDigest(h.digest());
 }
 
-}  // namespace
+SweepRow SweepTable::complete(const SweepRow& row) const {
+  SweepRow out;
+  for (std::size_t i = 0; i + 1 < columns_.size(); ++i) {
+    const auto it = row.find(columns_[i]);
+    out[columns_[i]] = it == row.end() ? nullptr : sweepCellValue(*it);
+  }
+  out[checkColumn()] = check(row);
+  return out;
+}
 
-std::string sweepCsvHeader(const std::vector<std::string>& columns) {
+std::string SweepTable::csvHeader() const {
   std::string line;
-  for (std::size_t i = 0; i < columns.size(); ++i) line += (i ? "," : "") + columns[i];
+  for (std::size_t i = 0; i < columns_.size(); ++i) line += (i ? "," : "") + columns_[i];
   return line + "\n";
 }
 
-std::string sweepCsvLine(const std::vector<std::string>& columns, const SweepRow& row) {
+std::string SweepTable::csvLine(const SweepRow& row) const {
+  const SweepRow full = complete(row);
   std::string line;
-  for (std::size_t i = 0; i < columns.size(); ++i) {
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
     if (i) line += ',';
-    const auto it = row.find(columns[i]);
-    if (it != row.end()) line += csvField(columns[i], *it);
+    line += sweepCsvField(columns_[i], full[columns_[i]]);
   }
   return line + "\n";
 }
 
-std::string sweepJsonLine(const SweepRow& row) {
-  return row.dump() + "\n";
-}
-
-SweepResume readSweepCsvForResume(const SweepSpec& spec, const std::string& text,
-                                  const std::string& option) {
-  const std::vector<std::string> lines = completeLines(text);
-  if (lines.empty()) return {};
-  const std::vector<std::string> columns = sweepColumns(spec);
-  require(lines[0] == sweepCsvHeader(columns), option,
-          "the file's header is not this sweep's columns (another sweep's output? write to a "
-          "new file or leave out --resume)");
-  std::map<std::size_t, std::vector<std::string>> byPoint;
-  for (std::size_t i = 1; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
-    const std::size_t point = pointOf(line.substr(0, line.find(',')), spec, option, i + 1);
-    // The axis values must be the ones this sweep gives that point.
-    SweepRow probe;
-    probe["point"] = point;
-    const auto values = sweepPointValues(spec, point);
-    std::vector<std::string> prefixCols{"point"};
-    for (std::size_t a = 0; a < spec.axes.size(); ++a) {
-      probe[spec.axes[a].field] = values[a];
-      prefixCols.push_back(spec.axes[a].field);
-    }
-    std::string prefix = sweepCsvLine(prefixCols, probe);
-    prefix.back() = ',';
-    require(line.compare(0, prefix.size(), prefix) == 0, option,
-            "line " + std::to_string(i + 1) + " has other axis values than point " +
-                std::to_string(point) + " of this sweep");
-    byPoint[point].push_back(line);
-  }
-  return completePoints(spec, std::move(byPoint));
-}
-
-SweepResume readSweepJsonlForResume(const SweepSpec& spec, const std::string& text,
-                                    const std::string& option) {
-  std::map<std::size_t, std::vector<std::string>> byPoint;
-  const std::vector<std::string> lines = completeLines(text);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string where = "line " + std::to_string(i + 1);
-    const SweepRow row = SweepRow::parse(lines[i], nullptr, false);
-    require(row.is_object() && row.contains("point") && row["point"].is_number_unsigned(), option,
-            where + " is not a row of this sweep (no \"point\")");
-    const std::size_t point =
-        pointOf(std::to_string(row["point"].get<std::uint64_t>()), spec, option, i + 1);
-    const auto values = sweepPointValues(spec, point);
-    for (std::size_t a = 0; a < spec.axes.size(); ++a)
-      require(
-          row.contains(spec.axes[a].field) && row[spec.axes[a].field] == values[a], option,
-          where + " has other axis values than point " + std::to_string(point) + " of this sweep");
-    byPoint[point].push_back(lines[i]);
-  }
-  return completePoints(spec, std::move(byPoint));
+std::string SweepTable::jsonLine(const SweepRow& row) const {
+  return complete(row).dump() + "\n";
 }
 
 }  // namespace moe

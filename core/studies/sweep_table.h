@@ -1,11 +1,12 @@
 #pragma once
-// A sweep's rows as text: CSV (one header line, then one line per row) and JSON lines, and
-// reading back what an earlier run of the same sweep already wrote (`--resume`). The same
-// functions serve the CLI (local and MPI) and the workbench's "Save CSV", so every front end
-// writes the same bytes for the same rows.
+// A sweep's rows as text: CSV (one header line, then one line per row) and JSON lines. The
+// last column of every row is its check, named `check:<sweep hash>`: the sweep hash is a
+// hash of the resolved sweep (base scenario, axes, designs, verify), and a row's value is a
+// hash of its own fields, the sweep hash and its point's scenario. --resume keeps only rows
+// whose check holds (sweep_resume.h). The same writer serves the CLI (local and MPI) and the
+// workbench's "Save CSV", so every front end writes the same bytes for the same rows.
 
-#include <cstddef>
-#include <map>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,23 +14,41 @@
 
 namespace moe {
 
-std::string sweepCsvHeader(const std::vector<std::string>& columns);
-// Times ("_us" columns) with 6 decimals (picoseconds, exact), other numbers as JSON writes
-// them, strings quoted when they hold a comma, a quote or a line break; null is empty.
-std::string sweepCsvLine(const std::vector<std::string>& columns, const SweepRow& row);
-std::string sweepJsonLine(const SweepRow& row);
+// A hash of everything that decides a sweep's rows; the same whatever directory it runs in.
+std::uint64_t sweepHash(const SweepSpec& spec);
 
-// The lines of an output file kept for --resume, by point: only points whose rows are all
-// there (one per design) and whose axis values are this sweep's. A torn last line (no line
-// break: the writer was stopped mid-write) is dropped.
-struct SweepResume {
-  std::map<std::size_t, std::vector<std::string>> lines;  // point -> its lines, with '\n'
+// One field as the CSV writes it: times ("_us" columns) with 6 decimals (picoseconds,
+// exact), other numbers as JSON writes them, negative zero as zero, strings quoted when they
+// hold a comma, a quote or a line break; null is empty.
+std::string sweepCsvField(const std::string& column, const nlohmann::ordered_json& value);
+
+// A value as the writers write it: negative zero is zero (-0 reads as an error on a byte
+// count or a time, and it is the same figure).
+nlohmann::ordered_json sweepCellValue(const nlohmann::ordered_json& value);
+
+class SweepTable {
+ public:
+  explicit SweepTable(const SweepSpec& spec);
+
+  const SweepSpec& spec() const { return *spec_; }
+  // sweepColumns(spec) and the check column last.
+  const std::vector<std::string>& columns() const { return columns_; }
+  const std::string& checkColumn() const { return columns_.back(); }
+
+  std::string csvHeader() const;
+  std::string csvLine(const SweepRow& row) const;
+  std::string jsonLine(const SweepRow& row) const;
+  // 16 hex digits over the row's data fields (as sweepCsvField writes them), the sweep hash
+  // and the scenario hash of row["point"].
+  std::string check(const SweepRow& row) const;
+
+ private:
+  // The row with its check, in column order, negative zeros made zero.
+  SweepRow complete(const SweepRow& row) const;
+
+  const SweepSpec* spec_;
+  std::uint64_t sweepHash_;
+  std::vector<std::string> columns_;
 };
-// `text` is the file's content. Throws InputError(option, ...) when the file is not this
-// sweep's output (another header, a row of a point the sweep does not have, other values).
-SweepResume readSweepCsvForResume(const SweepSpec& spec, const std::string& text,
-                                  const std::string& option);
-SweepResume readSweepJsonlForResume(const SweepSpec& spec, const std::string& text,
-                                    const std::string& option);
 
 }  // namespace moe

@@ -194,7 +194,7 @@ TEST(SweepCli, ResumeRefusesAnotherSweepsFile) {
   fs::copy_file(kDir / "j2.csv", copy, fs::copy_options::overwrite_existing);
   const auto r = sim(other.string() + " --resume --csv '" + copy.string() + "'");
   EXPECT_EQ(r.exitCode, 2) << r.err;
-  EXPECT_NE(r.err.find("--csv: line 2 has other axis values"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--csv: the file is another sweep's output"), std::string::npos) << r.err;
 }
 
 TEST(SweepCliInput, BadSweepFilesExit2NamingTheKey) {

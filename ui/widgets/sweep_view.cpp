@@ -349,11 +349,11 @@ void SweepView::redraw() {
 
 void SweepView::saveCsv(const QString& path) const {
   require(result_ != nullptr, "Save CSV", "no sweep has run yet");
-  const std::vector<std::string> columns = sweepColumns(*result_->spec);
+  const SweepTable table(*result_->spec);
   writeFileAtomically(path.toStdString(), "Save CSV", [&](std::ostream& out) {
-    out << sweepCsvHeader(columns);
+    out << table.csvHeader();
     for (const auto& rows : result_->points)
-      for (const SweepRow& r : rows) out << sweepCsvLine(columns, r);
+      for (const SweepRow& r : rows) out << table.csvLine(r);
   });
 }
 
