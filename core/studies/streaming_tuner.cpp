@@ -168,7 +168,8 @@ bool better(const TuneEval& a, const TuneEval& b) {
 std::string tuneConstraint(const Scenario& candidate) {
   try {
     validateScenario(candidate);
-    const CheckedScenario c = checkScenario(candidate);
+    // The candidate's routing trace is its base's, read and checked once by tuneStreaming.
+    const CheckedScenario c = checkScenario(candidate, InputCheck::InputsGiven);
     const std::int64_t rings = streamingRingBytesPerCard(c.scenario);
     if (rings > ringHbmBudget(c.scenario))
       return "HBM budget for rings: " + std::to_string(rings >> 20) +
@@ -184,6 +185,8 @@ TuneResult tuneStreaming(const Scenario& givenIn, const TuneOptions& opt) {
   require(opt.budget >= 1 && opt.budget <= 10000, "--budget", "must be in [1, 10000]");
   require(givenIn.workload.kind == WorkloadKind::MoeLayer, "workload.kind",
           "tune searches the MoE layer's streaming design (got alltoall-matmul-rs)");
+  // The scenario as given must be one `validate` accepts: the tuned one is written from it.
+  checkScenario(givenIn);
   Scenario base = givenIn;
   base.payload = PayloadMode::None;  // timing only: the same protocol, no tensor bytes
   // The scenario as given must itself be runnable: it is the baseline.
