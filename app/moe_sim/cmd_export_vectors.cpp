@@ -1,6 +1,7 @@
 // `moe-sim export-vectors [SCENARIO.json] --out DIR [--counts counts|prefix-sums]
-//  [--expand-idx rows|slots]` (DESIGN.md §7): writes every operator's inputs and golden outputs,
-// per rank, as .npy files named after the real operator's arguments, plus manifest.json.
+//  [--expand-idx rows|slots] [--force]` (DESIGN.md §7): writes every operator's inputs and
+// golden outputs, per rank, as .npy files named after the real operator's arguments, plus
+// manifest.json; DIR is replaced whole once the export is complete.
 // The encodings that differ between CANN versions are chosen by the two flags and named in
 // the manifest (see core/studies/vector_export.h).
 
@@ -23,6 +24,7 @@ struct ExportOptions {
   std::string out;
   std::string counts = "counts";
   std::string expandIdx = "rows";
+  bool force = false;
 };
 
 const moesim::RegisterCommand kExportVectors([](CLI::App& app, int& exitCode) {
@@ -32,7 +34,9 @@ const moesim::RegisterCommand kExportVectors([](CLI::App& app, int& exitCode) {
       "Write per-operator, per-rank .npy inputs and golden outputs plus manifest.json");
   sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file (default: built-in)")
       ->check(moesim::nonEmptyPath());
-  sub->add_option("--out", opt->out, "Output directory (created if missing)")
+  sub->add_option("--out", opt->out,
+                  "Output directory, replaced whole once the export is complete (created if "
+                  "missing; if not empty, it must hold an earlier export, or pass --force)")
       ->required()
       ->check(moesim::nonEmptyPath());
   sub->add_option("--counts", opt->counts,
@@ -42,6 +46,8 @@ const moesim::RegisterCommand kExportVectors([](CLI::App& app, int& exitCode) {
                   "Expand-index layout: rows ([A,3] on the receiver) or slots ([BS,K] on the "
                   "sender)")
       ->check(CLI::IsMember({"rows", "slots"}));
+  sub->add_flag("--force", opt->force,
+                "Replace --out even when it is not empty and holds no earlier export");
   sub->callback([opt, &exitCode] {
     const moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario()
                                                        : moe::loadScenarioFile(opt->scenarioFile);
@@ -55,6 +61,7 @@ const moesim::RegisterCommand kExportVectors([](CLI::App& app, int& exitCode) {
         opt->counts == "prefix-sums" ? moe::CountEncoding::PrefixSums : moe::CountEncoding::Counts;
     o.expandIdx =
         opt->expandIdx == "slots" ? moe::ExpandIdxLayout::Slots : moe::ExpandIdxLayout::Rows;
+    o.force = opt->force;
     const moe::VectorExportResult r = moe::exportVectors(sc, opt->out, o);
     std::cout << "wrote " << r.files.size() << " .npy files and " << r.manifestPath << "\n"
               << "digest: " << moe::formatDigest(r.digest) << "\n";

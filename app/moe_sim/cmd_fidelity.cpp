@@ -14,6 +14,7 @@
 
 #include "app/moe_sim/command_registry.h"
 #include "app/moe_sim/progress_line.h"
+#include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 #include "core/studies/fidelity.h"
 #include "core/util/error.h"
@@ -33,13 +34,45 @@ struct FidelityOptions {
   std::string writeScenarios;  // a directory: write the shapes' scenarios there, run nothing
 };
 
+// Why `moe-sim validate` would refuse a shape's scenario ("" when it accepts it): the same
+// two checks, the per-field rules and checkScenario.
+std::string whyInvalid(const moe::Scenario& sc) {
+  try {
+    moe::validateScenario(sc);
+    moe::checkScenario(sc);
+  } catch (const moe::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // Writes each shape's scenario as DIR/<name>.json, so a shape can be opened in the workbench,
-// run with `moe-sim run` or used as a sweep's base.
-void writeScenarios(const std::vector<moe::FidelityCase>& cases, const std::string& dir) {
+// run with `moe-sim run` or used as a sweep's base. Only scenarios `validate` accepts are
+// written: a normal-mode shape refused at --tokens is written at the stand-in token count (as
+// the run substitutes it, and said so); any other refusal writes nothing and exits 2.
+void writeScenarios(std::vector<moe::FidelityCase> cases, const std::string& dir, int tokens,
+                    int standIn) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw moe::InputError("--write-scenarios", "'" + dir + "' is not an existing directory");
+  for (auto& c : cases) {
+    std::string why = whyInvalid(c.scenario);
+    if (!why.empty() && c.mode == moe::FidelityMode::Normal &&
+        why.starts_with("model.tokens_per_rank") && standIn > 0 && standIn != tokens) {
+      c.scenario.model.tokensPerRank = standIn;
+      if (whyInvalid(c.scenario).empty()) {
+        std::cout << "note: " << c.scenario.name << " is not possible at " << tokens
+                  << " tokens per rank (" << why << "); written at " << standIn
+                  << " tokens per rank instead (a stand-in, not DeepEP's shape)\n";
+        why.clear();
+      }
+    }
+    if (!why.empty())
+      throw moe::InputError(
+          "--write-scenarios",
+          c.scenario.name + " would not be a valid scenario (" + why + "); nothing written");
+  }
   for (const auto& c : cases) {
     const std::string path = (fs::path(dir) / (c.scenario.name + ".json")).string();
     moe::writeFileAtomically(path, "--write-scenarios", [&](std::ostream& o) {
@@ -144,7 +177,7 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
       if (opt->mode == "all" || (normal == (opt->mode == "normal"))) chosen.push_back(c);
     }
     if (!opt->writeScenarios.empty()) {
-      writeScenarios(chosen, opt->writeScenarios);
+      writeScenarios(chosen, opt->writeScenarios, opt->tokens, opt->standIn);
       exitCode = 0;
       return;
     }
@@ -207,6 +240,13 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
       auto again = runAll(retry);
       for (std::size_t j = 0; j < again.size(); ++j) results[where[j]] = std::move(again[j]);
     }
+    // A table of refusals is no benchmark: when no shape ran, say why (exit 2).
+    if (std::none_of(results.begin(), results.end(),
+                     [](const moe::FidelityResult& r) { return r.notRun.empty(); }))
+      throw moe::InputError(opt->mode == "low-latency" ? "--mode" : "--tokens",
+                            "no shape of --mode " + opt->mode + " could run; EP " +
+                                std::to_string(results.front().c.ep) + ": " +
+                                results.front().notRun);
     std::vector<moe::FidelityResult> normal, ll;
     for (auto& r : skipped) results.push_back(std::move(r));
     for (auto& r : results) (r.c.mode == moe::FidelityMode::Normal ? normal : ll).push_back(r);

@@ -97,6 +97,9 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
       std::cerr << "note: --fault runs with payload \"none\": the deadlock and its diagnosis do "
                    "not depend on the bytes; run without --fault to check the data\n";
     }
+    // The same decision `validate` makes, in the same order (the run's own resolve checks
+    // again; the check is cheap next to the run), before the operator limits as there.
+    moe::checkScenario(sc);
     // Where the scenario leaves what the real CANN operators accept (stderr, before the run).
     if (moesim::reportOperatorLimits(std::cerr, sc, opt->strict)) {
       exitCode = 2;

@@ -2,6 +2,7 @@
 // scenario (chunk size, queue depth, cores per role), as the scenario's "rings" JSON on
 // stdout, and on stderr why each value is what it is and each constraint with its margin.
 
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,6 +12,8 @@
 #include "core/plan/tiling_explain.h"
 #include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
+#include "core/util/error.h"
+#include "core/util/printable.h"
 
 namespace {
 
@@ -22,8 +25,30 @@ const moesim::RegisterCommand kTiling([](CLI::App& app, int& exitCode) {
       ->check(moesim::nonEmptyPath());
   sub->callback([file, &exitCode] {
     moe::Scenario sc = file->empty() ? moe::defaultScenario() : moe::loadScenarioFile(*file);
-    const int P = moe::placePerRankOf(sc);
-    sc.rings = moe::proposeTiling(sc, P);
+    // The scenario is judged by the function `validate` and `run` use, twice: as given, and
+    // with the proposed rings in place. A scenario refused only for its own rings (or what
+    // they cost) is what this command is for; anything the proposal does not fix is refused
+    // with the message `validate` gives.
+    std::exception_ptr givenRefused;
+    std::string givenWhy;
+    try {
+      moe::checkScenario(sc);
+    } catch (const moe::InputError& e) {
+      givenRefused = std::current_exception();
+      givenWhy = e.what();
+    }
+    int P = 0;
+    try {
+      P = moe::placePerRankOf(sc);
+      sc.rings = moe::proposeTiling(sc, P);
+      moe::checkScenario(sc);
+    } catch (const moe::InputError&) {
+      if (givenRefused) std::rethrow_exception(givenRefused);
+      throw;
+    }
+    if (givenRefused)
+      std::cerr << "note: the scenario's own rings are refused (" << moe::printable(givenWhy)
+                << "); the proposal below is not\n";
     std::cout << moe::scenarioToJson(sc)["rings"].dump(2) << "\n";
     for (const moe::TilingLine& l : moe::explainTiling(sc, P))
       std::cerr << l.field << ": " << l.text << "\n";

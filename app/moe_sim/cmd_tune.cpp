@@ -4,6 +4,7 @@
 // why each knob stops where it does, and writes the tuned scenario as JSON.
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -88,6 +89,18 @@ void printTune(std::ostream& out, const moe::TuneResult& r, int budget) {
     out << "  " << b.knob << " = " << b.value << ": " << b.why << "\n";
 }
 
+// A scenario file's relative trace path is read from the file's own directory; the loaded
+// path is already resolved (against the input scenario's directory), so the tuned file gets
+// it relative to where it is written, and still names the same trace.
+std::string tracePathFrom(const std::string& trace, const std::string& outFile) {
+  namespace fs = std::filesystem;
+  if (trace.empty()) return trace;
+  const fs::path absTrace = fs::absolute(trace).lexically_normal();
+  const fs::path outDir = fs::absolute(outFile).lexically_normal().parent_path();
+  const fs::path rel = absTrace.lexically_relative(outDir);
+  return rel.empty() ? absTrace.string() : rel.string();
+}
+
 const moesim::RegisterCommand kTune([](CLI::App& app, int& exitCode) {
   auto opt = std::make_shared<TuneCliOptions>();
   auto* sub = app.add_subcommand(
@@ -122,8 +135,10 @@ const moesim::RegisterCommand kTune([](CLI::App& app, int& exitCode) {
     const moe::TuneResult r = moe::tuneStreaming(sc, to);
     if (tty) std::cerr << "\r\033[K" << std::flush;
     printTune(std::cout, r, opt->budget);
+    moe::Scenario tuned = r.tuned;
+    tuned.routing.traceFile = tracePathFrom(tuned.routing.traceFile, opt->out);
     moe::writeFileAtomically(opt->out, "--out", [&](std::ostream& o) {
-      o << moe::scenarioToJson(r.tuned).dump(2) << "\n";
+      o << moe::scenarioToJson(tuned).dump(2) << "\n";
     });
     std::cout << "wrote " << opt->out << "\n";
     exitCode = r.best.ok ? 0 : 1;

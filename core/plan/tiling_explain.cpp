@@ -1,6 +1,8 @@
 #include "core/plan/tiling_explain.h"
 
 #include <algorithm>
+#include <iterator>
+#include <string>
 
 #include "core/plan/combine_plan.h"
 #include "core/plan/dispatch_tiling.h"
@@ -16,6 +18,36 @@ std::string num(std::int64_t v) {
 std::string kib(std::int64_t v) {
   return v % 1024 == 0 ? num(v / 1024) + " KiB" : num(v) + " B";
 }
+
+// Why the chunk is its size, following proposeTiling's two branches: a size from the ladder
+// when one fits UB, else the fallback of one record per chunk (with the ladder's smallest
+// candidate's UB need, the reason none fitted).
+std::string chunkReason(const Scenario& sc, int P) {
+  const std::int64_t ladder[] = {512 * 1024, 256 * 1024, 128 * 1024, 64 * 1024};
+  const std::int64_t chunk = sc.rings.chunkBytes;
+  if (std::find(std::begin(ladder), std::end(ladder), chunk) != std::end(ladder))
+    return "the largest of 512/256/128/64 KiB (seed 000's range) whose sender, forwarder and "
+           "receiver buffers all fit UB";
+  const std::int64_t minChunk = std::max(recordLayout(sc).recordBytes, partialRecordBytes(sc));
+  std::string why =
+      "one record per chunk (the larger of a dispatch record and a combine "
+      "partial, " +
+      num(minChunk) + " B, rounded up to 32 B)";
+  Scenario smallest = sc;
+  smallest.rings.chunkBytes = 0;
+  for (std::int64_t c : ladder)
+    if (c >= minChunk) smallest.rings.chunkBytes = c;
+  if (smallest.rings.chunkBytes == 0) return why + ": a record is larger than 512 KiB";
+  const RoleUbNeeds need = streamingUbNeeds(smallest, P);
+  const std::int64_t most = std::max({need.sender, need.forwarder, need.receiver});
+  const char* role = most == need.sender      ? "sender"
+                     : most == need.forwarder ? "forwarder"
+                                              : "receiver";
+  return why + ", because no size of 512/256/128/64 KiB fits UB: at " +
+         kib(smallest.rings.chunkBytes) + " the " + role + " would need " + num(most) +
+         " B of the " + num(sc.hardware.ubBytes) + " B";
+}
+
 }  // namespace
 
 std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
@@ -28,13 +60,11 @@ std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
   combineLanesAndChannels(sc, lanes, channels);
   const std::int64_t ringBytes = streamingRingBytesPerCard(sc);
   std::vector<TilingLine> out;
-  out.push_back({"rings.chunk_bytes",
-                 kib(t.chunkBytes) +
-                     ": the largest of 512/256/128/64 KiB (seed 000's range) "
-                     "whose sender, forwarder and receiver buffers all fit UB; it holds " +
-                     num(t.chunkBytes / rec.recordBytes) + " dispatch records of " +
-                     num(rec.recordBytes) + " B and " + num(t.chunkBytes / pb) +
-                     " combine partials of " + num(pb) + " B"});
+  out.push_back({"rings.chunk_bytes", kib(t.chunkBytes) + ": " + chunkReason(sc, P) +
+                                          "; it holds " + num(t.chunkBytes / rec.recordBytes) +
+                                          " dispatch records of " + num(rec.recordBytes) +
+                                          " B and " + num(t.chunkBytes / pb) +
+                                          " combine partials of " + num(pb) + " B"});
   out.push_back(
       {"rings.queue_chunks", num(t.queueChunks) +
                                  ": 8 chunks, halved (down to 2) while all rings of a card "

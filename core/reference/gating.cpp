@@ -318,6 +318,17 @@ Trace readTrace(const Scenario& s, const Shape& sh) {
   const bool isNpy = bytes.compare(0, 6, "\x93NUMPY") == 0;
   const Trace t = isNpy ? readNpyTrace(file, sh) : readCsvTrace(bytes, file, sh);
   if (t.rows == 0) traceError("'" + file + "' holds no token rows");
+  // Every token of the run takes its own row. Repeating a short trace would route tokens
+  // the file never described, with nothing in the report to say so; surplus rows are
+  // fine (the warm-up batch reads the rows after the run's).
+  const std::size_t tokens =
+      static_cast<std::size_t>(sh.ranks) * static_cast<std::size_t>(sh.tokens);
+  if (t.rows < tokens) {
+    traceError("'" + file + "' holds " + std::to_string(t.rows) +
+               " token rows, fewer than the run's " + std::to_string(tokens) +
+               " tokens (cluster ranks x model.tokens_per_rank = " + std::to_string(sh.ranks) +
+               " x " + std::to_string(sh.tokens) + "); give one row per token");
+  }
   return t;
 }
 
@@ -329,6 +340,13 @@ std::vector<double> expertPopularity(const Scenario& scenario) {
           "trace routing has no popularity vector");
   validateRouting(scenario, sh);
   return popularity(scenario, sh);
+}
+
+void checkRoutingTrace(const Scenario& scenario) {
+  if (scenario.routing.kind != RoutingKind::Trace) return;
+  const Shape sh = validatedShape(scenario);
+  validateRouting(scenario, sh);
+  readTrace(scenario, sh);
 }
 
 std::vector<RankGating> generateGating(const Scenario& scenario) {
@@ -353,7 +371,7 @@ std::vector<RankGating> generateGating(const Scenario& scenario) {
       std::int32_t* ids = g.topkIds.data() + i * k;
       float* weights = g.topkWeights.data() + i * k;
       if (isTrace) {
-        const std::size_t row = (static_cast<std::size_t>(r) * bs + i) % trace.rows;
+        const std::size_t row = static_cast<std::size_t>(r) * bs + i;  // < rows: readTrace
         std::copy_n(trace.ids.begin() + static_cast<std::ptrdiff_t>(row * k), k, ids);
         for (float& v : scores) v = static_cast<float>(rng.normal());
         std::sort(scores.begin(), scores.end(), std::greater<>());

@@ -43,13 +43,20 @@ struct RankGating {
 //                  the topk_groups groups with the highest max score (ties -> lower group),
 //                  then takes its top K experts inside them;
 //   trace          ids from routing.trace_file (CSV, one token per line, or .npy int32/int64
-//                  [R*BS, K] or [R, BS, K]); global token t = r*BS + i uses row t mod rows,
-//                  so short traces repeat and surplus rows are unused. Weights: K seeded
-//                  normal scores, softmaxed and sorted descending, assigned in file order.
+//                  [R*BS, K] or [R, BS, K]); global token t = r*BS + i uses row t. A trace
+//                  with fewer than R*BS rows is refused; surplus rows are unused by the
+//                  run. Weights: K seeded normal scores, softmaxed and sorted descending,
+//                  assigned in file order.
 // Ties between scores go to the lower expert id. Weights are computed in fp32.
 // Throws InputError naming the offending field (e.g. "routing.groups", and
 // "routing.trace_file" for every trace problem, with the line or row number).
 std::vector<RankGating> generateGating(const Scenario& scenario);
+
+// For trace routing, reads routing.trace_file and checks it as generateGating would (a
+// regular readable file, CSV or int32/int64 .npy of the right shape, ids in range and
+// distinct per token, at least R*BS rows); nothing for the generated distributions. Throws
+// the same InputError generateGating would, so a check and a run agree.
+void checkRoutingTrace(const Scenario& scenario);
 
 // Normalised popularity p_e of each logical expert (sums to 1) for uniform, power-law,
 // hotspot and group-limited routing. Throws InputError for trace routing, which has none.

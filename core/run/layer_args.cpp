@@ -78,6 +78,25 @@ UpdateExpertResult layerUpdateExpert(const Scenario& sc, const RankGating& g, in
   return all;
 }
 
+namespace {
+
+// MoeUpdateExpert's validator names its own arguments; a scenario's user knows the scenario
+// fields they come from. The index suffix ("[3][0]") is kept where the shapes agree.
+std::string scenarioFieldOfUpdateExpertArg(const std::string& path) {
+  const std::size_t bracket = path.find('[');
+  const std::string arg = path.substr(0, bracket);
+  const std::string index = bracket == std::string::npos ? "" : path.substr(bracket);
+  if (arg == "eplb_table") return "eplb.table" + index;
+  if (arg == "pruning_threshold") return "eplb.pruning_threshold" + index;
+  if (arg == "balance_mode") return "eplb.balance_mode";
+  if (arg == "active_mask") return "eplb.active_tokens";
+  if (arg == "world_size" || arg == "local_rank_id") return "cluster";
+  if (arg == "expert_ids") return "model.topk";  // the probe's ids: only K vs E can fail
+  return "eplb";
+}
+
+}  // namespace
+
 int scenarioPlacePerRank(const Scenario& sc) {
   // Instances per rank depend only on the table; any valid ids (distinct per token, in
   // range) let MoeUpdateExpert's validator check it.
@@ -89,7 +108,11 @@ int scenarioPlacePerRank(const Scenario& sc) {
   probe.topkWeights.assign(probe.topkIds.size(), 1.0f);
   const UpdateExpertArgs args =
       updateExpertArgs(sc, probe, 0, 0, std::min(sc.model.tokensPerRank, kUpdateExpertMaxBs));
-  validateUpdateExpert(args, "eplb");
+  try {
+    validateUpdateExpert(args);
+  } catch (const InputError& e) {
+    throw InputError(scenarioFieldOfUpdateExpertArg(e.path()), e.rule());
+  }
   const int P = updateExpertPlacePerRank(args);
   require(sc.eplb.placePerRank == 0 || sc.eplb.placePerRank == P, "eplb.place_per_rank",
           "must match the table's " + std::to_string(P) + " instances per rank");

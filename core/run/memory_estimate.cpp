@@ -110,9 +110,10 @@ MemoryEstimate estimateMemory(const Scenario& sc, int placePerRank) {
       e.largestItemBytes = it.bytes;
     }
   }
-  if (full) hostPerCard += static_cast<std::uint64_t>(activationHostPerCard(sc, placePerRank));
-  e.hostBytes = hostPerCard * static_cast<std::uint64_t>(sc.cluster.ranks()) +
-                static_cast<std::uint64_t>(sc.eventLogCapacity) * kEventLogEntryBytes;
+  const auto ranks = static_cast<std::uint64_t>(sc.cluster.ranks());
+  if (full) e.activationHostBytes = static_cast<std::uint64_t>(activationHostPerCard(sc, placePerRank)) * ranks;
+  e.eventLogHostBytes = static_cast<std::uint64_t>(sc.eventLogCapacity) * kEventLogEntryBytes;
+  e.hostBytes = hostPerCard * ranks + e.activationHostBytes + e.eventLogHostBytes;
   return e;
 }
 
@@ -166,12 +167,24 @@ void checkMemory(const Scenario& sc, int placePerRank, std::uint64_t hostLimit) 
               " cannot hold one card's " + formatBytes(static_cast<double>(e.fixedGmPerCard)) +
               " of buffers (the largest: " + e.largestItem + ", " +
               formatBytes(static_cast<double>(e.largestItemBytes)) + ")");
-  require(e.hostBytes <= hostLimit, sc.payload == PayloadMode::Full ? "payload" : "model",
-          "the run needs an estimated " + formatBytes(static_cast<double>(e.hostBytes)) +
-              " of host memory, more than the " + formatBytes(static_cast<double>(hostLimit)) +
-              " this process may use" +
-              (sc.payload == PayloadMode::Full ? "; use payload \"none\" or shrink the model"
-                                               : "; shrink the model or the cluster"));
+  if (e.hostBytes <= hostLimit) return;
+  // Blame the largest part, and advise only what would shrink it: the event log, the
+  // activation bytes (payload "full" only), or the rest, which the model and cluster size.
+  const std::uint64_t rest = e.hostBytes - e.eventLogHostBytes - e.activationHostBytes;
+  const std::string need = "the run needs an estimated " +
+                           formatBytes(static_cast<double>(e.hostBytes)) +
+                           " of host memory, more than the " +
+                           formatBytes(static_cast<double>(hostLimit)) + " this process may use";
+  if (e.eventLogHostBytes >= e.activationHostBytes && e.eventLogHostBytes >= rest)
+    throw InputError("event_log_capacity",
+                     need + ", " + formatBytes(static_cast<double>(e.eventLogHostBytes)) +
+                         " of it the event log (" + std::to_string(sc.eventLogCapacity) +
+                         " records); lower event_log_capacity");
+  if (e.activationHostBytes >= rest)
+    throw InputError("payload", need + ", " +
+                                    formatBytes(static_cast<double>(e.activationHostBytes)) +
+                                    " of it token data; use payload \"none\" or shrink the model");
+  throw InputError("model", need + "; shrink the model or the cluster");
 }
 
 }  // namespace moe

@@ -27,6 +27,10 @@ struct MemoryEstimate {
   // freed once dead and each design's memory before the next. Activation buffers of
   // payload "none" hold no bytes.
   std::uint64_t hostBytes = 0;
+  // The parts of hostBytes that a message can blame on one field: the event log
+  // (event_log_capacity) and the activation bytes (payload "full"; 0 for "none").
+  std::uint64_t eventLogHostBytes = 0;
+  std::uint64_t activationHostBytes = 0;
   // The largest single item of one card, for messages ("x", "dispatch rings", ...).
   std::string largestItem;
   std::int64_t largestItemBytes = 0;
@@ -39,8 +43,8 @@ MemoryEstimate estimateMemory(const Scenario& sc, int placePerRank);
 std::uint64_t hostMemoryLimit();
 
 // Refuses, with the figure, a run whose fixed GM does not fit hardware.hbm_bytes or whose
-// host memory exceeds hostLimit. InputError names hardware.overrides.hbm_bytes, or
-// "payload" / "model" for host memory.
+// host memory exceeds hostLimit. InputError names hardware.overrides.hbm_bytes, or for host
+// memory the largest part's field: event_log_capacity, payload (only when "full") or model.
 void checkMemory(const Scenario& sc, int placePerRank, std::uint64_t hostLimit);
 
 // A one-line note on the work a large run will do (records and bytes to move, or the

@@ -7,10 +7,14 @@
 
 namespace moe {
 
-CheckedScenario checkScenario(const Scenario& given) {
+CheckedScenario checkScenario(const Scenario& given, InputCheck inputs) {
   // The fused operator's shape rules come first: its inputs would be generated from them.
   if (given.workload.kind == WorkloadKind::AlltoallMatmulRs)
     validateA2aMatmul(shapeFromWorkload(given.workload), given.hardware);
+  // Then the MoE layer's routing trace, read and checked as the run reads it: a scenario
+  // that names a missing, malformed or short trace is invalid, not a run that fails later.
+  if (given.workload.kind == WorkloadKind::MoeLayer && inputs == InputCheck::ReadRoutingTrace)
+    checkRoutingTrace(given);
   CheckedScenario c;
   c.scenario = withEplbTable(given);
   c.placePerRank = scenarioPlacePerRank(c.scenario);
@@ -33,7 +37,9 @@ ResolvedScenario ResolvedScenario::resolve(const Scenario& given,
                                            std::shared_ptr<const std::vector<RankGating>> gating) {
   ResolvedScenario r;
   r.given_ = given;
-  r.checked_ = checkScenario(given);
+  // A caller's gating was generated already (from this scenario's trace, if any).
+  r.checked_ =
+      checkScenario(given, gating ? InputCheck::InputsGiven : InputCheck::ReadRoutingTrace);
   if (given.workload.kind == WorkloadKind::AlltoallMatmulRs) {
     const A2aMatmulShape shape = shapeFromWorkload(given.workload);
     r.a2aInputs_ =

@@ -14,14 +14,22 @@
 
 namespace moe {
 
-// What `moe-sim validate` and `tiling` need: the scenario as it would run (a generated
-// table in place) and its instances per rank, every rule checked. Throws InputError naming
-// the field.
+// The one decision on whether a scenario (already read by scenarioFromJson, so its per-field
+// rules hold) can run: every command that takes a scenario (validate, run, tiling, tune,
+// export-vectors, each sweep point, the workbench's editor) calls this, through
+// ResolvedScenario::resolve or directly, so none accepts what another refuses. It returns the
+// scenario as it would run (a generated table in place) and its instances per rank, every
+// rule checked in a fixed order: the fused operator's shape, the routing trace's contents,
+// the eplb table, the ring tiling, memory. Throws InputError naming the field.
 struct CheckedScenario {
   Scenario scenario;
   int placePerRank = 1;
 };
-CheckedScenario checkScenario(const Scenario& given);
+// InputsGiven skips reading the routing trace, for a caller that already holds the gating
+// generated from it (a tuning candidate differs from its checked base only in the knobs).
+enum class InputCheck { ReadRoutingTrace, InputsGiven };
+CheckedScenario checkScenario(const Scenario& given,
+                              InputCheck inputs = InputCheck::ReadRoutingTrace);
 // Instances per rank of a scenario's eplb table (generated first if asked), checked as
 // MoeUpdateExpert checks it, but not the ring tiling: what a tiling proposal starts from.
 int placePerRankOf(const Scenario& given);

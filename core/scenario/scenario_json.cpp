@@ -351,6 +351,11 @@ void validateScenario(const Scenario& s) {
           "eplb.active_tokens",
           "must be -1 (all active) or in [0, model.tokens_per_rank = " + str(m.tokensPerRank) +
               "], got " + str(e.activeTokens));
+  // MoeUpdateExpert's active mask only says which tokens pruning may drop; without a
+  // threshold it would change nothing, silently (`op update-expert` refuses the same).
+  require(e.activeTokens == -1 || !e.pruningThreshold.empty(), "eplb.active_tokens",
+          "requires eplb.pruning_threshold: the active tokens only decide which tokens pruning "
+          "applies to; set eplb.pruning_threshold or leave eplb.active_tokens at -1");
 
   // Routing: each distribution's parameters against the model.
   const RoutingConfig& r = s.routing;

@@ -169,7 +169,8 @@ bool better(const TuneEval& a, const TuneEval& b) {
 std::string tuneConstraint(const Scenario& candidate) {
   try {
     validateScenario(candidate);
-    const CheckedScenario c = checkScenario(candidate);
+    // The candidate's routing trace is its base's, read and checked once by tuneStreaming.
+    const CheckedScenario c = checkScenario(candidate, InputCheck::InputsGiven);
     const std::int64_t rings = streamingRingBytesPerCard(c.scenario);
     if (rings > ringHbmBudget(c.scenario))
       return "HBM budget for rings: " + std::to_string(rings >> 20) +
@@ -412,6 +413,8 @@ TuneResult tuneStreaming(const Scenario& given, const TuneOptions& opt) {
   require(opt.budget >= 1 && opt.budget <= 10000, "--budget", "must be in [1, 10000]");
   require(given.workload.kind == WorkloadKind::MoeLayer, "workload.kind",
           "tune searches the MoE layer's streaming design (got alltoall-matmul-rs)");
+  // The scenario as given must be one `validate` accepts: the tuned one is written from it.
+  checkScenario(given);
   return TuneSearch(given, opt).run();
 }
 

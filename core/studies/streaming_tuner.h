@@ -67,7 +67,8 @@ struct TuneResult {
   int neighbourChecks = 0;  // runs after the search: the best's neighbours (in `evaluated`)
 };
 
-// Hard constraints of a candidate: "" when it can run, else the rule it breaks.
+// Hard constraints of a candidate: "" when it can run, else the rule it breaks. The routing
+// trace is not read again: a candidate shares its base's, which tuneStreaming checks.
 std::string tuneConstraint(const Scenario& candidate);
 
 TuneResult tuneStreaming(const Scenario& given, const TuneOptions& options);

@@ -16,9 +16,11 @@
 #include "core/run/resolved_scenario.h"
 #include "core/run/run_report.h"
 #include "core/scenario/scenario_json.h"
+#include "core/util/bounded_file.h"
 #include "core/util/error.h"
 #include "core/util/format_digest.h"
 #include "core/util/npy.h"
+#include "core/util/staged_directory.h"
 
 #ifndef MOE_TOOL_VERSION
 #define MOE_TOOL_VERSION "unknown"
@@ -330,6 +332,38 @@ void exportA2aMatmul(const ResolvedScenario& rs, Writer& w) {
   }
 }
 
+constexpr const char* kManifestName = "manifest.json";
+constexpr const char* kManifestFormat = "moe-workbench golden vectors 1";
+// A manifest lists every file of every rank; large clusters make it megabytes, never this.
+constexpr std::uintmax_t kMaxManifestBytes = std::uintmax_t{256} << 20;
+
+// True when `dir` holds a manifest.json this tool wrote: an earlier export, which a new
+// export may replace.
+bool isEarlierExport(const fs::path& dir) {
+  try {
+    const std::string text =
+        readBoundedFile((dir / kManifestName).string(), kMaxManifestBytes, "--out");
+    const json m = json::parse(text, nullptr, false);
+    return m.is_object() && m.contains("format") && m["format"] == kManifestFormat;
+  } catch (const InputError&) {
+    return false;  // no manifest, or not a regular readable file
+  }
+}
+
+// An existing --out must be a directory that is empty or an earlier export, unless
+// `force`: the export replaces the whole directory.
+void refuseForeignTarget(const std::string& dir, bool force) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (!fs::exists(st)) return;
+  require(fs::is_directory(st), "--out", "'" + dir + "' exists and is not a directory");
+  if (force || fs::is_empty(dir, ec) || isEarlierExport(dir)) return;
+  throw InputError("--out", "'" + dir +
+                                "' is not empty and holds no earlier export (no manifest.json "
+                                "written by moe-sim export-vectors); the export replaces the "
+                                "whole directory: pass --force to replace it");
+}
+
 }  // namespace
 
 VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
@@ -340,15 +374,16 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
   const ResolvedScenario rs = ResolvedScenario::resolve(given);
   const Scenario& sc = rs.scenario();
   const bool a2a = rs.workload() == WorkloadKind::AlltoallMatmulRs;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  require(!ec && fs::is_directory(dir), "--out", "cannot create directory '" + dir + "'");
+  refuseForeignTarget(dir, o.force);
 
   VectorExportResult result;
   if (o.recordDigest)
     result.digest = a2a ? runA2aMatmulWorkload(rs, false).digest() : runScenario(rs, false).digest;
 
-  Writer w{fs::path(dir)};
+  // Everything goes into a staging sibling that replaces --out only once complete (removed
+  // if anything below throws), so --out never holds half an export or another's files.
+  StagedDirectory staged(dir, "--out");
+  Writer w{fs::path(staged.path())};
   if (a2a)
     exportA2aMatmul(rs, w);
   else
@@ -365,7 +400,7 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
                      {"logical_dtype", f.logicalDtype},
                      {"shape", f.shape}});
   json m = {
-      {"format", "moe-workbench golden vectors 1"},
+      {"format", kManifestFormat},
       {"tool", "moe-workbench"},
       {"tool_version", toolVersion()},
       {"scenario", sc.name},
@@ -398,11 +433,16 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
       {"scenario_json", scenarioToJson(given)},
       {"operators", w.operators()},
       {"files", std::move(files)}};
-  result.manifestPath = (fs::path(dir) / "manifest.json").string();
-  std::ofstream out(result.manifestPath, std::ios::binary);
-  require(out.good(), "--out", "cannot write '" + result.manifestPath + "'");
-  out << m.dump(2) << "\n";
-  require(out.good(), "--out", "error while writing '" + result.manifestPath + "'");
+  const std::string manifest = (fs::path(staged.path()) / kManifestName).string();
+  {
+    std::ofstream out(manifest, std::ios::binary);
+    require(out.good(), "--out", "cannot write '" + manifest + "'");
+    out << m.dump(2) << "\n";
+    out.flush();
+    require(out.good(), "--out", "error while writing '" + manifest + "'");
+  }
+  staged.commit();
+  result.manifestPath = (fs::path(dir) / kManifestName).string();
   result.files = std::move(w.files());
   return result;
 }

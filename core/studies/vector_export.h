@@ -34,6 +34,8 @@ struct VectorExportOptions {
   // Run the emulation to record its digest in the manifest. Off only where the caller has
   // the digest already or does not want to pay for the run (the manifest then says so).
   bool recordDigest = true;
+  // Replace a non-empty output directory that holds no earlier export (--force).
+  bool force = false;
 };
 
 struct ExportedFile {
@@ -53,8 +55,11 @@ struct VectorExportResult {
   std::string manifestPath;
 };
 
-// Writes the vectors of `scenario` into `dir` (created if missing). Throws InputError for a
-// scenario that cannot run (as `moe-sim run` would) and for an unwritable directory ("--out").
+// Writes the vectors of `scenario` as the directory `dir`: into a staging sibling first, which
+// then replaces `dir` whole (core/util/staged_directory.h), so `dir` holds exactly the files
+// the manifest lists, plus manifest.json. Throws InputError for a scenario that cannot run (as
+// `moe-sim run` would), for an unwritable directory ("--out"), and for a non-empty `dir` that
+// holds no earlier export unless options.force.
 VectorExportResult exportVectors(const Scenario& scenario, const std::string& dir,
                                  const VectorExportOptions& options = {});
 

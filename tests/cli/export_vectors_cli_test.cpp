@@ -7,13 +7,16 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <set>
 #include <string>
 
 #include "core/util/npy.h"
@@ -251,6 +254,113 @@ TEST_F(ExportVectorsCli, BadScenarioIsBadInput) {
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("model.topk"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "v" / "manifest.json"));
+}
+
+// Every regular file under `dir`, relative, but manifest.json itself.
+std::set<std::string> filesUnder(const fs::path& dir) {
+  std::set<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path() != dir / "manifest.json")
+      files.insert(fs::relative(e.path(), dir).string());
+  return files;
+}
+
+std::set<std::string> manifestFiles(const json& m) {
+  std::set<std::string> files;
+  for (const json& f : m.at("files")) files.insert(f.at("file").get<std::string>());
+  return files;
+}
+
+TEST_F(ExportVectorsCli, ManifestListsExactlyTheFilesInTheDirectory) {
+  const Result r =
+      run("export-vectors '" + smallScenario() + "' --out '" + (dir_ / "v").string() + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(filesUnder(dir_ / "v"), manifestFiles(manifest(dir_ / "v")));
+  // Nothing of the staging directory is left beside the export.
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".v."), std::string::npos) << e.path();
+}
+
+TEST_F(ExportVectorsCli, ASmallerExportLeavesNoStaleFilesOfALargerOne) {
+  const fs::path out = dir_ / "v";
+  // Four ranks first, then two: the first export's rank2/rank3 files must go.
+  ASSERT_EQ(run("export-vectors '" + smallScenario() + "' --out '" + out.string() + "'").exitCode,
+            0);
+  ASSERT_TRUE(fs::exists(out / "moe_update_expert" / "rank3" / "expert_ids.npy"));
+  const std::string two = smallScenario([](json& j) {
+    j["cluster"]["servers"] = 1;
+    j["cluster"]["cards_per_server"] = 2;
+    j["hardware"]["overrides"]["cards_per_server"] = 2;
+  });
+  const Result r = run("export-vectors '" + two + "' --out '" + out.string() + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_FALSE(fs::exists(out / "moe_update_expert" / "rank3"));
+  EXPECT_FALSE(fs::exists(out / "moe_update_expert" / "rank2" / "expert_ids.npy"));
+  EXPECT_EQ(filesUnder(out), manifestFiles(manifest(out)));
+}
+
+TEST_F(ExportVectorsCli, ANonEmptyDirectoryThatIsNoExportIsRefusedUnlessForced) {
+  const fs::path out = dir_ / "mine";
+  fs::create_directories(out);
+  std::ofstream(out / "notes.txt") << "not an export";
+  const std::string sc = smallScenario();
+  const Result refused = run("export-vectors '" + sc + "' --out '" + out.string() + "'");
+  EXPECT_EQ(refused.exitCode, 2);
+  EXPECT_NE(refused.err.find("error: --out: "), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--force"), std::string::npos) << refused.err;
+  EXPECT_TRUE(fs::exists(out / "notes.txt"));
+  EXPECT_FALSE(fs::exists(out / "manifest.json"));
+
+  const Result forced = run("export-vectors '" + sc + "' --out '" + out.string() + "' --force");
+  ASSERT_EQ(forced.exitCode, 0) << forced.err;
+  EXPECT_FALSE(fs::exists(out / "notes.txt"));
+  EXPECT_EQ(filesUnder(out), manifestFiles(manifest(out)));
+}
+
+TEST_F(ExportVectorsCli, ARefusedExportLeavesTheEarlierExportWhole) {
+  const fs::path out = dir_ / "v";
+  ASSERT_EQ(run("export-vectors '" + smallScenario() + "' --out '" + out.string() + "'").exitCode,
+            0);
+  const std::string before = manifest(out).dump();
+  const std::string bad = smallScenario([](json& j) { j["model"]["topk"] = 0; });
+  EXPECT_EQ(run("export-vectors '" + bad + "' --out '" + out.string() + "'").exitCode, 2);
+  EXPECT_EQ(manifest(out).dump(), before);
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().rfind(".v.", 0), std::string::npos) << e.path();
+}
+
+// Every file under `dir` with its bytes.
+std::map<std::string, std::string> contentsUnder(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) {
+      std::ifstream in(e.path(), std::ios::binary);
+      files[fs::relative(e.path(), dir).string()].assign(std::istreambuf_iterator<char>(in), {});
+    }
+  return files;
+}
+
+TEST_F(ExportVectorsCli, TwoConcurrentExportsLeaveOneWholeExport) {
+  const std::string a = smallScenario();
+  fs::rename(a, dir_ / "a.json");
+  const std::string b = smallScenario([](json& j) { j["seed"] = 2; });
+  fs::rename(b, dir_ / "b.json");
+  const fs::path sa = dir_ / "a.json", sb = dir_ / "b.json";
+  ASSERT_EQ(
+      run("export-vectors '" + sa.string() + "' --out '" + (dir_ / "A").string() + "'").exitCode,
+      0);
+  ASSERT_EQ(
+      run("export-vectors '" + sb.string() + "' --out '" + (dir_ / "B").string() + "'").exitCode,
+      0);
+  const std::string sim = MOE_SIM_PATH;
+  const std::string target = (dir_ / "C").string();
+  const std::string both = "sh -c \"" + sim + " export-vectors '" + sa.string() + "' --out '" +
+                           target + "' >/dev/null 2>&1 & " + sim + " export-vectors '" +
+                           sb.string() + "' --out '" + target + "' >/dev/null 2>&1 & wait\"";
+  ASSERT_EQ(std::system(both.c_str()), 0);
+  const auto c = contentsUnder(dir_ / "C");
+  EXPECT_TRUE(c == contentsUnder(dir_ / "A") || c == contentsUnder(dir_ / "B"))
+      << "the export mixes the two seeds' files";
 }
 
 }  // namespace

@@ -325,38 +325,43 @@ TEST(Gating, ExpectedExpertLoadMatchesTheGeneratorsFrequencies) {
   }
 }
 
-TEST_F(GatingTrace, TraceCsvRoundTripsWithCommentsBlankLinesAndCyclicReuse) {
+TEST_F(GatingTrace, TraceCsvRoundTripsWithCommentsBlankLinesAndRefusesAShortTrace) {
   Scenario s = smallScenario(RoutingKind::Trace);
   s.cluster.servers = 1;
   s.cluster.cardsPerServer = 2;
   s.model.tokensPerRank = 3;
   s.model.experts = 8;
   s.model.topk = 2;
-  // 4 rows for 6 tokens: tokens 4 and 5 reuse rows 0 and 1.
-  s.routing.traceFile = write("t.csv",
-                              "# expert ids, one token per line\n"
-                              "0,1\n"
-                              "\n"
-                              " 7 , 3\r\n"
-                              "5,4\n"
-                              "# trailing comment\n"
-                              "2,6\n");
-  const std::vector<std::vector<int>> rows = {{0, 1}, {7, 3}, {5, 4}, {2, 6}};
+  // 4 rows for 6 tokens: refused, never repeated (the run would route tokens the file does
+  // not describe).
+  const std::string head =
+      "# expert ids, one token per line\n"
+      "0,1\n"
+      "\n"
+      " 7 , 3\r\n"
+      "5,4\n"
+      "# trailing comment\n"
+      "2,6\n";
+  s.routing.traceFile = write("short.csv", head);
+  expectInputError(s, "routing.trace_file", "holds 4 token rows, fewer than the run's 6 tokens");
+  // 7 rows for 6 tokens: token t takes row t, the surplus row is unused.
+  s.routing.traceFile = write("t.csv", head + "0,2\n1,3\n4,5\n");
+  const std::vector<std::vector<int>> rows = {{0, 1}, {7, 3}, {5, 4}, {2, 6}, {0, 2}, {1, 3}};
   const auto g = moe::generateGating(s);
   expectValidRouting(g, s);
   for (int r = 0; r < 2; ++r) {
     for (int i = 0; i < 3; ++i) {
-      const auto& want = rows[static_cast<std::size_t>((r * 3 + i) % 4)];
+      const auto& want = rows[static_cast<std::size_t>(r * 3 + i)];
       const auto at = static_cast<std::size_t>(i * 2);
       EXPECT_EQ(g[static_cast<std::size_t>(r)].topkIds[at], want[0]);
       EXPECT_EQ(g[static_cast<std::size_t>(r)].topkIds[at + 1], want[1]);
     }
   }
-  // Expected load counts the 6 tokens the scenario uses (rows 0,1,2,3,0,1): the ids of rows
-  // 0 and 1 fill 2 of the 12 slots each, those of rows 2 and 3 one each.
+  // Expected load counts the 6 rows the scenario uses: ids 0, 1, 2 and 3 appear twice in
+  // the 12 slots, 4, 5, 6 and 7 once.
   const std::vector<double> load = moe::expectedExpertLoad(s);
-  for (int e : {0, 1, 7, 3}) EXPECT_DOUBLE_EQ(load[static_cast<std::size_t>(e)], 2.0 / 12);
-  for (int e : {5, 4, 2, 6}) EXPECT_DOUBLE_EQ(load[static_cast<std::size_t>(e)], 1.0 / 12);
+  for (int e : {0, 1, 2, 3}) EXPECT_DOUBLE_EQ(load[static_cast<std::size_t>(e)], 2.0 / 12);
+  for (int e : {4, 5, 6, 7}) EXPECT_DOUBLE_EQ(load[static_cast<std::size_t>(e)], 1.0 / 12);
   EXPECT_NEAR(std::accumulate(load.begin(), load.end(), 0.0), 1.0, 1e-12);
 }
 

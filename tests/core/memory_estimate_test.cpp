@@ -80,6 +80,36 @@ TEST(MemoryEstimate, RefusesWhatHbmOrTheHostCannotHoldWithTheFigure) {
   EXPECT_NO_THROW(checkMemory(Scenario{}, P, UINT64_MAX));
 }
 
+// Host memory refusals name the field that makes the bulk and advise only what would shrink
+// it: a huge event log is event_log_capacity's fault, and payload "none" is never told to
+// use payload "none".
+TEST(MemoryEstimate, AHostRefusalBlamesTheLargestPartsField) {
+  Scenario logHeavy;
+  logHeavy.payload = PayloadMode::None;
+  logHeavy.eventLogCapacity = std::int64_t{1} << 26;  // 4 GiB of event log
+  const int P = placePerRankOf(logHeavy);
+  const MemoryEstimate e = estimateMemory(logHeavy, P);
+  try {
+    checkMemory(logHeavy, P, e.hostBytes - 1);
+    FAIL() << "accepted over the limit";
+  } catch (const InputError& ex) {
+    EXPECT_EQ(ex.path(), "event_log_capacity");
+    EXPECT_NE(ex.rule().find("lower event_log_capacity"), std::string::npos) << ex.rule();
+  }
+  Scenario none;
+  none.payload = PayloadMode::None;
+  none.eventLogCapacity = 1024;
+  const MemoryEstimate n = estimateMemory(none, P);
+  EXPECT_EQ(n.activationHostBytes, 0u);
+  try {
+    checkMemory(none, P, n.hostBytes - 1);
+    FAIL() << "accepted over the limit";
+  } catch (const InputError& ex) {
+    EXPECT_EQ(ex.path(), "model");
+    EXPECT_EQ(ex.rule().find("payload"), std::string::npos) << ex.rule();
+  }
+}
+
 TEST(MemoryEstimate, LargeRunsGetANoteAndTheDefaultDoesNot) {
   Scenario sc;
   EXPECT_EQ(largeWorkNote(sc), "");

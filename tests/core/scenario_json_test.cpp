@@ -272,7 +272,10 @@ TEST(ScenarioJson, ModelAndEplbRules) {
             "eplb.pruning_threshold[2]");
   EXPECT_EQ(rejectedPath(with(d, "/eplb/active_tokens", 129)), "eplb.active_tokens");
   EXPECT_EQ(rejectedPath(with(d, "/eplb/active_tokens", -2)), "eplb.active_tokens");
-  EXPECT_EQ(moe::scenarioFromJson(with(d, "/eplb/active_tokens", 0)).eplb.activeTokens, 0);
+  // Active tokens only decide what pruning applies to: alone they are refused.
+  EXPECT_EQ(rejectedPath(with(d, "/eplb/active_tokens", 0)), "eplb.active_tokens");
+  const json pruned = with(d, "/eplb/pruning_threshold", json::array({0, 0, 0, 0, 0, 0, 0, 0.5}));
+  EXPECT_EQ(moe::scenarioFromJson(with(pruned, "/eplb/active_tokens", 0)).eplb.activeTokens, 0);
 }
 
 TEST(ScenarioJson, PayloadSizeGuardRefusesAbsurdSizes) {

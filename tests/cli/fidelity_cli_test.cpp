@@ -1,0 +1,65 @@
+// `moe-sim fidelity` on inputs it cannot honour, without running a shape (each test takes
+// milliseconds): --write-scenarios writes only scenarios `validate` accepts, and a benchmark
+// in which no shape could run is bad input (exit 2), not a table of refusals with exit 0.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/cli/sim_process.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path testDir(const std::string& name) {
+  const fs::path d =
+      fs::temp_directory_path() / ("moe_fidelity_cli_" + std::to_string(getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+}  // namespace
+
+// At 10000 tokens per rank (past the 8192 limit) the normal-mode shapes used to be written
+// as given, and `validate` refused every file. They are written at the stand-in token count,
+// as a run substitutes it, and said so.
+TEST(FidelityCli, WriteScenariosWritesOnlyScenariosThatValidate) {
+  const fs::path dir = testDir("write");
+  const auto w = moe::clitest::runMoeSim(
+      "fidelity --mode normal --tokens 10000 --write-scenarios " + dir.string(), dir);
+  ASSERT_EQ(w.exitCode, 0) << w.err;
+  EXPECT_NE(w.out.find("written at 512 tokens per rank instead"), std::string::npos) << w.out;
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".json") continue;
+    ++files;
+    const auto v = moe::clitest::runMoeSim("validate " + e.path().string(), dir);
+    EXPECT_EQ(v.exitCode, 0) << e.path() << ": " << v.err;
+  }
+  EXPECT_EQ(files, 4);
+  // Without a stand-in nothing valid is left to write: exit 2, no file.
+  const fs::path none = testDir("write-none");
+  const auto n = moe::clitest::runMoeSim(
+      "fidelity --mode normal --tokens 10000 "
+      "--stand-in-tokens 0 --write-scenarios " +
+          none.string(),
+      testDir("write-none-log"));
+  EXPECT_EQ(n.exitCode, 2) << n.err;
+  EXPECT_NE(n.err.find("error: --write-scenarios: deepep-normal-ep8 would not be a valid"),
+            std::string::npos)
+      << n.err;
+  EXPECT_TRUE(fs::is_empty(none));
+}
+
+TEST(FidelityCli, NothingToRunIsExitTwo) {
+  const fs::path dir = testDir("nothing");
+  const auto r =
+      moe::clitest::runMoeSim("fidelity --mode normal --tokens 10000 --stand-in-tokens 0", dir);
+  EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("error: --tokens: no shape of --mode normal could run"), std::string::npos)
+      << r.err;
+}
