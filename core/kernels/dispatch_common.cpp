@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/reference/fp8.h"
+#include "core/reference/dispatch_quant.h"
 
 namespace moe {
 
@@ -100,35 +100,29 @@ int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Reg
   return placed;
 }
 
-Task packFp8Records(LayerContext& ctx, AiCore& core, Buffer* staging, std::int64_t n) {
+Task packQuantizedRecords(LayerContext& ctx, AiCore& core, Buffer* staging, std::int64_t n) {
   if (n == 0) co_return;
-  co_await core.vector(n * ctx.H, 2);  // block amax
-  co_await core.vector(n * ctx.H, 2);  // scale and convert to E4M3
+  co_await core.vector(n * ctx.H, 2);  // amax (per block or per token)
+  co_await core.vector(n * ctx.H, 2);  // scale and convert to the one-byte codes
   if (staging->bytes.empty()) co_return;
-  const int blocks = (ctx.H + kFp8Block - 1) / kFp8Block;
-  std::vector<std::uint8_t> q(static_cast<std::size_t>(ctx.H));
-  std::vector<float> scales(static_cast<std::size_t>(blocks));
+  std::vector<std::uint8_t> wire(static_cast<std::size_t>(ctx.dispatchRowBytes));
   for (std::int64_t i = 0; i < n; ++i) {
     const auto* row =
         reinterpret_cast<const bf16*>(staging->data() + i * ctx.recordBytes + ctx.metaBytes);
-    quantizeRowFp8(row, ctx.H, q.data(), scales.data());
-    std::uint8_t* out = staging->data() + i * ctx.dispatchRecordBytes + ctx.metaBytes;
-    std::memcpy(out, q.data(), q.size());
-    std::memcpy(out + ctx.H, scales.data(), scales.size() * sizeof(float));
+    quantizeRow(ctx.dispatchDtype, row, ctx.H, wire.data());
+    std::memcpy(staging->data() + i * ctx.dispatchRecordBytes + ctx.metaBytes, wire.data(),
+                wire.size());
   }
 }
 
-Task unpackFp8Records(LayerContext& ctx, AiCore& core, Buffer* rx, std::int64_t n, Buffer* rows) {
+Task unpackQuantizedRecords(LayerContext& ctx, AiCore& core, Buffer* rx, std::int64_t n,
+                            Buffer* rows) {
   if (n == 0) co_return;
   co_await core.vector(n * ctx.H, 2);  // convert and scale to bf16
   if (rx->bytes.empty() || rows->bytes.empty()) co_return;
-  const int blocks = (ctx.H + kFp8Block - 1) / kFp8Block;
-  std::vector<float> scales(static_cast<std::size_t>(blocks));
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::uint8_t* in = rx->data() + i * ctx.dispatchRecordBytes + ctx.metaBytes;
-    std::memcpy(scales.data(), in + ctx.H, scales.size() * sizeof(float));
-    dequantizeRowFp8(in, scales.data(), ctx.H, rows->as<bf16>() + i * ctx.H);
-  }
+  for (std::int64_t i = 0; i < n; ++i)
+    dequantizeRow(ctx.dispatchDtype, rx->data() + i * ctx.dispatchRecordBytes + ctx.metaBytes,
+                  ctx.H, rows->as<bf16>() + i * ctx.H);
 }
 
 }  // namespace moe

@@ -77,14 +77,14 @@ int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Reg
 // One receiver per card writes the Offset/Length tables and expertTokenNums to GM.
 void publishRecvTables(LayerContext& ctx, AiCore& core, int d, const RecvPlan& plan);
 
-// FP8 dispatch (model.dispatch_dtype fp8). Senders gather bf16 rows into records spaced
-// ctx.recordBytes, as for bf16; packFp8Records then turns the first n of them into fp8
-// records spaced ctx.dispatchRecordBytes, in place (every record moves left, so none is
-// overwritten before it is read): two vector passes over the rows (block amax, then scale
-// and convert). With payload none only the time is spent.
-Task packFp8Records(LayerContext& ctx, AiCore& core, Buffer* staging, std::int64_t n);
-// Receivers: the n fp8 records in `rx` (spaced ctx.dispatchRecordBytes) dequantized into bf16
-// rows in `rows` (row i at i * ctx.rowBytes), one vector pass.
-Task unpackFp8Records(LayerContext& ctx, AiCore& core, Buffer* rx, std::int64_t n, Buffer* rows);
+// Quantized dispatch (model.dispatch_dtype fp8 or int8). Senders gather bf16 rows into
+// records spaced ctx.recordBytes, as for bf16; packQuantizedRecords then turns the first n of
+// them into quantized records spaced ctx.dispatchRecordBytes (header, one-byte codes, fp32
+// scales), in place: each record moves down to a smaller or equal offset.
+Task packQuantizedRecords(LayerContext& ctx, AiCore& core, Buffer* staging, std::int64_t n);
+// Receivers: the n quantized records in `rx` (spaced ctx.dispatchRecordBytes) dequantized
+// into bf16 rows (spaced ctx.rowBytes) in `rows`.
+Task unpackQuantizedRecords(LayerContext& ctx, AiCore& core, Buffer* rx, std::int64_t n,
+                            Buffer* rows);
 
 }  // namespace moe

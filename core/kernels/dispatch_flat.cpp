@@ -66,7 +66,7 @@ Task flatSender(LayerContext& ctx, int s, AiCore& core, std::shared_ptr<FlatWind
     std::int64_t slot = 0, inBatch = 0;
     auto flush = [&]() -> Task {
       if (inBatch == 0) co_return;
-      if (ctx.fp8Dispatch) co_await packFp8Records(ctx, core, staging, inBatch);
+      if (ctx.quantizedDispatch) co_await packQuantizedRecords(ctx, core, staging, inBatch);
       const std::int64_t bytes = inBatch * rb;
       const Region dst{win.data, (slot - inBatch) * rb, bytes};
       if (!remote) {
@@ -118,7 +118,8 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
   // `rows` take no more UB than a chunk.
   const std::int64_t batch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / ctx.recordBytes);
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
-  Buffer* rows = ctx.fp8Dispatch ? m.allocUb(core, batch * ctx.rowBytes, "rows", true) : nullptr;
+  Buffer* rows =
+      ctx.quantizedDispatch ? m.allocUb(core, batch * ctx.rowBytes, "rows", true) : nullptr;
   Buffer* side = m.allocUb(core, batch * placeSideBytes(ctx.K), "side", false);
   std::vector<std::int32_t> next(plan.channelStart.size(), 0);
   std::vector<std::int64_t> done(sources.size(), 0);
@@ -150,7 +151,7 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
       const std::int64_t n = std::min(batch, win.landed->value - done[i]);
       if (n <= 0) continue;
       co_await core.copy(Region{rx, 0, n * rb}, Region{win.data, done[i] * rb, n * rb});
-      if (rows) co_await unpackFp8Records(ctx, core, rx, n, rows);
+      if (rows) co_await unpackQuantizedRecords(ctx, core, rx, n, rows);
       for (std::int64_t j = 0; j < n; ++j)
         placeRow(ctx, core, d, win.headers[static_cast<std::size_t>(done[i] + j)],
                  rows ? Region{rows, j * ctx.rowBytes, ctx.rowBytes}

@@ -67,7 +67,7 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
     std::int64_t slot = 0, inBatch = 0;
     auto flush = [&]() -> Task {
       if (inBatch == 0) co_return;
-      if (ctx.fp8Dispatch) co_await packFp8Records(ctx, core, staging, inBatch);
+      if (ctx.quantizedDispatch) co_await packQuantizedRecords(ctx, core, staging, inBatch);
       const std::int64_t bytes = inBatch * rb;
       const Region dst{win.data, (slot - inBatch) * rb, bytes};
       if (!remote) {
@@ -138,7 +138,8 @@ Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const Recv
       std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / ctx.recordBytes);
   if (receiverIndex == 0) publishRecvTables(ctx, core, d, plan);  // one receiver per card
   Buffer* rx = m.allocUb(core, perBatch * rb, "rx", true);
-  Buffer* rows = ctx.fp8Dispatch ? m.allocUb(core, perBatch * ctx.rowBytes, "rows", true) : nullptr;
+  Buffer* rows =
+      ctx.quantizedDispatch ? m.allocUb(core, perBatch * ctx.rowBytes, "rows", true) : nullptr;
   Buffer* side = m.allocUb(core, perBatch * placeSideBytes(ctx.K), "side", false);
   std::vector<std::int32_t> next(plan.channelStart.size(), 0);
   // Slots: direct windows by source card, then forwarded windows.
@@ -156,7 +157,7 @@ Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const Recv
       const std::int64_t cnt = std::min(perBatch, records - r0);
       co_await core.copy(Region{rx, 0, cnt * rb}, Region{win->data, r0 * rb, cnt * rb});
       ctx.consumed(Region{win->data, r0 * rb, cnt * rb});  // one receiver reads each window
-      if (rows) co_await unpackFp8Records(ctx, core, rx, cnt, rows);
+      if (rows) co_await unpackQuantizedRecords(ctx, core, rx, cnt, rows);
       for (std::int64_t j = 0; j < cnt; ++j)
         placeRow(ctx, core, d, win->headers[static_cast<std::size_t>(r0 + j)],
                  rows ? Region{rows, j * ctx.rowBytes, ctx.rowBytes}

@@ -118,9 +118,9 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
         for (int t : batches[b]) metas.push_back(tokenMeta(ctx, s, t, routing, wanted));
         const std::int64_t bytes = static_cast<std::int64_t>(metas.size()) * rb;
         co_await thisBatch;
-        if (ctx.fp8Dispatch)
-          co_await packFp8Records(ctx, core, staging[b % 2],
-                                  static_cast<std::int64_t>(metas.size()));
+        if (ctx.quantizedDispatch)
+          co_await packQuantizedRecords(ctx, core, staging[b % 2],
+                                        static_cast<std::int64_t>(metas.size()));
         if (!tg.remote) {
           co_await tg.ring->waitSpace(core, bytes);
           tg.ring->writeFromUb(core, Region{staging[b % 2], 0, bytes}, metas, rb);
@@ -200,12 +200,13 @@ Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<Polle
   const int batch =
       static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / ctx.recordBytes));
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
-  Buffer* rows = ctx.fp8Dispatch ? m.allocUb(core, batch * ctx.rowBytes, "rows", true) : nullptr;
+  Buffer* rows =
+      ctx.quantizedDispatch ? m.allocUb(core, batch * ctx.rowBytes, "rows", true) : nullptr;
   Buffer* side = m.allocUb(core, batch * placeSideBytes(ctx.K), "side", false);
   std::vector<std::int32_t> next(plan.channelStart.size(), 0);
   auto place = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
     const auto n = static_cast<std::int64_t>(metas.size());
-    if (rows) co_await unpackFp8Records(ctx, core, rx, n, rows);
+    if (rows) co_await unpackQuantizedRecords(ctx, core, rx, n, rows);
     for (std::int64_t i = 0; i < n; ++i)
       placeRow(ctx, core, d, metas[static_cast<std::size_t>(i)],
                rows ? Region{rows, i * ctx.rowBytes, ctx.rowBytes}

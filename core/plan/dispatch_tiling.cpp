@@ -68,11 +68,11 @@ RoleUbNeeds streamingUbNeeds(const Scenario& sc, int P) {
   const std::int64_t tables = alignUp(P * R * 4, 32) * 2 + alignUp(P * 4LL, 32);
   const std::int64_t combineForwarder =
       combineForwarderFixedUb(sc) + combineUbWindowRows(sc) * partialAccumBytes(sc);
-  // Forwarders and receivers hold dispatch records (fp8 ones are smaller); an fp8 receiver
-  // also holds its batch dequantized to bf16 rows.
+  // Forwarders and receivers hold dispatch records (fp8 and int8 ones are smaller); such a
+  // receiver also holds its batch dequantized to bf16 rows.
   const std::int64_t fwdBatch = std::max<std::int64_t>(1, chunk / rec.dispatchRecordBytes);
   const std::int64_t rows =
-      sc.model.dispatchDtype == DispatchDtype::Fp8 ? batch * alignUp(rec.rowBytes, 32) : 0;
+      sc.model.dispatchDtype != DispatchDtype::Bf16 ? batch * alignUp(rec.rowBytes, 32) : 0;
   return RoleUbNeeds{
       std::max(routing + 2 * chunk,
                summingCombineSenderUb(sc)),  // ids, mask, weights + 2 staging chunks

@@ -22,6 +22,8 @@ std::string dtypeName(DispatchDtype d) {
       return "bf16";
     case DispatchDtype::Fp8:
       return "fp8";
+    case DispatchDtype::Int8:
+      return "int8";
   }
   return "?";
 }

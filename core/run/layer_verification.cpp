@@ -8,7 +8,8 @@
 #include <string>
 
 #include "core/reference/combine_reference.h"
-#include "core/reference/fp8.h"
+#include "core/reference/dispatch_quant.h"
+#include "core/scenario/scenario_enums.h"
 
 namespace moe {
 
@@ -125,26 +126,30 @@ std::vector<VerificationCheck> verifyDispatch(const LayerRun& run, const Referen
   }
   // Row r of expandX must be the source row the reference's expandIdx names.
   std::string rowsMm;
-  double fp8Worst = 0;  // largest |expandX - x| as a share of the fp8 bound
+  double quantWorst = 0;  // largest |expandX - x| as a share of the quantization bound
+  const DispatchDtype dtype = sc.model.dispatchDtype;
   if (sc.payload == PayloadMode::Full && mm.empty()) {
     std::vector<bf16> trip(static_cast<std::size_t>(ctx.H));
+    std::vector<double> bounds(static_cast<std::size_t>(ctx.H));
     forEachReceivedRow(
         ctx, ref, [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients&) {
           const bf16* want = x;
           const bf16* have = ctx.cards[r].expandX->as<bf16>() + row * ctx.H;
-          if (ctx.fp8Dispatch) {
-            // The receiver holds x after the fp8 round trip: bit-exact to the reference
-            // quantize/dequantize, and within the derived E4M3 bound of x itself.
-            fp8RoundTrip(x, ctx.H, trip.data());
+          if (ctx.quantizedDispatch) {
+            // The receiver holds x after the quantization round trip: bit-exact to the
+            // reference quantize/dequantize, and within the derived bound of x itself.
+            quantRoundTrip(dtype, x, ctx.H, trip.data());
+            quantRoundTripBounds(dtype, x, ctx.H, bounds.data());
             want = trip.data();
             for (int h = 0; h < ctx.H && rowsMm.empty(); ++h) {
               const float xv = bf16ToFloat(x[h]);
-              const double bound = fp8RoundTripBound(xv, fp8BlockScale(x, ctx.H, h / kFp8Block));
+              const double bound = bounds[static_cast<std::size_t>(h)];
               const double err = std::fabs(double(bf16ToFloat(have[h])) - xv);
-              fp8Worst = std::max(fp8Worst, err / bound);
+              quantWorst = std::max(quantWorst, err / bound);
               if (!(err <= bound))
                 rowsMm = "rank " + std::to_string(r) + " expandX: row " + std::to_string(row) +
-                         " element " + std::to_string(h) + " off x by more than the fp8 bound";
+                         " element " + std::to_string(h) + " off x by more than the " +
+                         toString(dtype) + " bound";
             }
           }
           if (rowsMm.empty() && std::memcmp(have, want, ctx.rowBytes) != 0)
@@ -153,12 +158,15 @@ std::vector<VerificationCheck> verifyDispatch(const LayerRun& run, const Referen
           return rowsMm.empty();
         });
   }
-  if (ctx.fp8Dispatch && sc.payload == PayloadMode::Full) {
-    char detail[160];
+  if (ctx.quantizedDispatch && sc.payload == PayloadMode::Full) {
+    const std::string q = toString(dtype);
+    const std::string format = quantFormatName(dtype);
+    char detail[200];
     std::snprintf(detail, sizeof detail,
-                  "%lld rows; fp8 round trip bit-exact, worst |expandX - x| %.3f of the E4M3 bound",
-                  static_cast<long long>(rows), fp8Worst);
-    addCheck(checks, "dispatch == reference (fp8: dequantized, within the E4M3 bound)",
+                  "%lld rows; %s round trip bit-exact, worst |expandX - x| %.3f of the %s bound",
+                  static_cast<long long>(rows), q.c_str(), quantWorst, format.c_str());
+    addCheck(checks,
+             "dispatch == reference (" + q + ": dequantized, within the " + format + " bound)",
              mm.empty() ? rowsMm : mm, detail);
   } else {
     addCheck(checks, "dispatch == reference (bit-exact)", mm.empty() ? rowsMm : mm,
@@ -168,7 +176,7 @@ std::vector<VerificationCheck> verifyDispatch(const LayerRun& run, const Referen
 }
 
 // The expert output rows, bit-exact: each its expert's function of the row dispatch was
-// to deliver (the reference's, after the fp8 round trip with fp8 dispatch).
+// to deliver (the reference's, after the round trip with a quantized dispatch).
 std::vector<VerificationCheck> verifyExperts(const LayerRun& run, const ReferenceLayer& ref) {
   const LayerContext& ctx = run.context();
   std::vector<VerificationCheck> checks;
@@ -181,20 +189,20 @@ std::vector<VerificationCheck> verifyExperts(const LayerRun& run, const Referenc
            " rows, the reference has " + std::to_string(ref.dispatch[r].rows());
   std::vector<bf16> y(static_cast<std::size_t>(ctx.H)), trip(static_cast<std::size_t>(ctx.H));
   if (mm.empty())
-    forEachReceivedRow(ctx, ref,
-                       [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients& c) {
-                         const bf16* want = x;
-                         if (ctx.fp8Dispatch) {
-                           fp8RoundTrip(x, ctx.H, trip.data());
-                           want = trip.data();
-                         }
-                         expertRow(c, want, y.data(), ctx.H);
-                         if (std::memcmp(ctx.cards[r].expertOut->as<bf16>() + row * ctx.H, y.data(),
-                                         ctx.rowBytes) != 0)
-                           mm = "rank " + std::to_string(r) + " expert output: row " +
-                                std::to_string(row) + " differs";
-                         return mm.empty();
-                       });
+    forEachReceivedRow(
+        ctx, ref, [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients& c) {
+          const bf16* want = x;
+          if (ctx.quantizedDispatch) {
+            quantRoundTrip(run.scenario().model.dispatchDtype, x, ctx.H, trip.data());
+            want = trip.data();
+          }
+          expertRow(c, want, y.data(), ctx.H);
+          if (std::memcmp(ctx.cards[r].expertOut->as<bf16>() + row * ctx.H, y.data(),
+                          ctx.rowBytes) != 0)
+            mm = "rank " + std::to_string(r) + " expert output: row " + std::to_string(row) +
+                 " differs";
+          return mm.empty();
+        });
   addCheck(checks, "experts == reference (bit-exact)", mm, "y = a_e x + b_e per row");
   return checks;
 }
@@ -237,15 +245,16 @@ std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const Referenc
     // moves a partial p by at most 2^-8 |p| <= 2^-8 times the sum of its terms' magnitudes.
     if (bf16Partials(run)) shape.partialRounding += 0x1p-8f;
     if (summedExpertRows(run)) shape.partialRounding += 0x1p-8f;
-    std::vector<bf16> routed;  // with fp8 dispatch the experts saw x after the round trip
-    if (ctx.fp8Dispatch) {
+    // With a quantized dispatch the experts saw x after the round trip.
+    std::vector<bf16> routed;
+    if (ctx.quantizedDispatch) {
       routed.resize(g.x.size());
       for (int t = 0; t < ctx.BS; ++t)
-        fp8RoundTrip(&g.x[static_cast<std::size_t>(t) * ctx.H], ctx.H,
-                     &routed[static_cast<std::size_t>(t) * ctx.H]);
+        quantRoundTrip(sc.model.dispatchDtype, &g.x[static_cast<std::size_t>(t) * ctx.H], ctx.H,
+                       &routed[static_cast<std::size_t>(t) * ctx.H]);
     }
     const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep,
-                            ctx.fp8Dispatch ? &routed : nullptr};
+                            ctx.quantizedDispatch ? &routed : nullptr};
     const auto* got = ctx.cards[r].xOut->as<bf16>();
     if (!sc.combine.addRmsNorm) {
       // Token by token: a whole rank's reference would be megabytes allocated, faulted in

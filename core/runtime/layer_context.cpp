@@ -21,7 +21,8 @@ LayerContext::LayerContext(Emulation& e, int placePerRank, int tableCols)
       rowBytes(recordLayout(sc).rowBytes),
       metaBytes(recordLayout(sc).metaBytes),
       recordBytes(recordLayout(sc).recordBytes),
-      fp8Dispatch(sc.model.dispatchDtype == DispatchDtype::Fp8),
+      dispatchDtype(sc.model.dispatchDtype),
+      quantizedDispatch(sc.model.dispatchDtype != DispatchDtype::Bf16),
       dispatchRowBytes(recordLayout(sc).dispatchRowBytes),
       dispatchRecordBytes(recordLayout(sc).dispatchRecordBytes),
       cards(sc.cluster.ranks()) {}

@@ -78,8 +78,10 @@ struct LayerContext {
   std::int64_t rowBytes;     // H * 2
   std::int64_t metaBytes;    // one record header on the wire, 32-B aligned
   std::int64_t recordBytes;  // metaBytes + rowBytes rounded to 32
-  // What dispatch sends (recordLayout): the bf16 record, or with fp8 the E4M3 row + scales.
-  bool fp8Dispatch;
+  // What dispatch sends (recordLayout): the bf16 record, or with fp8 / int8 the one-byte
+  // codes and their fp32 scales (core/reference/dispatch_quant.h).
+  DispatchDtype dispatchDtype;
+  bool quantizedDispatch;
   std::int64_t dispatchRowBytes;
   std::int64_t dispatchRecordBytes;
   std::vector<CardTensors> cards;

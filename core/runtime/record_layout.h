@@ -12,7 +12,7 @@ namespace moe {
 // and weights), then the bf16 row, each part 32-B aligned.
 // rowBytes/recordBytes are the bf16 record (combine, and dispatch with dispatch_dtype bf16);
 // dispatchRowBytes/dispatchRecordBytes the record dispatch really sends: with fp8, H bytes of
-// E4M3 then one fp32 scale per 128 elements.
+// E4M3 then one fp32 scale per 128 elements; with int8, H bytes then one fp32 scale.
 struct RecordLayout {
   std::int64_t rowBytes;
   std::int64_t metaBytes;
@@ -30,8 +30,10 @@ inline std::int64_t fp8RowBytes(std::int64_t hidden) {
 inline RecordLayout recordLayout(const Scenario& sc) {
   const std::int64_t row = 2LL * sc.model.hidden;
   const std::int64_t meta = alignUp(32 + 8LL * sc.model.topk, 32);
-  const std::int64_t wire =
-      sc.model.dispatchDtype == DispatchDtype::Fp8 ? fp8RowBytes(sc.model.hidden) : row;
+  const std::int64_t wire = sc.model.dispatchDtype == DispatchDtype::Fp8
+                                ? fp8RowBytes(sc.model.hidden)
+                            : sc.model.dispatchDtype == DispatchDtype::Int8 ? sc.model.hidden + 4LL
+                                                                            : row;
   return RecordLayout{row, meta, meta + alignUp(row, 32), wire, meta + alignUp(wire, 32)};
 }
 // A combine partial sum travels in fp32, or in bf16 when combine.partial_dtype says so

@@ -17,7 +17,7 @@ enum class RoutingKind { Uniform, PowerLaw, Hotspot, GroupLimited, Trace };
 enum class DispatchImpl { Phased, Streaming, Flat, Both, All };
 // How dispatch carries a token row: bf16, or fp8 (E4M3, 1 B per element) plus one fp32
 // scale per 128 elements, as DeepEP's FP8 dispatch. Combine always carries bf16.
-enum class DispatchDtype { Bf16, Fp8 };
+enum class DispatchDtype { Bf16, Fp8, Int8 };
 
 // Dispatch and combine take DeepEP-scale batches (its normal-mode benchmark runs 4096 tokens
 // per rank); MoeUpdateExpert keeps its own BS <= 512 and runs on slices inside the layer.

@@ -32,8 +32,8 @@ inline constexpr EnumName<DispatchImpl> kImplNames[] = {{DispatchImpl::Phased, "
                                                         {DispatchImpl::Flat, "flat"},
                                                         {DispatchImpl::Both, "both"},
                                                         {DispatchImpl::All, "all"}};
-inline constexpr EnumName<DispatchDtype> kDtypeNames[] = {{DispatchDtype::Bf16, "bf16"},
-                                                          {DispatchDtype::Fp8, "fp8"}};
+inline constexpr EnumName<DispatchDtype> kDtypeNames[] = {
+    {DispatchDtype::Bf16, "bf16"}, {DispatchDtype::Fp8, "fp8"}, {DispatchDtype::Int8, "int8"}};
 inline constexpr EnumName<EplbTableSource> kTableSourceNames[] = {
     {EplbTableSource::Explicit, "explicit"},
     {EplbTableSource::ExpectedLoad, "expected-load"},

@@ -102,7 +102,6 @@ void readHardware(const json& h, Scenario& s) {
 
 }  // namespace
 
-
 Scenario scenarioFromJson(const json& j) {
   jf::object(j, "");
   jf::rejectUnknownKeys(
@@ -269,7 +268,7 @@ void validateScenario(const Scenario& s) {
           "must be in [1, 65536], got " + str(m.intermediate));
   require(m.topk >= 1 && m.topk <= 16, "model.topk", "must be in [1, 16], got " + str(m.topk));
   // FP8 rows carry one scale per 128-element block (DeepEP's per-token-per-128 scaling).
-  require(m.dispatchDtype == DispatchDtype::Bf16 || m.hidden % 128 == 0, "model.dispatch_dtype",
+  require(m.dispatchDtype != DispatchDtype::Fp8 || m.hidden % 128 == 0, "model.dispatch_dtype",
           "fp8 needs model.hidden to be a multiple of 128 (one scale per 128 elements), got " +
               str(m.hidden));
   require(m.topk <= m.experts, "model.topk",

@@ -33,5 +33,4 @@ Scenario loadScenarioFile(const std::string& path);
 // The embedded resources/scenarios/default.json, parsed (equal to Scenario{}).
 Scenario defaultScenario();
 
-
 }  // namespace moe

@@ -1,6 +1,7 @@
 #include "core/studies/vector_export.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -8,7 +9,7 @@
 
 #include "core/reference/a2a_matmul_rs.h"
 #include "core/reference/combine_reference.h"
-#include "core/reference/fp8.h"
+#include "core/reference/dispatch_quant.h"
 #include "core/run/a2a_matmul_report.h"
 #include "core/run/expert_balance.h"
 #include "core/run/layer_args.h"
@@ -128,7 +129,8 @@ void exportMoeLayer(const ResolvedScenario& rs, const VectorExportOptions& o, Wr
             H = sc.model.hidden, E = sc.model.experts, S = sc.cluster.servers;
   const int P = ref.updateExpert.front().placePerRank;
   const bool full = sc.payload == PayloadMode::Full;
-  const bool fp8 = sc.model.dispatchDtype == DispatchDtype::Fp8;
+  const DispatchDtype dtype = sc.model.dispatchDtype;
+  const bool quantized = quantizedDispatch(dtype);
   const bool pruning = !sc.eplb.pruningThreshold.empty();
 
   // MoeUpdateExpert takes at most 512 tokens: a larger batch is exported as the layer runs
@@ -214,7 +216,9 @@ void exportMoeLayer(const ResolvedScenario& rs, const VectorExportOptions& o, Wr
                         {"expert_token_nums_type", o.counts == CountEncoding::Counts ? 1 : 0},
                         {"counts_encoding", countsName(o.counts)},
                         {"expand_idx_layout", expandName(o.expandIdx)},
-                        {"dispatch_dtype", fp8 ? "fp8" : "bf16"}};
+                        {"dispatch_dtype", toString(dtype)},
+                        // The real operator's quantMode: 0 none, 2 dynamic per-token int8.
+                        {"quant_mode", dtype == DispatchDtype::Int8 ? 2 : 0}};
     w.op("moe_distribute_dispatch", "aclnnMoeDistributeDispatch", r, attrs, "bit-exact");
     if (full) w.in("x", bf16Bits({sz(BS), sz(H)}, g.x), "bfloat16");
     w.in("expert_ids", i32({sz(BS), sz(K)}, ref.updateExpert[sz(r)].balancedIds), "int32");
@@ -222,29 +226,37 @@ void exportMoeLayer(const ResolvedScenario& rs, const VectorExportOptions& o, Wr
     w.in("x_active_mask", makeNpyBool({sz(BS), sz(K)}, keep[sz(r)]), "bool");
 
     // The rows are not kept by the reference chain (hundreds of MB); rebuild this rank's.
-    // With an fp8 dispatch a row crosses as E4M3 codes and one fp32 scale per 128 elements
-    // (DeepEP's format), and expand_x is what the receiver holds: the dequantized row.
+    // With a quantized dispatch a row crosses as one-byte codes and fp32 scales (fp8: one
+    // per 128 elements, DeepEP's format; int8: one per token, Ascend's), and expand_x is what
+    // the receiver holds: the dequantized row.
     DispatchOutput rows = d;
     if (full) {
-      const std::size_t blocks = sz((H + kFp8Block - 1) / kFp8Block);
+      const std::size_t nScales = sz(quantScaleCount(dtype, H));
       rows.expandX.resize(A * sz(H));
-      std::vector<std::uint8_t> codes(fp8 ? A * sz(H) : 0);
-      std::vector<float> scales(fp8 ? A * blocks : 0);
+      std::vector<std::uint8_t> codes(quantized ? A * sz(H) : 0);
+      std::vector<float> scales(quantized ? A * nScales : 0);
+      std::vector<std::uint8_t> wire(sz(quantRowBytes(dtype, H)));
       for (std::size_t row = 0; row < A; ++row) {
         const auto& src = (*gating)[sz(d.expandIdx[row * 3])].x;
         const bf16* x = src.data() + sz(d.expandIdx[row * 3 + 1]) * sz(H);
         bf16* out = rows.expandX.data() + row * sz(H);
-        if (!fp8) {
+        if (!quantized) {
           std::copy_n(x, H, out);
           continue;
         }
-        quantizeRowFp8(x, H, codes.data() + row * sz(H), scales.data() + row * blocks);
-        dequantizeRowFp8(codes.data() + row * sz(H), scales.data() + row * blocks, H, out);
+        quantizeRow(dtype, x, H, wire.data());
+        dequantizeRow(dtype, wire.data(), H, out);
+        std::copy_n(wire.data(), H, codes.data() + row * sz(H));
+        std::memcpy(scales.data() + row * nScales, wire.data() + H, nScales * sizeof(float));
       }
       w.golden("expand_x", bf16Bits({A, sz(H)}, rows.expandX), "bfloat16");
-      if (fp8) {
-        w.golden("expand_x_fp8", makeNpy<std::uint8_t>({A, sz(H)}, codes), "float8_e4m3fn");
-        w.golden("expand_x_fp8_scales", f32({A, blocks}, scales), "float32");
+      if (quantized) {
+        const std::string q = toString(dtype);
+        NpyArray codesNpy = makeNpy<std::uint8_t>({A, sz(H)}, codes);
+        if (dtype == DispatchDtype::Int8) codesNpy.dtype = NpyDtype<std::int8_t>::descr;
+        w.golden("expand_x_" + q, std::move(codesNpy),
+                 dtype == DispatchDtype::Fp8 ? "float8_e4m3fn" : "int8");
+        w.golden("expand_x_" + q + "_scales", f32({A, nScales}, scales), "float32");
       }
     }
     w.golden("expand_scales", f32({A}, d.expandScales), "float32");
@@ -269,15 +281,15 @@ void exportMoeLayer(const ResolvedScenario& rs, const VectorExportOptions& o, Wr
     rows.expandX.clear();
     rows.expandX.shrink_to_fit();
     const CombineShape shape{BS, H, K, P, sc.combine.sharedExpert};
-    // With an fp8 dispatch the routed experts saw x after the round trip.
+    // With a quantized dispatch the routed experts saw x after the round trip.
     std::vector<bf16> routed;
-    if (fp8) {
+    if (quantized) {
       routed.resize(g.x.size());
       for (int t = 0; t < BS; ++t)
-        fp8RoundTrip(g.x.data() + sz(t * H), H, routed.data() + sz(t * H));
+        quantRoundTrip(dtype, g.x.data() + sz(t * H), H, routed.data() + sz(t * H));
     }
     const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep[sz(r)],
-                            fp8 ? &routed : nullptr};
+                            quantized ? &routed : nullptr};
     const std::string combineOp =
         sc.combine.addRmsNorm ? "moe_distribute_combine_add_rms_norm" : "moe_distribute_combine";
     json cattrs = attrs;

@@ -137,7 +137,7 @@ std::size_t npyItemSize(const std::string& dtype) {
   if (dtype == "<i4" || dtype == "<f4") return 4;
   if (dtype == "<i8") return 8;
   if (dtype == "<u2" || dtype == "<f2") return 2;
-  if (dtype == "|u1" || dtype == "|b1") return 1;
+  if (dtype == "|u1" || dtype == "|b1" || dtype == "|i1") return 1;
   return 0;
 }
 

@@ -53,6 +53,10 @@ template <>
 struct NpyDtype<std::uint8_t> {
   static constexpr const char* descr = "|u1";
 };
+template <>
+struct NpyDtype<std::int8_t> {
+  static constexpr const char* descr = "|i1";
+};
 
 // Bytes per element of a supported descr; 0 when the descr is not supported.
 std::size_t npyItemSize(const std::string& dtype);
