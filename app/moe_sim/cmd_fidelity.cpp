@@ -30,7 +30,8 @@ struct FidelityOptions {
   unsigned threads = 2;
   // The largest low-latency EP run (all of them by default; a smaller one saves time).
   int maxEp = 256;
-  std::string profile = "h800-nvswitch";
+  std::string target = "h800";
+  std::string csv;             // one row per (target, mode, ep, stage)
   std::string writeScenarios;  // a directory: write the shapes' scenarios there, run nothing
 };
 
@@ -141,12 +142,55 @@ void printLowLatency(const std::vector<moe::FidelityResult>& rows) {
   }
 }
 
+// The A3 target: predictions only (the measurements are held out; docs/FIDELITY.md).
+void printPredictions(const std::vector<moe::FidelityResult>& rows, const char* title) {
+  std::printf("%s\n", title);
+  std::printf("%-4s %-6s | %11s %9s | %11s %9s | %s\n", "EP", "tokens", "dispatch us", "GB/s",
+              "combine us", "GB/s", "link");
+  for (const auto& r : rows) {
+    const auto& s = r.c.scenario;
+    if (!r.notRun.empty()) {
+      std::printf("%-4d %-6d | not run: %s\n", r.c.ep, s.model.tokensPerRank, r.notRun.c_str());
+      continue;
+    }
+    std::printf("%-4d %-6d | %11.1f %9.1f | %11.1f %9.1f | %s\n", r.c.ep, s.model.tokensPerRank,
+                r.dispatchUs, r.dispatchGBps(), r.combineUs, r.combineGBps(), r.bytes.link);
+  }
+}
+
+// target,mode,ep,stage,time_us,gbps: one row per shape that ran and stage.
+void writeCsv(const std::string& path, moe::FidelityTarget target,
+              const std::vector<moe::FidelityResult>& results) {
+  moe::writeFileAtomically(path, "--csv", [&](std::ostream& o) {
+    o << "target,mode,ep,stage,time_us,gbps\n";
+    for (const auto& r : results) {
+      if (!r.notRun.empty()) continue;
+      const char* mode = r.c.mode == moe::FidelityMode::Normal ? "normal" : "low-latency";
+      char line[256];
+      for (const bool dispatch : {true, false}) {
+        std::snprintf(line, sizeof line, "%s,%s,%d,%s,%.3f,%.3f\n",
+                      std::string(moe::fidelityTargetName(target)).c_str(), mode, r.c.ep,
+                      dispatch ? "dispatch" : "combine", dispatch ? r.dispatchUs : r.combineUs,
+                      dispatch ? r.dispatchGBps() : r.combineGBps());
+        o << line;
+      }
+    }
+  });
+}
+
 const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
   auto opt = std::make_shared<FidelityOptions>();
   auto* sub = app.add_subcommand(
       "fidelity",
       "Run DeepEP's benchmark shapes on the h800-nvswitch profile and print the figures next "
       "to DeepEP's published ones (docs/FIDELITY.md)");
+  sub->add_option("--target", opt->target,
+                  "h800: DeepEP V1's H800 table, published figures beside the predictions "
+                  "(default); ascend-a3: the DeepEP-Ascend shapes on the atlas-a3-superpod "
+                  "profile, predictions only (a blind check, docs/FIDELITY.md)")
+      ->check(CLI::IsMember({"h800", "ascend-a3"}));
+  auto* csvOpt =
+      sub->add_option("--csv", opt->csv, "Write target,mode,ep,stage,time_us,gbps rows to FILE");
   sub->add_option("--mode", opt->mode, "normal, low-latency or all (default all)")
       ->check(CLI::IsMember({"normal", "low-latency", "all"}));
   sub->add_option("--tokens", opt->tokens,
@@ -168,9 +212,11 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
                   "Write each shape of --mode (at --tokens) as DIR/<name>.json and run "
                   "nothing: open one in the workbench, run it with moe-sim run, or sweep it")
       ->check(moesim::nonEmptyPath());
-  sub->callback([opt, &exitCode] {
-    const moe::HardwareProfile profile = moe::builtinProfile(opt->profile);
-    auto cases = moe::deepEpCases(profile, opt->tokens);
+  sub->callback([opt, csvOpt, &exitCode] {
+    moe::checkOutputPaths({{"--csv", opt->csv, csvOpt->count() > 0}}, {});
+    const moe::FidelityTarget target = *moe::fidelityTargetFromName(opt->target);
+    auto cases = moe::fidelityCases(target, opt->tokens);
+    const moe::HardwareProfile profile = cases.front().scenario.hardware;
     std::vector<moe::FidelityCase> chosen;
     for (auto& c : cases) {
       const bool normal = c.mode == moe::FidelityMode::Normal;
@@ -250,6 +296,24 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
     std::vector<moe::FidelityResult> normal, ll;
     for (auto& r : skipped) results.push_back(std::move(r));
     for (auto& r : results) (r.c.mode == moe::FidelityMode::Normal ? normal : ll).push_back(r);
+    if (!opt->csv.empty()) writeCsv(opt->csv, target, results);
+    if (target == moe::FidelityTarget::AscendA3) {
+      std::cout << "profile " << profile.name << ": UB port " << profile.portGBps
+                << " GB/s per die, " << profile.aivCores
+                << " AIV cores, payload none; predictions only (the A3 measurements are held "
+                   "out: docs/FIDELITY.md)\n\n";
+      if (!normal.empty())
+        printPredictions(normal,
+                         "normal mode (flat design, INT8 dispatch, BF16 combine, 256 experts, "
+                         "top-8, H 7168, one UB domain)");
+      if (!normal.empty() && !ll.empty()) std::cout << "\n";
+      if (!ll.empty())
+        printPredictions(ll,
+                         "low-latency mode (flat design, INT8 dispatch, BF16 combine, 128 "
+                         "tokens, 256 experts, top-8, H 7168)");
+      exitCode = 0;
+      return;
+    }
     std::cout << "profile " << profile.name << ": port " << profile.portGBps << " GB/s, NIC "
               << profile.nicGBps << " GB/s, " << profile.aivCores << " communication SMs, "
               << "payload none; published figures: DeepEP V1 on H800 (docs/legacy.md)\n\n";

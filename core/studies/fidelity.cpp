@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/machine/hardware_profile.h"
 #include "core/run/run_factory.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
@@ -63,6 +64,14 @@ Scenario baseScenario(const HardwareProfile& profile, int ep, int tokens) {
   s.rings.chunkBytes = 98304;
   s.rings.queueChunks = 16;
   return s;
+}
+
+// What carries the traffic inside a server, for labels: NVLink on the H800, UB on an A3
+// supernode, HCCS on A2.
+const char* intraServerLink(const Scenario& sc) {
+  if (sc.hardware.product == "A3") return "UB";
+  if (sc.hardware.product == "A2") return "HCCS";
+  return "NVLink";
 }
 
 int localExperts(const Scenario& sc) {
@@ -132,11 +141,65 @@ std::vector<FidelityCase> deepEpCases(const HardwareProfile& profile, int normal
   return cases;
 }
 
+std::string_view fidelityTargetName(FidelityTarget t) {
+  return t == FidelityTarget::AscendA3 ? "ascend-a3" : "h800";
+}
+
+std::optional<FidelityTarget> fidelityTargetFromName(std::string_view name) {
+  for (FidelityTarget t : {FidelityTarget::H800, FidelityTarget::AscendA3})
+    if (fidelityTargetName(t) == name) return t;
+  return std::nullopt;
+}
+
+std::vector<FidelityCase> fidelityCases(FidelityTarget t, int normalTokens) {
+  if (t == FidelityTarget::AscendA3)
+    return ascendA3Cases(builtinProfile("atlas-a3-superpod"), normalTokens);
+  return deepEpCases(builtinProfile("h800-nvswitch"), normalTokens);
+}
+
+std::vector<FidelityCase> ascendA3Cases(const HardwareProfile& profile, int normalTokens) {
+  std::vector<FidelityCase> cases;
+  auto shape = [&](FidelityMode mode, int ep, int tokens) {
+    FidelityCase c;
+    c.mode = mode;
+    c.ep = ep;
+    c.design = Design::Flat;  // one UB domain: no slow tier to forward across
+    c.scenario = baseScenario(profile, ep, tokens);
+    Scenario& s = c.scenario;
+    s.name = std::string("a3-") + (mode == FidelityMode::Normal ? "normal" : "low-latency") +
+             "-ep" + std::to_string(ep);
+    // Every die in one UB domain: the supernode's switch joins all of them.
+    s.cluster.servers = 1;
+    s.cluster.cardsPerServer = ep;
+    s.hardware.cardsPerServer = ep;
+    s.model.dispatchDtype = DispatchDtype::Int8;
+    s.dispatchImpl = DispatchImpl::Flat;
+    s.routing.kind = RoutingKind::Uniform;  // plain top-8 of random scores
+    // 48 AIV cores per die: 24 senders and 23 receivers (the flat design leaves the
+    // forwarder slot idle).
+    s.rings.senderCores = profile.aivCores / 2;
+    s.rings.forwarderCores = 1;
+    s.rings.receiverCores = profile.aivCores - s.rings.senderCores - 1;
+    // The largest power-of-two chunk whose double-buffered staging fits the sender's UB
+    // next to its routing tables (192 KiB UB: 64 KiB).
+    s.rings.chunkBytes = 65536;
+    cases.push_back(std::move(c));
+  };
+  for (int ep : {8, 16, 32, 64, 128}) shape(FidelityMode::Normal, ep, normalTokens);
+  for (int ep : {8, 16, 32}) shape(FidelityMode::LowLatency, ep, 128);
+  return cases;
+}
+
 DeepEpBytes normalModeBytes(const std::vector<RankGating>& gating, const Scenario& sc) {
   const int R = sc.cluster.ranks(), cps = sc.cluster.cardsPerServer, K = sc.model.topk;
   const int BS = sc.model.tokensPerRank, P = localExperts(sc);
   const double row = 2.0 * sc.model.hidden;  // bf16 bytes of one token
-  const double fp8 = sc.model.dispatchDtype == DispatchDtype::Fp8 ? (1 + 4.0 / 128) / 2 : 1.0;
+  // The wire row against a bf16 one: fp8 (1 + 4/128) / 2 (a scale per 128 elements), int8
+  // (1 + 4/H) / 2 (one scale per token).
+  const double H = sc.model.hidden;
+  const double fp8 = sc.model.dispatchDtype == DispatchDtype::Fp8    ? (1 + 4.0 / 128) / 2
+                     : sc.model.dispatchDtype == DispatchDtype::Int8 ? (1 + 4.0 / H) / 2
+                                                                     : 1.0;
   DeepEpBytes b;
   if (sc.cluster.servers == 1) {
     // recv_x.numel() * 2 on rank 0: every source token routed to rank 0 once.
@@ -149,7 +212,7 @@ DeepEpBytes normalModeBytes(const std::vector<RankGating>& gating, const Scenari
       }
     b.dispatch = tokens * row * fp8;
     b.combine = tokens * row;
-    b.link = "NVLink";
+    b.link = intraServerLink(sc);
   } else {
     // num_rdma_token_sent on rank 0: distinct destination nodes per token, own included.
     double sent = 0;
@@ -172,9 +235,11 @@ DeepEpBytes lowLatencyBytes(const std::vector<RankGating>& gating, const Scenari
   // Every gating slot is a kept selection (the generator masks none).
   const double selections = static_cast<double>(gating[0].topkIds.size());
   DeepEpBytes b;
-  b.dispatch = selections * (H + H / 128 * 4 + 16);
+  // fp8: H codes, a scale per 128 elements and 16 B of header; int8: one scale per token.
+  b.dispatch = selections *
+               (sc.model.dispatchDtype == DispatchDtype::Int8 ? H + 4 + 16 : H + H / 128 * 4 + 16);
   b.combine = selections * H * 2;
-  b.link = "RDMA";
+  b.link = sc.hardware.product == "A3" ? intraServerLink(sc) : "RDMA";
   return b;
 }
 

@@ -13,7 +13,9 @@
 //                 flat design, EP 8 ... 256.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/reference/gating.h"
@@ -23,6 +25,14 @@
 namespace moe {
 
 enum class FidelityMode { Normal, LowLatency };
+
+// Which hardware the shapes are held against: DeepEP V1's H800 table (published figures
+// beside the predictions), or the Atlas A3 supernode (predictions only; the measurements are
+// held out and compared outside the project: a blind check, docs/FIDELITY.md).
+enum class FidelityTarget { H800, AscendA3 };
+// "h800", "ascend-a3".
+std::string_view fidelityTargetName(FidelityTarget t);
+std::optional<FidelityTarget> fidelityTargetFromName(std::string_view name);
 
 // What DeepEP publishes for a shape (0 where it publishes nothing).
 struct PublishedFigures {
@@ -39,9 +49,17 @@ struct FidelityCase {
   bool calibration = false;  // the one shape the profile was fitted to
 };
 
+// The target's shapes on its built-in profile (h800-nvswitch, atlas-a3-superpod).
+std::vector<FidelityCase> fidelityCases(FidelityTarget t, int normalTokens = 4096);
+
 // DeepEP's shapes on `profile` (normally h800-nvswitch). normalTokens replaces 4096 when
 // the engine cannot take it yet (a stand-in, labelled as such by the caller).
 std::vector<FidelityCase> deepEpCases(const HardwareProfile& profile, int normalTokens = 4096);
+
+// The DeepEP-Ascend benchmark shapes on `profile` (normally atlas-a3-superpod), all ranks in
+// one UB domain, flat design, INT8 dispatch, BF16 combine: normal mode 4096 tokens at EP 8,
+// 16, 32, 64, 128; low latency 128 tokens at EP 8, 16, 32.
+std::vector<FidelityCase> ascendA3Cases(const HardwareProfile& profile, int normalTokens = 4096);
 
 // The logical bytes DeepEP's tests divide by the kernel time, for rank 0 (local_rank 0 prints).
 struct DeepEpBytes {

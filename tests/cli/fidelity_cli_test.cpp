@@ -1,11 +1,13 @@
 // `moe-sim fidelity` on inputs it cannot honour, without running a shape (each test takes
 // milliseconds): --write-scenarios writes only scenarios `validate` accepts, and a benchmark
 // in which no shape could run is bad input (exit 2), not a table of refusals with exit 0.
+// And the blind Ascend A3 target's low-latency shapes (seconds): predictions and the CSV.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/cli/sim_process.h"
@@ -62,4 +64,27 @@ TEST(FidelityCli, NothingToRunIsExitTwo) {
   EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("error: --tokens: no shape of --mode normal could run"), std::string::npos)
       << r.err;
+}
+
+// The blind A3 target prints predictions only and writes one CSV row per (mode, EP, stage).
+TEST(FidelityCli, AscendA3TargetWritesTheCsvAndPrintsPredictionsOnly) {
+  const fs::path dir = testDir("a3");
+  const fs::path csv = dir / "a3.csv";
+  const auto r = moe::clitest::runMoeSim(
+      "fidelity --target ascend-a3 --mode low-latency --csv '" + csv.string() + "'", dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("predictions only"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DeepEP "), std::string::npos) << "no published column: " << r.out;
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "target,mode,ep,stage,time_us,gbps");
+  int rows = 0;
+  while (std::getline(in, line)) {
+    EXPECT_EQ(line.rfind("ascend-a3,low-latency,", 0), 0u) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 6) << "EP 8, 16, 32 x dispatch, combine";
+  const auto bad = moe::clitest::runMoeSim("fidelity --target a3", dir);
+  EXPECT_EQ(bad.exitCode, 2);
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/machine/hardware_profile.h"
+#include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 #include "core/studies/fidelity.h"
 
@@ -31,7 +33,9 @@ TEST(FidelityBytes, IntranodeCountsTokensRankZeroReceivesOncePerSourceToken) {
   // Source 1: token 0 -> 0, 2 (rank 0); token 1 -> 3, 2.
   const auto g = tinyGating({{0, 1, 2, 3}, {0, 2, 3, 2}});
   const DeepEpBytes b = normalModeBytes(g, s);
-  EXPECT_STREQ(b.link, "NVLink");
+  EXPECT_STREQ(b.link, "HCCS") << "the default profile is an A2 part";
+  s.hardware.product = "none";  // the H800: no CANN operators, NVLink
+  EXPECT_STREQ(normalModeBytes(g, s).link, "NVLink");
   EXPECT_DOUBLE_EQ(b.combine, 2 * 256 * 2.0);
   EXPECT_DOUBLE_EQ(b.dispatch, 2 * 256 * 2.0 * (1 + 4.0 / 128) / 2);  // = 2 x (256 + 8)
   EXPECT_DOUBLE_EQ(b.dispatch, 2 * (256 + 8.0));
@@ -118,4 +122,45 @@ TEST(FidelityRun, AShrunkenLowLatencyShapeRunsAndARefusedOneSaysWhy) {
   c.scenario.model.tokensPerRank = 1 << 20;
   const std::string why = runFidelityCase(c).notRun;
   EXPECT_EQ(why.rfind("model.tokens_per_rank", 0), 0u) << why;
+}
+
+// The Ascend A3 target: DeepEP-Ascend's shapes, every rank in one UB domain, the flat design,
+// INT8 dispatch; each a scenario `validate` accepts.
+TEST(FidelityCases, AscendA3ShapesRunFlatInOneUbDomainWithInt8Dispatch) {
+  const auto cases = fidelityCases(FidelityTarget::AscendA3);
+  std::vector<int> normal, ll;
+  for (const FidelityCase& c : cases) {
+    (c.mode == FidelityMode::Normal ? normal : ll).push_back(c.ep);
+    const Scenario& s = c.scenario;
+    EXPECT_EQ(s.profileName, "atlas-a3-superpod");
+    EXPECT_EQ(s.hardware.product, "A3");
+    EXPECT_EQ(c.design, Design::Flat);
+    EXPECT_EQ(s.dispatchImpl, DispatchImpl::Flat);
+    EXPECT_EQ(s.cluster.servers, 1) << "no RDMA tier inside the supernode";
+    EXPECT_EQ(s.cluster.ranks(), c.ep);
+    EXPECT_EQ(s.model.dispatchDtype, DispatchDtype::Int8);
+    EXPECT_EQ(s.model.tokensPerRank, c.mode == FidelityMode::Normal ? 4096 : 128);
+    EXPECT_EQ(c.published.dispatchGBps, 0) << "the A3 measurements are held out";
+    EXPECT_NO_THROW(checkScenario(s)) << s.name;
+  }
+  EXPECT_EQ(normal, (std::vector<int>{8, 16, 32, 64, 128}));
+  EXPECT_EQ(ll, (std::vector<int>{8, 16, 32}));
+  EXPECT_EQ(fidelityTargetFromName("ascend-a3"), FidelityTarget::AscendA3);
+  EXPECT_EQ(fidelityTargetFromName("h800"), FidelityTarget::H800);
+  EXPECT_FALSE(fidelityTargetFromName("a3"));
+}
+
+TEST(FidelityBytes, Int8CountsOneScalePerToken) {
+  Scenario s;
+  s.cluster.servers = 2;
+  s.cluster.cardsPerServer = 1;
+  s.model.tokensPerRank = 2;
+  s.model.topk = 2;
+  s.model.experts = 4;
+  s.model.hidden = 256;
+  s.model.dispatchDtype = DispatchDtype::Int8;
+  const auto g = tinyGating({{0, 1, 1, 2}, {3, 2, 0, 1}});
+  const DeepEpBytes b = lowLatencyBytes(g, s);
+  EXPECT_DOUBLE_EQ(b.dispatch, 4 * (256 + 4 + 16.0));
+  EXPECT_DOUBLE_EQ(b.combine, 4 * 512.0);
 }

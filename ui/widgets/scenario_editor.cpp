@@ -14,6 +14,7 @@
 
 #include "core/machine/hardware_profile.h"
 #include "core/machine/hardware_profile_json.h"
+#include "core/plan/real_operator_limits.h"
 #include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
@@ -66,6 +67,10 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(apply);
   status_ = new QLabel;
   status_->setWordWrap(true);
+  limits_ = new QLabel;
+  limits_->setObjectName("realOperatorLimits");
+  limits_->setWordWrap(true);
+  limits_->setTextFormat(Qt::PlainText);
   groupsHost_ = new QWidget;
   groups_ = new QVBoxLayout(groupsHost_);
   auto* scroll = new QScrollArea;
@@ -74,6 +79,7 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent) {
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(buttons);
   lay->addWidget(status_);
+  lay->addWidget(limits_);
   lay->addWidget(scroll, 1);
   connect(load, &QPushButton::clicked, this, [this] {
     const QString f =
@@ -266,11 +272,28 @@ void ScenarioEditor::revalidate() {
     }
   }
   valid_ = message.isEmpty();
+  showOperatorLimits(valid_ ? &scenario_ : nullptr);
   status_->setText(valid_ ? tr("<span style='color:#208040'>Scenario is valid.</span>")
                           : tr("<span style='color:#c02020'>Invalid: %1 — Run is disabled until "
                                "this is fixed.</span>")
                                 .arg(message.toHtmlEscaped()));
   emit validityChanged(valid_, message);
+}
+
+void ScenarioEditor::showOperatorLimits(const Scenario* sc) {
+  QStringList lines;
+  if (sc) {
+    for (const LimitWarning& w : realOperatorWarnings(*sc))
+      lines << tr("warning: %1: %2")
+                   .arg(QString::fromStdString(w.field), QString::fromStdString(w.message));
+    if (const std::string need = hcclBuffsizeLine(*sc); !need.empty())
+      lines << QString::fromStdString(need);
+  }
+  limits_->setText(lines.join("\n"));
+  limits_->setVisible(!lines.isEmpty());
+  limits_->setToolTip(
+      tr("Where this scenario leaves what the real CANN operators accept on "
+         "its profile's product; the emulator runs past these limits"));
 }
 
 QWidget* ScenarioEditor::fieldEditor(const QString& path) const {

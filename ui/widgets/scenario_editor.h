@@ -50,6 +50,7 @@ class ScenarioEditor : public QWidget {
   void addField(QFormLayout* form, const std::string& path, const std::string& key,
                 const nlohmann::json& value);
   void revalidate();
+  void showOperatorLimits(const Scenario* sc);
   nlohmann::json formJson(std::string& parseErrorPath, std::string& parseError) const;
   void showError(const std::string& path, const QString& message);
 
@@ -60,6 +61,9 @@ class ScenarioEditor : public QWidget {
   QVBoxLayout* groups_ = nullptr;
   QWidget* groupsHost_ = nullptr;
   QLabel* status_ = nullptr;
+  // The real CANN operators' documented limits the scenario exceeds on its product, and the
+  // HCCL_BUFFSIZE they would need (as `moe-sim run` prints them).
+  QLabel* limits_ = nullptr;
   bool building_ = false;
 };
 
