@@ -178,6 +178,140 @@ void writeCsv(const std::string& path, moe::FidelityTarget target,
   });
 }
 
+// The shapes of --mode; the low-latency ones over --max-ep are set aside as skipped.
+std::vector<moe::FidelityCase> chooseCases(const FidelityOptions& opt,
+                                           std::vector<moe::FidelityCase> cases,
+                                           std::vector<moe::FidelityResult>* skipped) {
+  std::vector<moe::FidelityCase> chosen;
+  for (auto& c : cases) {
+    const bool normal = c.mode == moe::FidelityMode::Normal;
+    if (opt.mode != "all" && normal != (opt.mode == "normal")) continue;
+    if (skipped && !normal && c.ep > opt.maxEp) {
+      moe::FidelityResult r;
+      r.c = c;
+      r.notRun = "skipped: EP " + std::to_string(c.ep) + " > --max-ep " +
+                 std::to_string(opt.maxEp) + " (engine time, see docs/FIDELITY.md)";
+      skipped->push_back(std::move(r));
+      continue;
+    }
+    chosen.push_back(std::move(c));
+  }
+  return chosen;
+}
+
+// Runs the shapes `threads` at a time, the largest low-latency ones first: EP 256 alone
+// takes about as long as all the others together, so it must not be the last one a thread
+// picks up. Results in the shapes' order.
+std::vector<moe::FidelityResult> runAll(const std::vector<moe::FidelityCase>& list,
+                                        unsigned threads) {
+  moe::ParallelMapOptions pm;
+  pm.threads = threads;
+  // A redrawn line only on a terminal: in a log, "\r" lines pile up as one garbled line.
+  const bool tty = moe::ProgressLine::wanted();
+  if (tty)
+    pm.onDone = [](std::size_t done, std::size_t total) {
+      std::cerr << "\rfidelity: " << done << " of " << total << " shapes" << std::flush;
+    };
+  std::vector<std::size_t> order(list.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_partition(order.begin(), order.end(), [&](std::size_t i) {
+    return list[i].mode == moe::FidelityMode::LowLatency && list[i].ep >= 128;
+  });
+  auto got = moe::parallelMap<moe::FidelityResult>(
+      list.size(), [&](std::size_t k) { return moe::runFidelityCase(list[order[k]]); }, pm);
+  if (tty) std::cerr << "\n";
+  std::vector<moe::FidelityResult> out(list.size());
+  for (std::size_t k = 0; k < order.size(); ++k) out[order[k]] = std::move(*got[k]);
+  return out;
+}
+
+// Normal-mode shapes the engine refuses at --tokens run at the stand-in count instead, and
+// stdout says so.
+void runStandIns(const FidelityOptions& opt, std::vector<moe::FidelityResult>& results) {
+  std::vector<moe::FidelityCase> retry;
+  std::vector<std::size_t> where;
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (results[i].c.mode == moe::FidelityMode::Normal && !results[i].notRun.empty() &&
+        results[i].notRun.starts_with("model.tokens_per_rank") && opt.standIn > 0 &&
+        opt.standIn != opt.tokens) {
+      std::cout << "note: normal mode at " << opt.tokens << " tokens per rank is not possible yet ("
+                << results[i].notRun << "); EP " << results[i].c.ep << " runs at " << opt.standIn
+                << " tokens per rank instead (a stand-in, not DeepEP's shape)\n";
+      moe::FidelityCase c = results[i].c;
+      c.scenario.model.tokensPerRank = opt.standIn;
+      retry.push_back(c);
+      where.push_back(i);
+    }
+  if (retry.empty()) return;
+  auto again = runAll(retry, opt.threads);
+  for (std::size_t j = 0; j < again.size(); ++j) results[where[j]] = std::move(again[j]);
+}
+
+void printA3(const moe::HardwareProfile& profile, const std::vector<moe::FidelityResult>& normal,
+             const std::vector<moe::FidelityResult>& ll) {
+  std::cout << "profile " << profile.name << ": UB port " << profile.portGBps << " GB/s per die, "
+            << profile.aivCores
+            << " AIV cores, payload none; predictions only (the A3 measurements are held "
+               "out: docs/FIDELITY.md)\n\n";
+  if (!normal.empty())
+    printPredictions(normal,
+                     "normal mode (flat design, INT8 dispatch, BF16 combine, 256 experts, "
+                     "top-8, H 7168, one UB domain)");
+  if (!normal.empty() && !ll.empty()) std::cout << "\n";
+  if (!ll.empty())
+    printPredictions(ll,
+                     "low-latency mode (flat design, INT8 dispatch, BF16 combine, 128 "
+                     "tokens, 256 experts, top-8, H 7168)");
+}
+
+void printH800(const moe::HardwareProfile& profile, const std::vector<moe::FidelityResult>& normal,
+               const std::vector<moe::FidelityResult>& ll) {
+  std::cout << "profile " << profile.name << ": port " << profile.portGBps << " GB/s, NIC "
+            << profile.nicGBps << " GB/s, " << profile.aivCores << " communication SMs, "
+            << "payload none; published figures: DeepEP V1 on H800 (docs/legacy.md)\n\n";
+  if (!normal.empty()) printNormal(normal);
+  if (!normal.empty() && !ll.empty()) std::cout << "\n";
+  if (!ll.empty()) printLowLatency(ll);
+  for (const auto& r : normal)
+    if (r.c.calibration && r.notRun.empty()) {
+      std::printf(
+          "\ncalibration (intranode EP 8): dispatch %.1f GB/s vs 153 (%s), combine %.1f GB/s vs "
+          "158 (%s)\n",
+          r.dispatchGBps(), pct(r.dispatchGBps(), 153).c_str(), r.combineGBps(),
+          pct(r.combineGBps(), 158).c_str());
+    }
+}
+
+void runFidelity(const FidelityOptions& opt) {
+  const moe::FidelityTarget target = *moe::fidelityTargetFromName(opt.target);
+  auto cases = moe::fidelityCases(target, opt.tokens);
+  const moe::HardwareProfile profile = cases.front().scenario.hardware;
+  if (!opt.writeScenarios.empty()) {
+    writeScenarios(chooseCases(opt, cases, nullptr), opt.writeScenarios, opt.tokens, opt.standIn);
+    return;
+  }
+  std::vector<moe::FidelityResult> skipped;
+  const auto chosen = chooseCases(opt, cases, &skipped);
+  moe::require(!chosen.empty(), "--max-ep",
+               "leaves no shape of --mode " + opt.mode + " to run (all are skipped)");
+  std::vector<moe::FidelityResult> results = runAll(chosen, opt.threads);
+  runStandIns(opt, results);
+  // A table of refusals is no benchmark: when no shape ran, say why (exit 2).
+  if (std::none_of(results.begin(), results.end(),
+                   [](const moe::FidelityResult& r) { return r.notRun.empty(); }))
+    throw moe::InputError(opt.mode == "low-latency" ? "--mode" : "--tokens",
+                          "no shape of --mode " + opt.mode + " could run; EP " +
+                              std::to_string(results.front().c.ep) + ": " + results.front().notRun);
+  std::vector<moe::FidelityResult> normal, ll;
+  for (auto& r : skipped) results.push_back(std::move(r));
+  for (auto& r : results) (r.c.mode == moe::FidelityMode::Normal ? normal : ll).push_back(r);
+  if (!opt.csv.empty()) writeCsv(opt.csv, target, results);
+  if (target == moe::FidelityTarget::AscendA3)
+    printA3(profile, normal, ll);
+  else
+    printH800(profile, normal, ll);
+}
+
 const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
   auto opt = std::make_shared<FidelityOptions>();
   auto* sub = app.add_subcommand(
@@ -214,120 +348,7 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
       ->check(moesim::nonEmptyPath());
   sub->callback([opt, csvOpt, &exitCode] {
     moe::checkOutputPaths({{"--csv", opt->csv, csvOpt->count() > 0}}, {});
-    const moe::FidelityTarget target = *moe::fidelityTargetFromName(opt->target);
-    auto cases = moe::fidelityCases(target, opt->tokens);
-    const moe::HardwareProfile profile = cases.front().scenario.hardware;
-    std::vector<moe::FidelityCase> chosen;
-    for (auto& c : cases) {
-      const bool normal = c.mode == moe::FidelityMode::Normal;
-      if (opt->mode == "all" || (normal == (opt->mode == "normal"))) chosen.push_back(c);
-    }
-    if (!opt->writeScenarios.empty()) {
-      writeScenarios(chosen, opt->writeScenarios, opt->tokens, opt->standIn);
-      exitCode = 0;
-      return;
-    }
-    std::vector<moe::FidelityResult> skipped;
-    for (auto it = chosen.begin(); it != chosen.end();)
-      if (it->mode == moe::FidelityMode::LowLatency && it->ep > opt->maxEp) {
-        moe::FidelityResult r;
-        r.c = *it;
-        r.notRun = "skipped: EP " + std::to_string(it->ep) + " > --max-ep " +
-                   std::to_string(opt->maxEp) + " (engine time, see docs/FIDELITY.md)";
-        skipped.push_back(std::move(r));
-        it = chosen.erase(it);
-      } else {
-        ++it;
-      }
-    moe::require(!chosen.empty(), "--max-ep",
-                 "leaves no shape of --mode " + opt->mode + " to run (all are skipped)");
-    moe::ParallelMapOptions pm;
-    pm.threads = opt->threads;
-    // A redrawn line only on a terminal: in a log, "\r" lines pile up as one garbled line.
-    const bool tty = moe::ProgressLine::wanted();
-    if (tty)
-      pm.onDone = [](std::size_t done, std::size_t total) {
-        std::cerr << "\rfidelity: " << done << " of " << total << " shapes" << std::flush;
-      };
-    auto runAll = [&](const std::vector<moe::FidelityCase>& list) {
-      // The largest low-latency shapes start first: EP 256 alone takes about as long as all
-      // the others together, so it must not be the last one a thread picks up.
-      std::vector<std::size_t> order(list.size());
-      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::stable_partition(order.begin(), order.end(), [&](std::size_t i) {
-        return list[i].mode == moe::FidelityMode::LowLatency && list[i].ep >= 128;
-      });
-      auto got = moe::parallelMap<moe::FidelityResult>(
-          list.size(), [&](std::size_t k) { return moe::runFidelityCase(list[order[k]]); }, pm);
-      if (tty) std::cerr << "\n";
-      std::vector<moe::FidelityResult> out(list.size());
-      for (std::size_t k = 0; k < order.size(); ++k) out[order[k]] = std::move(*got[k]);
-      return out;
-    };
-    std::vector<moe::FidelityResult> results = runAll(chosen);
-    // Normal-mode shapes the engine refuses at this token count: run the stand-in instead,
-    // and say so.
-    std::vector<moe::FidelityCase> retry;
-    std::vector<std::size_t> where;
-    for (std::size_t i = 0; i < results.size(); ++i)
-      if (results[i].c.mode == moe::FidelityMode::Normal && !results[i].notRun.empty() &&
-          results[i].notRun.starts_with("model.tokens_per_rank") && opt->standIn > 0 &&
-          opt->standIn != opt->tokens) {
-        std::cout << "note: normal mode at " << opt->tokens
-                  << " tokens per rank is not possible yet (" << results[i].notRun << "); EP "
-                  << results[i].c.ep << " runs at " << opt->standIn
-                  << " tokens per rank instead (a stand-in, not DeepEP's shape)\n";
-        moe::FidelityCase c = results[i].c;
-        c.scenario.model.tokensPerRank = opt->standIn;
-        retry.push_back(c);
-        where.push_back(i);
-      }
-    if (!retry.empty()) {
-      auto again = runAll(retry);
-      for (std::size_t j = 0; j < again.size(); ++j) results[where[j]] = std::move(again[j]);
-    }
-    // A table of refusals is no benchmark: when no shape ran, say why (exit 2).
-    if (std::none_of(results.begin(), results.end(),
-                     [](const moe::FidelityResult& r) { return r.notRun.empty(); }))
-      throw moe::InputError(opt->mode == "low-latency" ? "--mode" : "--tokens",
-                            "no shape of --mode " + opt->mode + " could run; EP " +
-                                std::to_string(results.front().c.ep) + ": " +
-                                results.front().notRun);
-    std::vector<moe::FidelityResult> normal, ll;
-    for (auto& r : skipped) results.push_back(std::move(r));
-    for (auto& r : results) (r.c.mode == moe::FidelityMode::Normal ? normal : ll).push_back(r);
-    if (!opt->csv.empty()) writeCsv(opt->csv, target, results);
-    if (target == moe::FidelityTarget::AscendA3) {
-      std::cout << "profile " << profile.name << ": UB port " << profile.portGBps
-                << " GB/s per die, " << profile.aivCores
-                << " AIV cores, payload none; predictions only (the A3 measurements are held "
-                   "out: docs/FIDELITY.md)\n\n";
-      if (!normal.empty())
-        printPredictions(normal,
-                         "normal mode (flat design, INT8 dispatch, BF16 combine, 256 experts, "
-                         "top-8, H 7168, one UB domain)");
-      if (!normal.empty() && !ll.empty()) std::cout << "\n";
-      if (!ll.empty())
-        printPredictions(ll,
-                         "low-latency mode (flat design, INT8 dispatch, BF16 combine, 128 "
-                         "tokens, 256 experts, top-8, H 7168)");
-      exitCode = 0;
-      return;
-    }
-    std::cout << "profile " << profile.name << ": port " << profile.portGBps << " GB/s, NIC "
-              << profile.nicGBps << " GB/s, " << profile.aivCores << " communication SMs, "
-              << "payload none; published figures: DeepEP V1 on H800 (docs/legacy.md)\n\n";
-    if (!normal.empty()) printNormal(normal);
-    if (!normal.empty() && !ll.empty()) std::cout << "\n";
-    if (!ll.empty()) printLowLatency(ll);
-    for (const auto& r : normal)
-      if (r.c.calibration && r.notRun.empty()) {
-        std::printf(
-            "\ncalibration (intranode EP 8): dispatch %.1f GB/s vs 153 (%s), combine %.1f GB/s vs "
-            "158 (%s)\n",
-            r.dispatchGBps(), pct(r.dispatchGBps(), 153).c_str(), r.combineGBps(),
-            pct(r.combineGBps(), 158).c_str());
-      }
+    runFidelity(*opt);
     exitCode = 0;
   });
 });
