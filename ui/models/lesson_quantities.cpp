@@ -114,7 +114,7 @@ std::vector<LessonQuantity> build() {
          return static_cast<double>(
              countCores(st, [](const CoreSnap& c) { return isWaiting(c.activity); }));
        }},
-      {"cores_wait_space", "cores waiting for ring space (hatched border)",
+      {"cores_wait_space", "cores waiting for ring space (red border, hatched)",
        [](S st) { return static_cast<double>(coresIn(st, Activity::WaitSpace)); }},
       {"cores_wait_data", "cores waiting for ring data or a flag",
        [](S st) { return static_cast<double>(coresIn(st, Activity::WaitData)); }},
@@ -163,10 +163,11 @@ std::vector<LessonQuantity> build() {
                       : 0.0;
          });
        }},
-      {"slots_occupied", "workspace slots holding a tile (the fused operator)",
+      {"slots_occupied", "workspace slots in use on the shown card (the fused operator)",
        [](S st) {
          double n = 0;
-         for (const StagesSnap& w : st.snap.workspace) n += w.occupied;
+         for (const StagesSnap& w : st.snap.workspace)
+           if (st.card < 0 || w.card == st.card) n += w.occupied;
          return n;
        }},
       {"dispatch_us", "how long dispatch has run (its whole length once over)",
