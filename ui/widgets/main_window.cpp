@@ -492,6 +492,9 @@ void MainWindow::showLessonStep(const Lesson& lesson, int index) {
 
 void MainWindow::measureLessonStep() {
   if (!lessonStep_ || !live_) return;
+  // Selected again at the step's moment, so the element it names (a combine ring, listed
+  // only once its stage runs) is unfolded and scrolled into view in this picture.
+  select(lessonStep_->selection);
   const bool layer = scenario_.workload.kind == WorkloadKind::MoeLayer;
   const LessonState state{
       *live_,

@@ -1,5 +1,6 @@
 #include "ui/widgets/ring_strip_widget.h"
 
+#include <QCoreApplication>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -175,6 +176,8 @@ void RingStripWidget::scrollToRing(int ringIndex) {
   for (QWidget* w = parentWidget(); w && !area; w = w->parentWidget())
     area = qobject_cast<QScrollArea*>(w);
   if (!area || !area->widget()) return;
+  // The unfolded group's height must reach the scroll area before it can scroll there.
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
   for (std::size_t i = 0; i < lines_.size(); ++i)
     if (lines_[i].ring == ringIndex) {
       // The group's header line too, so the ring reads with its kind.
