@@ -28,8 +28,9 @@ struct Options {
                                "(see --scale) and a high-contrast palette."};
   QCommandLineOption scale{"scale", "Presenter scale factor, 1.25 to 2 (default 1.5).", "F", "1.5"};
   QCommandLineOption lesson{"lesson",
-                            "With --screenshot: play lesson NAME (or all lessons) and write one "
-                            "PNG per step into DIR.",
+                            "With --screenshot: play lesson NAME (or all lessons), write one "
+                            "PNG per step and steps.json (each step's expectations, measured) "
+                            "into DIR; exit 4 if an expectation does not hold.",
                             "NAME"};
   QCommandLineOption record{"record",
                             "Play the scenario headlessly (the Run button's playback on a "

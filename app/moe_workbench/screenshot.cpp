@@ -2,6 +2,11 @@
 
 #include <QDir>
 #include <QEventLoop>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
@@ -137,7 +142,8 @@ int writeLessonScreenshots(MainWindow& w, const QString& dir, const QString& whi
     return 1;
   }
   const std::vector<LessonEntry> all = builtinLessons();
-  bool found = false, malformed = false;
+  bool found = false, malformed = false, missed = false;
+  QJsonArray steps;  // steps.json: what each step showed and whether its expectations held
   w.resize(1400, 900);
   w.show();
   for (const LessonEntry& e : all) {
@@ -182,7 +188,39 @@ int writeLessonScreenshots(MainWindow& w, const QString& dir, const QString& whi
         return 1;
       }
       std::printf("wrote %s\n", qPrintable(file));
+      QJsonArray checks;
+      for (const LessonCheck& c : w.lessonChecks()) {
+        checks.append(QJsonObject{{"expect", QString::fromStdString(c.what)},
+                                  {"measured", QString::fromStdString(c.measured)},
+                                  {"held", c.held}});
+        if (!c.held) {
+          std::fprintf(stderr, "lesson %s, step %d: expected %s, measured %s\n", qPrintable(e.name),
+                       i + 1, c.what.c_str(), c.measured.c_str());
+          missed = true;
+        }
+      }
+      QJsonObject values;
+      for (const auto& [name, v] : w.lessonValues()) values[QString::fromStdString(name)] = v;
+      const auto snap = w.liveSnapshot();
+      steps.append(QJsonObject{{"lesson", e.name},
+                               {"step", i + 1},
+                               {"png", QFileInfo(file).fileName()},
+                               {"time_us", static_cast<double>(snap->now) / kUs},
+                               {"stage", QString::fromStdString(snap->stage)},
+                               {"design", QString::fromStdString(snap->design)},
+                               {"narration", w.lessonPanel()->narration()},
+                               {"expectations", checks},
+                               {"quantities", values}});
     }
+  }
+  if (found) {
+    QFile out(QDir(dir).filePath("steps.json"));
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        out.write(QJsonDocument(steps).toJson()) < 0) {
+      std::fprintf(stderr, "cannot write %s\n", qPrintable(out.fileName()));
+      return 1;
+    }
+    std::printf("wrote %s\n", qPrintable(out.fileName()));
   }
   if (!found) {
     std::fprintf(stderr, "--lesson: no lesson named %s; the lessons are:", qPrintable(which));
@@ -190,7 +228,7 @@ int writeLessonScreenshots(MainWindow& w, const QString& dir, const QString& whi
     std::fprintf(stderr, " (or all)\n");
     return 2;
   }
-  return malformed ? 2 : 0;
+  return malformed ? 2 : missed ? 4 : 0;
 }
 
 }  // namespace moe::ui

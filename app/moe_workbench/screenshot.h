@@ -14,7 +14,10 @@ class MainWindow;
 int writeScreenshots(MainWindow& w, const QString& dir, QSize size = QSize(1400, 900),
                      bool failOnElided = false);
 // `moe-workbench --lesson NAME|all --screenshot DIR`: one PNG per lesson step,
-// DIR/NAME-stepNN.png. Exit code 2 when a named lesson does not exist or a lesson file is
-// malformed (its error, naming lesson, step and field, on stderr; the others are written).
+// DIR/NAME-stepNN.png, and DIR/steps.json (per step: time, stage, narration as shown, each
+// expectation with its measured value and whether it held). Exit code 2 when a named lesson
+// does not exist or a lesson file is malformed (its error, naming lesson, step and field, on
+// stderr; the others are written); 4 when some step's expectation did not hold (each on
+// stderr).
 int writeLessonScreenshots(MainWindow& w, const QString& dir, const QString& which);
 }  // namespace moe::ui

@@ -10,6 +10,9 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
@@ -22,6 +25,8 @@
 #include <QTest>
 #include <QToolBar>
 
+#include "core/run/design.h"
+#include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
 #include "ui/models/field_docs.h"
 #include "ui/models/lesson.h"
@@ -224,7 +229,8 @@ class TeachingTest : public QObject {
 
   void malformedLessonNamesLessonStepAndField() {
     const QByteArray bad =
-        R"({"title": "t", "steps": [{"narration": "a", "run_to": {"end": true}, "view": "card"},
+        R"({"title": "t", "steps": [{"narration": "a", "run_to": {"end": true}, "view": "card",
+                                     "expect": {"stage": "done"}},
             {"narration": "b", "run_to": {"time_us": -1}, "view": "card"}]})";
     try {
       (void)parseLesson("broken", bad);
@@ -255,6 +261,166 @@ class TeachingTest : public QObject {
       QFAIL("broken JSON was accepted");
     } catch (const std::exception& e) {
       QVERIFY(QString(e.what()).startsWith("lesson broken, (file): not valid JSON"));
+    }
+  }
+
+  // A target the step's design can never reach is refused when the file is loaded (it
+  // would otherwise run silently to the end), and so is a name the vocabulary lacks.
+  void unreachableTargetsAndUnknownNamesAreLoadErrors() {
+    const auto error = [](const std::string& step) {
+      try {
+        (void)parseLesson(
+            "broken", QByteArray::fromStdString(R"({"title": "t", "steps": [{"narration": "a", )" +
+                                                step + "}]}"));
+      } catch (const std::exception& e) {
+        return QString(e.what());
+      }
+      return QString("accepted");
+    };
+    const std::string view = R"("view": "card", )";
+    QCOMPARE(error(view + R"("design": "phased", "run_to": {"busy": true},
+                             "expect": {"stage": "done"})"),
+             QString("lesson broken, step 1, run_to.busy: the phased design never becomes busy "
+                     "(only streaming, by its rings, and pipelined, by its workspace, do); run "
+                     "to a stage or a time"));
+    QVERIFY(
+        error(view + R"("design": "flat", "run_to": {"busy": true}, "expect": {"stage": "done"})")
+            .startsWith("lesson broken, step 1, run_to.busy: the flat design never"));
+    QCOMPARE(error(view + R"("design": "phased", "run_to": {"stage": "dispatch-streaming"},
+                             "expect": {"stage": "done"})"),
+             QString("lesson broken, step 1, run_to.stage: the phased design never runs "
+                     "\"dispatch-streaming\"; its stages are update-expert, layout, "
+                     "dispatch-notify, dispatch-phased, experts, combine-phased"));
+    // No design named: the workload's default (streaming), never the toolbar's.
+    QVERIFY(error(view + R"("run_to": {"stage": "combine-phased"}, "expect": {"stage": "done"})")
+                .startsWith("lesson broken, step 1, run_to.stage: the streaming design never"));
+    QVERIFY(error(view + R"("run_to": {"end": true})")
+                .startsWith("lesson broken, step 1, expect: is required"));
+    QVERIFY(error(view + R"("run_to": {"end": true}, "expect": {"stage": "combine-phased"})")
+                .startsWith("lesson broken, step 1, expect.stage: the streaming design never "
+                            "shows \"combine-phased\""));
+    QVERIFY(
+        error(view + R"("run_to": {"end": true},
+                            "expect": {"stage": "done", "that": ["verified == 1", "cores_busy > 2"]})")
+            .startsWith("lesson broken, step 1, expect.that[1]: unknown quantity \"cores_busy\" "
+                        "(known: time_us, cores_working"));
+    QVERIFY(error(view +
+                  R"("run_to": {"end": true}, "expect": {"stage": "done", "that": ["verified"]})")
+                .startsWith("lesson broken, step 1, expect.that[0]: must read"));
+    QVERIFY(
+        error(view + R"("run_to": {"stage": "experts", "plus_us": 0}, "expect": {"stage": "done"})")
+            .startsWith("lesson broken, step 1, run_to.plus_us: must be a number > 0"));
+    QVERIFY(error(view + R"("run_to": {"end": true, "plus_us": 3}, "expect": {"stage": "done"})")
+                .startsWith("lesson broken, step 1, run_to.plus_us: goes with run_to.stage only"));
+    try {
+      (void)parseLesson("broken", R"({"title": "t", "steps": [{"narration": "{hot_shar:%} hot",
+          "view": "card", "run_to": {"end": true}, "expect": {"stage": "done"}}]})");
+      QFAIL("an unknown narration field was accepted");
+    } catch (const std::exception& e) {
+      QVERIFY2(QString(e.what()).startsWith(
+                   "lesson broken, step 1, narration: unknown quantity \"{hot_shar}\""),
+               e.what());
+    }
+  }
+
+  void everyShippedLessonFixesItsDesignAndExpectsAStage() {
+    const auto lessons = builtinLessons();
+    QVERIFY(lessons.size() >= 7);
+    bool combineLesson = false;
+    for (const LessonEntry& e : lessons) {
+      QVERIFY2(e.lesson, qPrintable(e.name + ": " + e.error));
+      for (const LessonStep& s : e.lesson->steps) {
+        QVERIFY2(designFromName(s.design), qPrintable(e.name));
+        QVERIFY(!s.expectStage.empty());
+        combineLesson |= s.expectStage == "combine-phased";
+      }
+    }
+    QVERIFY2(combineLesson, "no lesson shows the phased combine");
+  }
+
+  // The core counts speak of the card the step shows; narration fields are filled from the
+  // same state the checks read.
+  void lessonQuantitiesAreMeasuredOnTheShownState() {
+    Snapshot snap;
+    snap.stage = "dispatch-streaming";
+    const auto core = [](int card, Role role, Activity a) {
+      CoreSnap c;
+      c.card = card;
+      c.role = role;
+      c.activity = a;
+      return c;
+    };
+    snap.cores = {core(0, Role::Sender, Activity::WaitSpace), core(0, Role::Sender, Activity::Copy),
+                  core(1, Role::Sender, Activity::WaitSpace),
+                  core(1, Role::Receiver, Activity::WaitData)};
+    const Scenario sc = defaultScenario();
+    ExpertLoad load;
+    load.perExpert = {6, 2, 1, 1};
+    LessonState st{snap, sc, &load, {}, 0, false};
+    std::string err;
+    const auto c1 = parseLessonCondition("cores_wait_space == 1", err);
+    const auto c2 = parseLessonCondition("receiver_cores >= 1", err);
+    QVERIFY(c1 && c2);
+    auto checks = checkLessonStep("dispatch-streaming", {*c1, *c2}, st);
+    QCOMPARE(checks.size(), std::size_t(3));
+    QVERIFY(checks[0].held && checks[1].held);
+    QVERIFY(!checks[2].held);  // card 0 has no receiver
+    QCOMPARE(checks[2].measured, std::string("0"));
+    st.card = -1;
+    checks = checkLessonStep("experts", {*c1, *c2}, st);
+    QVERIFY(!checks[0].held && !checks[1].held && checks[2].held);
+    QCOMPARE(checks[1].measured, std::string("2"));
+    // Uniform routing: the single busiest expert's share.
+    QCOMPARE(fillLessonNarration("{cores_wait_space} wait; hot {hot_share:%}, {hot_share:2}", st),
+             QString("2 wait; hot 60%, 0.60"));
+  }
+
+  void aLessonRunsItsOwnDesignWhateverTheToolbarShows() {
+    MainWindow w;
+    QVERIFY(waitFirstFrame(w));
+    auto* design = w.findChild<QComboBox*>("design");
+    QVERIFY(design);
+    design->setCurrentIndex(design->findText("phased"));
+    LessonPanel* panel = w.lessonPanel();
+    const int load = lessonIndex(*panel, "4-load-balancing");
+    QVERIFY(load >= 0);
+    QSignalSpy shown(&w, &MainWindow::lessonStepShown);
+    panel->showStep(load, 2);
+    QVERIFY(shown.wait(120000));
+    QCOMPARE(w.liveSnapshot()->stage, std::string("dispatch-streaming"));
+    QCOMPARE(w.liveSnapshot()->design, std::string("streaming"));
+    QVERIFY(!w.lessonChecks().empty());
+    for (const LessonCheck& c : w.lessonChecks()) QVERIFY2(c.held, c.what.c_str());
+    QVERIFY(!panel->narration().contains('{'));
+  }
+
+  // Every step of every shipped lesson, as `--lesson all --screenshot` plays it: each
+  // expectation must hold, and steps.json says so step by step.
+  void everyLessonStepShowsWhatItExpects() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QProcess p;
+    p.start(MOE_WORKBENCH_PATH, {"--lesson", "all", "--screenshot", dir.path()});
+    QVERIFY(p.waitForFinished(1200000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    QFile f(QDir(dir.path()).filePath("steps.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonArray steps = QJsonDocument::fromJson(f.readAll()).array();
+    std::size_t expected = 0;
+    for (const LessonEntry& e : builtinLessons()) expected += e.lesson->steps.size();
+    QCOMPARE(static_cast<std::size_t>(steps.size()), expected);
+    for (const QJsonValue& v : steps) {
+      const QJsonObject s = v.toObject();
+      const QString where = s["lesson"].toString() + " step " + QString::number(s["step"].toInt());
+      const QJsonArray checks = s["expectations"].toArray();
+      QVERIFY2(!checks.isEmpty(), qPrintable(where));
+      QCOMPARE(checks[0].toObject()["measured"].toString(), s["stage"].toString());
+      for (const QJsonValue& c : checks)
+        QVERIFY2(c.toObject()["held"].toBool(),
+                 qPrintable(where + ": " + c.toObject()["expect"].toString() + ", measured " +
+                            c.toObject()["measured"].toString()));
+      QVERIFY2(!s["narration"].toString().contains('{'), qPrintable(where));
+      QVERIFY(QFile::exists(QDir(dir.path()).filePath(s["png"].toString())));
     }
   }
 

@@ -1,10 +1,12 @@
 #pragma once
 // Guided lessons: a lesson is a data file in resources/lessons/ with an ordered list of
-// steps; each step says which scenario to run (changes to the default scenario, carried
-// forward to later steps), where to run to (a stage, a time, the first busy moment, or the
-// end), which view to show with which element selected, and a short narration.
-// Parsing and validation are here, without widgets: a malformed file gets one clear error
-// naming the lesson, the step and the field.
+// steps; each step says which scenario and design to run (fixed by the file, never taken
+// from the toolbar), where to run to (a stage, a time, the first busy moment, or the end),
+// which view to show with which element selected, a short narration whose numbers are
+// filled from the run, and the state it expects (a stage and conditions on counts).
+// Parsing and validation are here, without widgets: a malformed file, or a run_to target
+// the step's design can never reach, gets one clear error naming the lesson, the step and
+// the field.
 
 #include <QString>
 #include <optional>
@@ -12,25 +14,30 @@
 
 #include "core/runtime/layer_context.h"
 #include "core/scenario/scenario.h"
+#include "ui/models/lesson_expect.h"
 #include "ui/models/selection.h"
 
 namespace moe::ui {
 
 struct LessonTarget {
   enum class Kind { Stage, Time, Busy, End } kind = Kind::End;
-  std::string stage;  // Stage: run until this stage has begun
+  std::string stage;  // Stage: run until this stage has begun ...
+  Time after = 0;     // ... and then this much longer (0: until its cores are at work)
   Time time = 0;      // Time: run to this emulated time
 };
 
 struct LessonStep {
   QString narration;
   Scenario scenario;   // the full scenario of this step (changes so far applied)
-  std::string design;  // "" (the workload's default), "streaming", "phased", ...
+  std::string design;  // "streaming", "phased", ...: the step's, else the lesson's, else the
+                       // workload's default design
   LessonTarget target;
   QString view;               // a tab: cluster, card, experts, timeline, metrics, scenario, compare
   Selection selection;        // what to select and highlight (kind None: nothing)
   int card = -1;              // the card the Card view shows (-1: leave it)
   Fault fault = Fault::None;  // a fault planted for this step only (streaming combine)
+  std::string expectStage;    // the stage the picture shows: one of the design's, or "done"
+  std::vector<LessonCondition> expect;  // what else must hold at that moment
 };
 
 struct Lesson {

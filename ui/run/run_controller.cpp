@@ -239,29 +239,43 @@ void RunController::stepBackStage() {
 void RunController::runFromStartTo(const LessonTarget& t) {
   if (!loaded_) return;
   using K = LessonTarget::Kind;
+  Time jumpTo = t.kind == K::Time ? t.time : -1;
   switch (t.kind) {
-    case K::Stage: {
-      // Until the stage begins and its programs are at work: at the stage's first event
-      // every core is still idle or done, so the core grid would show no roles. The instant
-      // the first core starts is run to its end, so every program launched then has started.
-      // A stage whose cores never work stops when the next stage begins.
-      bool reached = false;
-      Time started = -1;
-      rerun([&t, &reached, &started](const SteppableRun& r) {
-        const Simulator& sim = r.emulation().sim();
-        if (started >= 0) return sim.nextEventTime() == started;
-        if (r.currentStage() != t.stage) return !reached;
-        reached = true;
-        const Machine& m = r.emulation().machine();
-        for (int c = 0; c < m.coreCount(); ++c)
-          if (isWorking(m.core(c).activity()) || isWaiting(m.core(c).activity())) {
-            started = sim.now();
-            return sim.nextEventTime() == started;
+    case K::Stage:
+      if (t.after > 0) {
+        // A moment inside the stage: its start plus `after`, shown at exactly that time.
+        rerun([&t, &jumpTo](const SteppableRun& r) {
+          const Simulator& sim = r.emulation().sim();
+          if (jumpTo < 0) {
+            if (r.currentStage() != t.stage) return true;
+            jumpTo = sim.now() + t.after;
           }
-        return true;
-      });
-      break;
-    }
+          return sim.nextEventTime() <= jumpTo;
+        });
+        break;
+      }
+      {
+        // Until the stage begins and its programs are at work: at the stage's first event
+        // every core is still idle or done, so the core grid would show no roles. The instant
+        // the first core starts is run to its end, so every program launched then has started.
+        // A stage whose cores never work stops when the next stage begins.
+        bool reached = false;
+        Time started = -1;
+        rerun([&t, &reached, &started](const SteppableRun& r) {
+          const Simulator& sim = r.emulation().sim();
+          if (started >= 0) return sim.nextEventTime() == started;
+          if (r.currentStage() != t.stage) return !reached;
+          reached = true;
+          const Machine& m = r.emulation().machine();
+          for (int c = 0; c < m.coreCount(); ++c)
+            if (isWorking(m.core(c).activity()) || isWaiting(m.core(c).activity())) {
+              started = sim.now();
+              return sim.nextEventTime() == started;
+            }
+          return true;
+        });
+        break;
+      }
     case K::Time:
       rerun([&t](const SteppableRun& r) { return r.emulation().sim().nextEventTime() <= t.time; });
       break;
@@ -274,8 +288,8 @@ void RunController::runFromStartTo(const LessonTarget& t) {
   }
   if (!run_) return;
   play_.reset();
-  if (t.kind == K::Time)
-    play_.jumpTo(run_->emulation().sim(), t.time);
+  if (jumpTo >= 0)
+    play_.jumpTo(run_->emulation().sim(), jumpTo);
   else
     play_.follow(run_->emulation().sim());
   emitFrame(true);

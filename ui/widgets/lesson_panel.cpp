@@ -1,5 +1,7 @@
 #include "ui/widgets/lesson_panel.h"
 
+#include <QRegularExpression>
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -45,6 +47,10 @@ QString LessonPanel::narration() const {
   return narration_->text();
 }
 
+void LessonPanel::setFilledNarration(const QString& text) {
+  narration_->setText(text);
+}
+
 void LessonPanel::showStep(int index, int step) {
   if (index < 0 || index >= static_cast<int>(lessons_.size())) {
     lesson_ = -1;
@@ -74,8 +80,12 @@ void LessonPanel::refresh() {
            "and shows what to look at."));
   else if (!e->lesson)
     narration_->setText(tr("This lesson cannot be used: %1").arg(e->error));
-  else
-    narration_->setText(e->lesson->steps[static_cast<std::size_t>(step_)].narration);
+  else {
+    // Until the run reaches the step's moment its numbers are unknown: no stale values.
+    static const QRegularExpression field(R"(\{[^{}]*\})");
+    QString text = e->lesson->steps[static_cast<std::size_t>(step_)].narration;
+    narration_->setText(text.replace(field, QStringLiteral("…")));
+  }
 }
 
 }  // namespace moe::ui

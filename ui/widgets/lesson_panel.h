@@ -24,6 +24,9 @@ class LessonPanel : public QWidget {
   int currentLesson() const { return lesson_; }
   int currentStep() const { return step_; }
   QString narration() const;
+  // The step's narration with its {quantity} fields filled from the moment it shows (until
+  // then they read "…").
+  void setFilledNarration(const QString& text);
   QPushButton* nextButton() const { return next_; }
   QPushButton* backButton() const { return back_; }
 

@@ -179,6 +179,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(controller_, &RunController::targetReached, this, [this] {
     dirty_ = true;
     redraw();
+    measureLessonStep();
     emit lessonStepShown();
   });
   connect(controller_, &RunController::failed, this,
@@ -344,6 +345,7 @@ void MainWindow::buildControls() {
   bar->addWidget(new QLabel(tr(" Speed ")));
   bar->addWidget(speed_);
   impl_ = new QComboBox;
+  impl_->setObjectName("design");
   setDesignChoices(WorkloadKind::MoeLayer);
   connect(impl_, qOverload<int>(&QComboBox::currentIndexChanged), this,
           [this] { loadScenario(scenario_); });
@@ -467,6 +469,9 @@ void MainWindow::showLessonStep(const Lesson& lesson, int index) {
   if (index < 0 || index >= static_cast<int>(lesson.steps.size())) return;
   lessonDock_->show();
   const LessonStep& step = lesson.steps[static_cast<std::size_t>(index)];
+  lessonStep_ = step;
+  lessonChecks_.clear();
+  lessonValues_.clear();
   if (step.scenario.workload.kind != designsFor_) setDesignChoices(step.scenario.workload.kind);
   if (const std::optional<Design> design = designFromName(step.design)) {
     QSignalBlocker block(impl_);
@@ -483,6 +488,26 @@ void MainWindow::showLessonStep(const Lesson& lesson, int index) {
   if (step.view == "compare") startCompare();
   if (step.card >= 0) card_->showCard(step.card);
   select(step.selection);
+}
+
+void MainWindow::measureLessonStep() {
+  if (!lessonStep_ || !live_) return;
+  // Selected again at the step's moment, so the element it names (a combine ring, listed
+  // only once its stage runs) is unfolded and scrolled into view in this picture.
+  select(lessonStep_->selection);
+  const bool layer = scenario_.workload.kind == WorkloadKind::MoeLayer;
+  const LessonState state{
+      *live_,
+      scenario_,
+      layer && !experts_->load().perExpert.empty() ? &experts_->load() : nullptr,
+      lessonStep_->selection,
+      lessonStep_->card,
+      verification_.done && verification_.ok};
+  lessonChecks_ = checkLessonStep(lessonStep_->expectStage, lessonStep_->expect, state);
+  lessonValues_.clear();
+  for (const LessonQuantity& q : lessonQuantities())
+    lessonValues_.emplace_back(std::string(q.name), q.measure(state));
+  lessons_->setFilledNarration(fillLessonNarration(lessonStep_->narration, state));
 }
 
 void MainWindow::exportPng() {

@@ -6,9 +6,11 @@
 #include <QMainWindow>
 #include <QThread>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/runtime/layer_context.h"
+#include "ui/models/lesson.h"
 #include "ui/models/selection.h"
 #include "ui/run/ab_runner.h"
 #include "ui/run/compare_runner.h"
@@ -37,7 +39,6 @@ class CompareView;
 class SweepView;
 class AbCompareView;
 class LessonPanel;
-struct Lesson;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -85,6 +86,11 @@ class MainWindow : public QMainWindow {
   // its view and selection. lessonStepShown follows once the views show that moment.
   void showLessonStep(const Lesson& lesson, int step);
   LessonPanel* lessonPanel() const { return lessons_; }
+  // The shown lesson step's expectations measured at its moment (stage first), once
+  // lessonStepShown has been emitted; empty before.
+  const std::vector<LessonCheck>& lessonChecks() const { return lessonChecks_; }
+  // Every lesson quantity at that moment, for lesson authors (steps.json).
+  const std::vector<std::pair<std::string, double>>& lessonValues() const { return lessonValues_; }
   // Regenerates the eplb table with EPLB from a per-expert load and re-runs the layer.
   void rebalance(const std::vector<double>& perExpertLoad, int redundantExperts);
 
@@ -113,6 +119,8 @@ class MainWindow : public QMainWindow {
   void exportPng();
   // The design combo lists the designs of the scenario's workload.
   void setDesignChoices(WorkloadKind kind);
+  // Measures the shown lesson step's expectations and fills its narration's numbers.
+  void measureLessonStep();
 
   QThread worker_;
   QThread compareThread_;
@@ -148,6 +156,9 @@ class MainWindow : public QMainWindow {
   AbCompareView* ab_;
   QTextBrowser* inspector_;
   LessonPanel* lessons_;
+  std::optional<LessonStep> lessonStep_;  // the step being shown, until the user runs freely
+  std::vector<LessonCheck> lessonChecks_;
+  std::vector<std::pair<std::string, double>> lessonValues_;
   class QDockWidget* lessonDock_;
   QAction* run_;
   QAction* pause_;

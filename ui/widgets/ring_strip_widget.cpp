@@ -1,9 +1,12 @@
 #include "ui/widgets/ring_strip_widget.h"
 
+#include <QCoreApplication>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QScrollArea>
+#include <QTimer>
 #include <QToolTip>
 
 #include "ui/models/selection.h"
@@ -130,9 +133,18 @@ void RingStripWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
   for (const RingGroup& g : groups_) ringCount_ += static_cast<int>(g.rings.size());
   // A kind met for the first time starts folded when the card lists many rings, so each
   // kind reads as one line; after that the user's choice stands, across steps and cards.
-  for (const RingGroup& g : groups_)
+  std::string kinds;
+  for (const RingGroup& g : groups_) {
     if (seenGroups_.insert(g.title).second && ringCount_ > kFoldAbove) folded_.insert(g.title);
+    kinds += g.title + '\n';
+  }
   relayout();
+  // A new stage lists other kinds of rings: reveal the selected ring again, so a step that
+  // reruns to the combine shows its combine ring and not the top of the dispatch groups.
+  if (kinds != kinds_) {
+    kinds_ = kinds;
+    revealSelected_ = selected_ >= 0;
+  }
   revealSelected();
 }
 
@@ -151,8 +163,30 @@ void RingStripWidget::revealSelected() {
       if (snap_->rings[r].id == selected_) {
         revealSelected_ = false;
         if (folded_.erase(groups_[g].title) > 0) relayout();
+        // ... and scrolls it into view: a lesson about the combine rings must not leave
+        // them below the fold under the dispatch groups. After the layout settles, so the
+        // scroll area knows the unfolded height.
+        QTimer::singleShot(0, this, [this, r] { scrollToRing(r); });
         break;
       }
+}
+
+void RingStripWidget::scrollToRing(int ringIndex) {
+  QScrollArea* area = nullptr;
+  for (QWidget* w = parentWidget(); w && !area; w = w->parentWidget())
+    area = qobject_cast<QScrollArea*>(w);
+  if (!area || !area->widget()) return;
+  // The unfolded group's height must reach the scroll area before it can scroll there.
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+  for (std::size_t i = 0; i < lines_.size(); ++i)
+    if (lines_[i].ring == ringIndex) {
+      // The group's header line too, so the ring reads with its kind.
+      const int top = lineTop(i > 0 ? i - 1 : i);
+      const int bottom = lineTop(i) + lineHeight(lines_[i]);
+      const QPoint at = mapTo(area->widget(), QPoint(0, (top + bottom) / 2));
+      area->ensureVisible(at.x(), at.y(), 0, (bottom - top) / 2 + 4);
+      return;
+    }
 }
 
 const RingStripWidget::Line* RingStripWidget::lineAt(const QPoint& p) const {

@@ -53,6 +53,7 @@ class RingStripWidget : public QWidget {
   int lineHeight(const Line& l) const;
   void relayout();
   void revealSelected();
+  void scrollToRing(int ringIndex);  // into view in the enclosing scroll area
   void paintRing(class QPainter& p, const RingSnap& r, const QRect& row) const;
   void paintHeader(class QPainter& p, const RingGroup& g, bool folded, const QRect& row) const;
 
@@ -62,6 +63,7 @@ class RingStripWidget : public QWidget {
   int ringCount_ = 0;
   std::set<std::string> folded_;      // group titles folded
   std::set<std::string> seenGroups_;  // titles whose starting fold was decided
+  std::string kinds_;                 // the listed groups' titles, to see a stage change
   int selected_ = -1;
   bool revealSelected_ = false;  // unfold the selected ring's group once it is listed
 };
