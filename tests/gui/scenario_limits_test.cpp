@@ -26,7 +26,7 @@ class ScenarioLimitsTest : public QObject {
     QVERIFY2(limits->text().contains(QString::fromStdString(hcclBuffsizeLine(sc))),
              qPrintable(limits->text()));
     // Over the documented batch size: one warning per exceeded limit, naming the field.
-    sc.model.tokensPerRank = 512;
+    sc.model.tokensPerRank = 1024;
     sc.payload = PayloadMode::None;
     ed.setScenario(sc);
     QVERIFY(ed.isValid());
