@@ -377,8 +377,9 @@ TEST(ScenarioJson, OverrideRangesNameTheField) {
 TEST(HardwareProfiles, BuiltinsLoadAndDifferAsSpecified) {
   const auto names = moe::builtinProfileNames();
   // Every file in resources/profiles/ is a built-in, listed in name order.
-  ASSERT_EQ(names, (std::vector<std::string>{"ascend-910b2", "ascend-910b3", "ascend-910b3-hccs28",
-                                             "atlas-a3-die", "h800-nvswitch"}));
+  ASSERT_EQ(names,
+            (std::vector<std::string>{"ascend-910b2", "ascend-910b3", "ascend-910b3-hccs28",
+                                      "atlas-a3-die", "atlas-a3-superpod", "h800-nvswitch"}));
   const auto b3 = moe::builtinProfile("ascend-910b3");
   const auto b2 = moe::builtinProfile("ascend-910b2");
   const auto a3 = moe::builtinProfile("atlas-a3-die");
@@ -392,6 +393,12 @@ TEST(HardwareProfiles, BuiltinsLoadAndDifferAsSpecified) {
   EXPECT_EQ(a3.aivCores, 48);
   EXPECT_EQ(a3.fabric, "supernode");
   EXPECT_EQ(a3.hbmBytes, std::int64_t{64} << 30);
+  // The supernode: every die its own UB ports into a non-blocking switch, an A3 part.
+  const auto pod = moe::builtinProfile("atlas-a3-superpod");
+  EXPECT_EQ(pod.fabric, "switch");
+  EXPECT_EQ(pod.product, "A3");
+  EXPECT_EQ(pod.portGBps, 196.0);
+  EXPECT_EQ(pod.aivCores, 48);
   EXPECT_EQ(b3.ubBytes, 196608);
   EXPECT_EQ(b3.dmaAlignBytes, 32);
   EXPECT_EQ(b3.hccsGBpsPerPair, 56.0);
