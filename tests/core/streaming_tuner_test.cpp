@@ -12,6 +12,7 @@
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -156,9 +157,17 @@ TEST(StreamingTuner, StandInLeadersAreConfirmedAtFullShape) {
   }
   ASSERT_FALSE(r.confirmed.empty());
   EXPECT_LE(r.confirmed.size(), 3u);
+  std::set<std::string> tilings;  // the best of distinct ring tilings
   for (const TuneEval& c : r.confirmed) {
     EXPECT_FALSE(c.standIn);
     EXPECT_EQ(c.tokensPerRank, 1024);
+    const TuneKnobs& k = c.knobs;
+    EXPECT_TRUE(tilings
+                    .insert(std::to_string(k.chunkBytes) + "/" + std::to_string(k.queueChunks) +
+                            "/" + std::to_string(k.senderCores) + "/" +
+                            std::to_string(k.forwarderCores) + "/" +
+                            std::to_string(k.receiverCores))
+                    .second);
   }
   // The answer is a full-shape figure: the scenario's own or a confirmed one.
   EXPECT_FALSE(r.best.standIn);
