@@ -1,15 +1,20 @@
-// `moe-sim tune [SCENARIO.json] [--budget N] [--seed S] [--threads T] [--out FILE]`: searches
-// the streaming design's knobs on the engine (core/studies/streaming_tuner.h), prints the
-// best configuration, its stage times beside the phased design's and the scenario's own,
-// why each knob stops where it does, and writes the tuned scenario as JSON.
+// `moe-sim tune [SCENARIO.json] [--budget N] [--time-limit D] [--stage S] [--log F [--resume]]
+// [--keep-numerics] [--no-stand-in] [--seed S] [--threads T] [--out FILE]`: searches the
+// streaming design's knobs on the engine (core/studies/streaming_tuner.h), prints the best
+// configuration, its stage times beside the phased design's and the scenario's own, what
+// bounded the search and what it left undone, why each knob stops where it does, and writes
+// the tuned scenario as JSON.
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
+#include "app/moe_sim/duration_arg.h"
 #include "app/moe_sim/progress_line.h"
 #include "core/scenario/scenario_json.h"
 #include "core/studies/streaming_tuner.h"
@@ -18,9 +23,17 @@
 
 namespace {
 
+constexpr int kMostRuns = 10000;
+
 struct TuneCliOptions {
   std::string scenarioFile;
-  int budget = 48;
+  int budget = 64;
+  std::string timeLimit;
+  std::string stage = "layer";
+  std::string log;
+  bool resume = false;
+  bool keepNumerics = false;
+  bool noStandIn = false;
   std::uint64_t seed = 0;
   unsigned threads = 0;
   std::string out = "tuned.json";
@@ -39,13 +52,50 @@ std::string knobsLine(const moe::TuneKnobs& k) {
   return b;
 }
 
-void printTune(std::ostream& out, const moe::TuneResult& r, int budget) {
+// "faster, 1.000 us vs 2.000 us (0.50x)" and, when the numerics differ, what differs.
+std::string versusPhased(double tuned, double phased, const moe::TuneKnobs& k) {
+  char line[160];
+  std::snprintf(line, sizeof line, "%s, %.3f us vs %.3f us (%.2fx)",
+                tuned <= phased ? "faster" : "slower", tuned, phased, tuned / phased);
+  const std::string numerics = moe::numericsVsPhased(k);
+  return std::string(line) + (numerics.empty() ? "" : " - " + numerics);
+}
+
+void printBounds(std::ostream& out, const moe::TuneResult& r, int budget,
+                 const std::string& limit) {
+  const int candidates = static_cast<int>(r.evaluated.size()) - r.neighbourChecks;
+  out << "tune: objective " << moe::toString(r.objective) << "; " << r.runs
+      << " engine runs of a budget of " << budget << (limit.empty() ? "" : ", time limit " + limit)
+      << ": baseline and phased, " << candidates << " candidates, " << r.neighbourChecks
+      << " neighbour checks of the best";
+  if (r.standInTokens > 0)
+    out << ", the stand-in's baseline, " << r.confirmed.size() << " confirmations at full shape";
+  out << "; " << r.rejected << " refused by a hard constraint before running; payload none\n";
+  if (r.stoppedBy.empty())
+    out << "bounds: the search ran its course within them\n";
+  else
+    out << "bounds: stopped by the " << r.stoppedBy
+        << (r.notDone.empty() ? " (the random moves filled it; nothing else left undone)" : "")
+        << "\n";
+  for (const std::string& n : r.notDone) out << "  not done: " << n << "\n";
+  if (!r.standInNote.empty()) out << "stand-in: " << r.standInNote << "\n";
+}
+
+void printStandIn(std::ostream& out, const moe::TuneResult& r) {
+  if (r.standInTokens == 0) return;
+  out << "stand-in: candidates ran at " << r.standInTokens << " tokens per rank (the scenario has "
+      << r.baseline.tokensPerRank << "); confirmed at full shape:\n";
+  char line[200];
+  for (const moe::TuneEval& c : r.confirmed) {
+    std::snprintf(line, sizeof line, "  %s: %.3f us at full shape%s\n", knobsLine(c.knobs).c_str(),
+                  moe::tuneFigure(c, r.objective), c.ok ? "" : " (failed)");
+    out << line;
+  }
+  if (r.confirmed.empty()) out << "  none (the scenario's own knobs are the answer)\n";
+}
+
+void printTable(std::ostream& out, const moe::TuneResult& r) {
   char line[256];
-  out << "tune: " << r.evaluated.size() - r.neighbourChecks << " candidates run (budget " << budget
-      << ") + " << r.neighbourChecks << " neighbour checks of the best, " << r.rejected
-      << " refused by a hard constraint before running; payload none\n";
-  out << "scenario's own: " << knobsLine(r.baseline.knobs) << "\n";
-  out << "best found:     " << knobsLine(r.best.knobs) << "\n\n";
   std::snprintf(line, sizeof line, "%-20s %14s %18s %18s\n", "stage (us)", "phased",
                 "streaming (given)", "streaming (tuned)");
   out << line;
@@ -79,12 +129,32 @@ void printTune(std::ostream& out, const moe::TuneResult& r, int budget) {
                 r.phased.combineRdmaBytes / (1 << 20), r.baseline.combineRdmaBytes / (1 << 20),
                 r.best.combineRdmaBytes / (1 << 20));
   out << line;
+  out << "(every figure in this table is at the full shape";
+  if (!r.best.ok) out << "; the tuned run failed: " << r.best.error.substr(0, 120);
+  out << ")\n";
+  for (const auto& [side, e] : {std::pair{"given", &r.baseline}, std::pair{"tuned", &r.best}})
+    if (const std::string n = moe::numericsVsPhased(e->knobs); !n.empty())
+      out << "numerics: streaming (" << side << ") vs phased: " << n << "\n";
+}
+
+void printTune(std::ostream& out, const moe::TuneResult& r, int budget, const std::string& limit) {
+  printBounds(out, r, budget, limit);
+  out << "scenario's own: " << knobsLine(r.baseline.knobs) << "\n";
+  out << "best found:     " << knobsLine(r.best.knobs) << "\n";
+  printStandIn(out, r);
+  out << "\n";
+  printTable(out, r);
   out << "\nstreaming combine (tuned) vs phased: "
-      << (r.best.combineUs <= r.phased.combineUs ? "faster" : "slower") << ", ";
-  std::snprintf(line, sizeof line, "%.3f us vs %.3f us (%.2fx)\n", r.best.combineUs,
-                r.phased.combineUs, r.best.combineUs / r.phased.combineUs);
-  out << line;
-  out << "\nwhy each knob stops there (its neighbours):\n";
+      << versusPhased(r.best.combineUs, r.phased.combineUs, r.best.knobs) << "\n";
+  if (r.objective != moe::TuneObjective::Combine)
+    out << "streaming " << moe::toString(r.objective) << " (tuned, the objective) vs phased: "
+        << versusPhased(moe::tuneFigure(r.best, r.objective),
+                        moe::tuneFigure(r.phased, r.objective), r.best.knobs)
+        << "\n";
+  out << "\nwhy each knob stops there (its neighbours";
+  if (r.standInTokens > 0)
+    out << "; figures of the stand-in at " << r.standInTokens << " tokens per rank";
+  out << "):\n";
   for (const auto& b : r.bindings)
     out << "  " << b.knob << " = " << b.value << ": " << b.why << "\n";
 }
@@ -101,6 +171,14 @@ std::string tracePathFrom(const std::string& trace, const std::string& outFile) 
   return rel.empty() ? absTrace.string() : rel.string();
 }
 
+moe::TuneObjective objectiveOf(const std::string& stage) {
+  if (stage == "dispatch") return moe::TuneObjective::Dispatch;
+  if (stage == "combine") return moe::TuneObjective::Combine;
+  moe::require(stage == "layer", "--stage",
+               "must be dispatch, combine or layer, got '" + stage + "'");
+  return moe::TuneObjective::Layer;
+}
+
 const moesim::RegisterCommand kTune([](CLI::App& app, int& exitCode) {
   auto opt = std::make_shared<TuneCliOptions>();
   auto* sub = app.add_subcommand(
@@ -109,32 +187,71 @@ const moesim::RegisterCommand kTune([](CLI::App& app, int& exitCode) {
       "dtype, UB window) on the engine and write the tuned scenario");
   sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file (default: the built-in)")
       ->check(moesim::nonEmptyPath());
-  sub->add_option("--budget", opt->budget,
-                  "Search runs (default 48; the best's neighbour checks come on top)");
+  auto* budgetOpt = sub->add_option("--budget", opt->budget,
+                                    "Engine runs in all: baseline, phased, candidates, neighbour "
+                                    "checks, confirmations (default 64; with --time-limit alone, "
+                                    "10000: the time is the bound)");
+  sub->add_option("--time-limit", opt->timeLimit,
+                  "Bound the whole search (90s, 10m, 1h); no run starts that would end past it");
+  sub->add_option("--stage", opt->stage,
+                  "What to minimise: dispatch, combine or layer (default layer)");
+  sub->add_option("--log", opt->log, "Append each completed run to FILE as one JSON line");
+  sub->add_flag("--resume", opt->resume,
+                "Continue the tune in --log FILE: its runs are read, not run again");
+  sub->add_flag("--keep-numerics", opt->keepNumerics,
+                "Keep combine.partial_dtype and combine.sum_local_experts as given");
+  sub->add_flag("--no-stand-in", opt->noStandIn,
+                "Run every candidate at the full shape (default: at 1024+ tokens per rank, on a "
+                "stand-in with an eighth of the tokens, the best 3 confirmed at full shape)");
   sub->add_option("--seed", opt->seed, "Seed of the random moves (default: the scenario's)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--threads", opt->threads, "Worker threads (default: the machine's cores)");
   auto* outOpt = sub->add_option("--out", opt->out, "Tuned scenario JSON (default tuned.json)");
-  sub->callback([opt, outOpt, &exitCode] {
+  sub->callback([opt, outOpt, budgetOpt, &exitCode] {
     moe::checkOutputPaths({{"--out", opt->out, outOpt->count() > 0 || !opt->out.empty()}},
                           {opt->scenarioFile});
-    moe::require(opt->budget >= 1 && opt->budget <= 10000, "--budget",
-                 "must be in [1, 10000], got " + std::to_string(opt->budget));
+    moe::require(opt->budget >= 2 && opt->budget <= kMostRuns, "--budget",
+                 "must be in [2, 10000] (the baseline and phased runs count), got " +
+                     std::to_string(opt->budget));
     moe::require(opt->threads <= 256, "--threads", "must be in [0, 256]");
+    moe::require(!opt->resume || !opt->log.empty(), "--resume", "needs --log FILE to resume from");
+    moe::require(opt->log.empty() || opt->log != opt->out, "--log", "must not be the --out file");
+    moe::TuneOptions to;
+    to.objective = objectiveOf(opt->stage);
+    if (!opt->timeLimit.empty()) {
+      to.timeLimitSeconds = moesim::parseDurationSeconds(opt->timeLimit, "--time-limit");
+      if (budgetOpt->count() == 0) opt->budget = kMostRuns;  // the time limit is the bound
+    }
     const moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario()
                                                        : moe::loadScenarioFile(opt->scenarioFile);
-    moe::TuneOptions to;
     to.budget = opt->budget;
     to.seed = opt->seed;
     to.threads = opt->threads;
-    // Progress on stderr only when it is a terminal (captured output stays the report).
+    to.keepNumerics = opt->keepNumerics;
+    to.standIn = !opt->noStandIn;
+    to.logPath = opt->log;
+    to.resume = opt->resume;
+    // Progress on stderr only when it is a terminal (captured output stays the report);
+    // called from worker threads one at a time.
     const bool tty = moe::ProgressLine::wanted();
-    to.onProgress = [tty](int done, int total) {
-      if (tty) std::cerr << "\rtune: " << done << "/" << total << " runs" << std::flush;
+    const auto started = std::chrono::steady_clock::now();
+    const double limit = to.timeLimitSeconds;
+    to.onProgress = [tty, started, limit](int done, int total) {
+      if (!tty) return;
+      std::cerr << "\rtune: " << done << "/" << total << " runs";
+      if (limit > 0) {
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::cerr << ", " << static_cast<long>(s) << " s of " << static_cast<long>(limit) << " s";
+      }
+      std::cerr << std::flush;
     };
     const moe::TuneResult r = moe::tuneStreaming(sc, to);
     if (tty) std::cerr << "\r\033[K" << std::flush;
-    printTune(std::cout, r, opt->budget);
+    if (r.fromLog > 0)
+      std::cerr << "tune: " << r.fromLog << " of " << r.runs << " runs read from " << opt->log
+                << "\n";
+    printTune(std::cout, r, opt->budget, opt->timeLimit);
     moe::Scenario tuned = r.tuned;
     tuned.routing.traceFile = tracePathFrom(tuned.routing.traceFile, opt->out);
     moe::writeFileAtomically(opt->out, "--out", [&](std::ostream& o) {

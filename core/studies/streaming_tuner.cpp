@@ -1,138 +1,76 @@
 #include "core/studies/streaming_tuner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
 
 #include "core/plan/dispatch_tiling.h"
 #include "core/run/resolved_scenario.h"
 #include "core/run/run_factory.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/tune_log.h"
 #include "core/util/error.h"
 #include "core/util/parallel_map.h"
 #include "core/util/rng.h"
 
 namespace moe {
 
-TuneKnobs knobsOf(const Scenario& sc) {
-  return TuneKnobs{sc.rings.chunkBytes,     sc.rings.queueChunks,    sc.rings.senderCores,
-                   sc.rings.forwarderCores, sc.rings.receiverCores,  sc.combine.rdmaBatchBytes,
-                   sc.combine.partialDtype, sc.combine.ubWindowRows, sc.combine.sumLocalExperts};
+std::string toString(TuneObjective o) {
+  switch (o) {
+    case TuneObjective::Dispatch:
+      return "dispatch";
+    case TuneObjective::Combine:
+      return "combine";
+    case TuneObjective::Layer:
+      break;
+  }
+  return "layer";
 }
 
-Scenario withKnobs(const Scenario& sc, const TuneKnobs& k) {
-  Scenario s = sc;
-  s.rings.chunkBytes = k.chunkBytes;
-  s.rings.queueChunks = k.queueChunks;
-  s.rings.senderCores = k.senderCores;
-  s.rings.forwarderCores = k.forwarderCores;
-  s.rings.receiverCores = k.receiverCores;
-  s.combine.rdmaBatchBytes = k.rdmaBatchBytes;
-  s.combine.partialDtype = k.partialDtype;
-  s.combine.ubWindowRows = k.ubWindowRows;
-  s.combine.sumLocalExperts = k.sumLocalExperts;
-  return s;
+int standInTokens(int tokensPerRank) {
+  return std::max(32, tokensPerRank / 8);
+}
+
+double tuneFigure(const TuneEval& e, TuneObjective o) {
+  switch (o) {
+    case TuneObjective::Dispatch:
+      return e.dispatchUs;
+    case TuneObjective::Combine:
+      return e.combineUs;
+    case TuneObjective::Layer:
+      break;
+  }
+  return e.totalUs;
+}
+
+std::string tuneConstraint(const Scenario& candidate) {
+  try {
+    validateScenario(candidate);
+    // The candidate's routing trace is its base's, read and checked once by tuneStreaming.
+    const CheckedScenario c = checkScenario(candidate, InputCheck::InputsGiven);
+    const std::int64_t rings = streamingRingBytesPerCard(c.scenario);
+    if (rings > ringHbmBudget(c.scenario))
+      return "HBM budget for rings: " + std::to_string(rings >> 20) +
+             " MiB per card > 1/16 of HBM (" + std::to_string(ringHbmBudget(c.scenario) >> 20) +
+             " MiB)";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 namespace {
-
-// One searched knob: its scenario path, the values tried (ascending) and how it reads and
-// writes a TuneKnobs. Values are int64 (the dtype as 0 = fp32, 1 = bf16; a switch as 0 / 1).
-struct Knob {
-  const char* path;
-  std::vector<std::int64_t> values;
-  std::int64_t (*get)(const TuneKnobs&);
-  void (*set)(TuneKnobs&, std::int64_t);
-  std::string (*show)(std::int64_t);
-};
-
-std::string showInt(std::int64_t v) {
-  return std::to_string(v);
-}
-std::string showBytes(std::int64_t v) {
-  if (v == 0) return "0";
-  if (v % 1024 == 0) return std::to_string(v / 1024) + " KiB";
-  return std::to_string(v) + " B";
-}
-std::string showDtype(std::int64_t v) {
-  return v == 0 ? "fp32" : "bf16";
-}
-std::string showSwitch(std::int64_t v) {
-  return v == 0 ? "false" : "true";
-}
-std::string showWindow(std::int64_t v) {
-  return v == 0 ? "0 (auto)" : std::to_string(v);
-}
-
-const std::vector<Knob>& knobs() {
-  // Searched in this order: the combine's own knobs first (cheap to reason about), then the
-  // core split, then the ring shape.
-  static const std::vector<Knob> k = {
-      {"combine.rdma_batch_bytes",
-       {0, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20},
-       [](const TuneKnobs& t) { return t.rdmaBatchBytes; },
-       [](TuneKnobs& t, std::int64_t v) { t.rdmaBatchBytes = v; },
-       showBytes},
-      {"combine.partial_dtype",
-       {0, 1},
-       [](const TuneKnobs& t) { return std::int64_t{t.partialDtype == PartialDtype::Bf16}; },
-       [](TuneKnobs& t, std::int64_t v) {
-         t.partialDtype = v ? PartialDtype::Bf16 : PartialDtype::Fp32;
-       },
-       showDtype},
-      {"combine.sum_local_experts",
-       {0, 1},
-       [](const TuneKnobs& t) { return std::int64_t{t.sumLocalExperts}; },
-       [](TuneKnobs& t, std::int64_t v) { t.sumLocalExperts = v != 0; },
-       showSwitch},
-      {"rings.forwarder_cores",
-       {1, 2, 4, 6, 8, 12, 16},
-       [](const TuneKnobs& t) { return std::int64_t{t.forwarderCores}; },
-       [](TuneKnobs& t, std::int64_t v) { t.forwarderCores = static_cast<int>(v); },
-       showInt},
-      {"rings.sender_cores",
-       {2, 4, 6, 8, 12, 16},
-       [](const TuneKnobs& t) { return std::int64_t{t.senderCores}; },
-       [](TuneKnobs& t, std::int64_t v) { t.senderCores = static_cast<int>(v); },
-       showInt},
-      {"rings.receiver_cores",
-       {2, 4, 6, 8, 12, 16},
-       [](const TuneKnobs& t) { return std::int64_t{t.receiverCores}; },
-       [](TuneKnobs& t, std::int64_t v) { t.receiverCores = static_cast<int>(v); },
-       showInt},
-      {"rings.queue_chunks",
-       {2, 4, 8, 16, 32},
-       [](const TuneKnobs& t) { return std::int64_t{t.queueChunks}; },
-       [](TuneKnobs& t, std::int64_t v) { t.queueChunks = static_cast<int>(v); },
-       showInt},
-      {"rings.chunk_bytes",
-       {16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 512 << 10},
-       [](const TuneKnobs& t) { return t.chunkBytes; },
-       [](TuneKnobs& t, std::int64_t v) { t.chunkBytes = v; },
-       showBytes},
-      {"combine.ub_window_rows",
-       {0, 1, 2, 4, 8},
-       [](const TuneKnobs& t) { return std::int64_t{t.ubWindowRows}; },
-       [](TuneKnobs& t, std::int64_t v) { t.ubWindowRows = static_cast<int>(v); },
-       showWindow},
-  };
-  return k;
-}
-
-std::string knobKey(const TuneKnobs& k) {
-  char b[160];
-  std::snprintf(b, sizeof b, "%lld/%d/%d/%d/%d/%lld/%d/%d/%d", static_cast<long long>(k.chunkBytes),
-                k.queueChunks, k.senderCores, k.forwarderCores, k.receiverCores,
-                static_cast<long long>(k.rdmaBatchBytes), static_cast<int>(k.partialDtype),
-                k.ubWindowRows, int{k.sumLocalExperts});
-  return b;
-}
 
 // Runs one design of a scenario on the engine (payload none) and reads its figures.
 TuneEval evaluate(const Scenario& sc, const TuneKnobs& k, Design design,
                   const std::shared_ptr<const std::vector<RankGating>>& gating) {
   TuneEval e;
   e.knobs = k;
+  e.tokensPerRank = sc.model.tokensPerRank;
   try {
     const ResolvedScenario rs = ResolvedScenario::resolve(withKnobs(sc, k), gating);
     auto run = makeRun(rs, design);
@@ -160,108 +98,255 @@ TuneEval evaluate(const Scenario& sc, const TuneKnobs& k, Design design,
   return e;
 }
 
-bool better(const TuneEval& a, const TuneEval& b) {
-  return a.ok && (!b.ok || a.totalUs < b.totalUs);
+// The shape candidates run at: the scenario's own, or the stand-in with fewer tokens.
+struct Shape {
+  Scenario sc;
+  std::shared_ptr<const std::vector<RankGating>> gating;
+  bool standIn = false;
+};
+
+// What a run is for: what it must leave room for when a time limit bounds the search.
+enum class Phase { Required, Search, Neighbours, Confirm, Explain };
+
+constexpr int kConfirmAtFullShape = 3;  // stand-in leaders run again at the full shape
+constexpr int kNeighbourRounds = 8;
+constexpr unsigned kRandomRound = 4;  // candidates per random round, whatever the threads
+
+// The design's name in the run log.
+const char* logDesign(Design d) {
+  return d == Design::Phased ? "phased" : "streaming";
 }
-
-}  // namespace
-
-std::string tuneConstraint(const Scenario& candidate) {
-  try {
-    validateScenario(candidate);
-    // The candidate's routing trace is its base's, read and checked once by tuneStreaming.
-    const CheckedScenario c = checkScenario(candidate, InputCheck::InputsGiven);
-    const std::int64_t rings = streamingRingBytesPerCard(c.scenario);
-    if (rings > ringHbmBudget(c.scenario))
-      return "HBM budget for rings: " + std::to_string(rings >> 20) +
-             " MiB per card > 1/16 of HBM (" + std::to_string(ringHbmBudget(c.scenario) >> 20) +
-             " MiB)";
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-namespace {
 
 // One search, step by step: the baseline and phased side by side, coordinate descent per
-// knob, seeded random moves of two knobs at once, neighbour checks around the best, then
-// why each knob stops where it does.
+// knob, seeded random moves of two knobs at once, neighbour checks around the best, the
+// stand-in's leaders confirmed at full shape, then why each knob stops where it does. The
+// budget counts every run; a time limit stops runs from starting that would end past it,
+// leaving room (by the runs measured so far) for the neighbour checks and confirmations.
 class TuneSearch {
  public:
-  TuneSearch(const Scenario& given, const TuneOptions& opt)
-      : given_(given), opt_(opt), budget_(opt.budget), total_(opt.budget + 2) {
-    base_ = given;
-    base_.payload = PayloadMode::None;  // timing only: the same protocol, no tensor bytes
+  TuneSearch(const Scenario& given, const TuneOptions& opt) : given_(given), opt_(opt) {
+    full_.sc = given;
+    full_.sc.payload = PayloadMode::None;  // timing only: the same protocol, no tensor bytes
     // The scenario as given must itself be runnable: it is the baseline.
-    if (const std::string why = tuneConstraint(base_); !why.empty())
+    if (const std::string why = tuneConstraint(full_.sc); !why.empty())
       throw InputError("rings", "the scenario's own tiling cannot run: " + why);
-    gating_ = ResolvedScenario::resolve(base_).gating();
+    full_.gating = ResolvedScenario::resolve(full_.sc).gating();
+    for (const TuneKnob& kn : tuneKnobs())
+      if (!(opt.keepNumerics && kn.numerics)) searched_.push_back(&kn);
+    if (opt.clock) {
+      clock_ = opt.clock;
+    } else {
+      const auto start = std::chrono::steady_clock::now();
+      clock_ = [start] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      };
+    }
+    out_.objective = opt.objective;
+    chooseStandIn();
+    if (!opt.logPath.empty())
+      log_ = std::make_unique<TuneLog>(
+          opt.logPath, tuneLogHash(full_.sc, opt.objective),
+          "scenario '" + given.name + "', objective " + toString(opt.objective), opt.resume);
   }
 
   TuneResult run() {
-    runBaselineAndPhased();
+    runRequired();
+    planReserves();
     descend();
     randomMoves();
-    const bool stillMoving = checkNeighbours();
+    checkNeighbours();
+    if (search().standIn) {
+      confirm();
+      explainAnswer();
+    } else {
+      out_.best = lead_;
+    }
+    noteUnrunNeighbours();
     out_.tuned = withKnobs(given_, out_.best.knobs);
-    for (const Knob& kn : knobs()) out_.bindings.push_back(binding(kn, stillMoving));
+    for (const TuneKnob& kn : tuneKnobs()) out_.bindings.push_back(binding(kn));
+    if (cancelled())
+      out_.stoppedBy = "cancelled";
+    else if (!timeCut_.empty())
+      out_.stoppedBy = "time limit";
+    else if (budgetCut_)
+      out_.stoppedBy = "budget";
     return out_;
   }
 
  private:
+  const Shape& search() const { return standIn_ ? *standIn_ : full_; }
   bool cancelled() const { return opt_.cancel != nullptr && opt_.cancel->load(); }
-  void progress(int n) {
-    done_ += n;
-    if (opt_.onProgress) opt_.onProgress(done_, total_);
+  bool better(const TuneEval& a, const TuneEval& b) const {
+    return a.ok && (!b.ok || tuneFigure(a, opt_.objective) < tuneFigure(b, opt_.objective));
   }
 
-  // Baseline and phased, side by side (two jobs).
-  void runBaselineAndPhased() {
-    auto r = parallelMap<TuneEval>(2,
-                                   [&](std::size_t i) {
-                                     return evaluate(base_, knobsOf(base_),
-                                                     i == 0 ? Design::Streaming : Design::Phased,
-                                                     gating_);
-                                   },
-                                   {opt_.threads, {}, nullptr});
+  // Large scenarios search on a stand-in with an eighth of the tokens; small ones (and a
+  // scenario whose stand-in cannot run) search at the full shape.
+  void chooseStandIn() {
+    const int tokens = full_.sc.model.tokensPerRank;
+    if (!opt_.standIn || tokens < kStandInFromTokens) return;
+    // Room for the required runs, a few candidates and the confirmations.
+    if (opt_.budget < 3 + 2 * kConfirmAtFullShape) {
+      out_.standInNote =
+          "no stand-in: a budget under " + std::to_string(3 + 2 * kConfirmAtFullShape) +
+          " runs leaves no room to confirm its leaders; candidates ran at the full shape";
+      return;
+    }
+    Shape s;
+    s.sc = full_.sc;
+    s.sc.model.tokensPerRank = standInTokens(tokens);
+    s.standIn = true;
+    try {
+      if (const std::string why = tuneConstraint(s.sc); !why.empty()) throw InputError("", why);
+      s.gating = ResolvedScenario::resolve(s.sc).gating();
+    } catch (const std::exception& e) {
+      out_.standInNote = "no stand-in at " + std::to_string(s.sc.model.tokensPerRank) +
+                         " tokens per rank (" + e.what() + "): candidates ran at the full shape";
+      return;
+    }
+    standIn_ = std::make_unique<Shape>(std::move(s));
+    out_.standInTokens = standIn_->sc.model.tokensPerRank;
+  }
+
+  // ---- the run machinery: budget, time limit, log, progress ----
+
+  struct Job {
+    const Shape* shape;
+    TuneKnobs knobs;
+    Design design;
+  };
+
+  double estimateSeconds(const Shape& s) const {  // under mutex_
+    return s.standIn ? longestStandIn_ : longestFull_;
+  }
+  unsigned waves(int runs) const {
+    if (runs <= 0) return 0;
+    const unsigned t = resolveThreadCount(opt_.threads, static_cast<std::size_t>(runs));
+    return (static_cast<unsigned>(runs) + t - 1) / t;
+  }
+  // Seconds a phase must leave for the phases after it.
+  double reserveSeconds(Phase p) const {  // under mutex_
+    const double confirm = waves(confirmRuns_) * longestFull_;
+    if (p == Phase::Search) return confirm + waves(neighbourRuns_) * estimateSeconds(search());
+    if (p == Phase::Neighbours) return confirm;
+    return 0;
+  }
+  // Whether a run starting at `now` ends, by the longest run of its shape so far, in time to
+  // leave the later phases their room.
+  bool mayStart(const Job& j, Phase p, double now) {
+    if (opt_.timeLimitSeconds <= 0 || p == Phase::Required) return true;
+    std::lock_guard lock(mutex_);
+    return now + estimateSeconds(*j.shape) + reserveSeconds(p) <= opt_.timeLimitSeconds;
+  }
+
+  // Runs jobs in parallel (each read from the log when it is there); per job its run, or
+  // nothing when it did not start (cancelled, or the time limit, which ends the phase).
+  std::vector<std::optional<TuneEval>> runJobs(const std::vector<Job>& jobs, Phase phase) {
+    auto results = parallelMap<std::optional<TuneEval>>(
+        jobs.size(),
+        [&](std::size_t i) -> std::optional<TuneEval> {
+          const Job& j = jobs[i];
+          const std::string key =
+              tuneRunKey(logDesign(j.design), j.shape->sc.model.tokensPerRank, j.knobs);
+          if (log_ != nullptr)
+            if (const TuneEval* e = log_->find(key)) {
+              countProgress();
+              return *e;
+            }
+          const double t0 = clock_();
+          if (!mayStart(j, phase, t0)) return std::nullopt;
+          TuneEval e = evaluate(j.shape->sc, j.knobs, j.design, j.shape->gating);
+          const double took = clock_() - t0;
+          e.standIn = j.shape->standIn;
+          {
+            std::lock_guard lock(mutex_);
+            double& longest = j.shape->standIn ? longestStandIn_ : longestFull_;
+            longest = std::max(longest, took);
+          }
+          if (log_ != nullptr) log_->append(key, logDesign(j.design), e);
+          countProgress();
+          return e;
+        },
+        {opt_.threads, {}, opt_.cancel});
+    std::vector<std::optional<TuneEval>> done(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (!results[i]) continue;  // cancelled before it started
+      if (!*results[i]) {
+        timeCut_.insert(phase);
+        continue;
+      }
+      ++out_.runs;
+      if ((*results[i])->fromLog) ++out_.fromLog;
+      done[i] = std::move(*results[i]);
+    }
+    return done;
+  }
+
+  void countProgress() {
+    std::lock_guard lock(progressMutex_);
+    ++progress_;
+    if (opt_.onProgress) opt_.onProgress(progress_, opt_.budget);
+  }
+
+  // ---- the steps ----
+
+  // The baseline and phased at the full shape, side by side, and the baseline at the
+  // stand-in: the figures every candidate is compared with.
+  void runRequired() {
+    std::vector<Job> jobs = {{&full_, knobsOf(full_.sc), Design::Streaming},
+                             {&full_, knobsOf(full_.sc), Design::Phased}};
+    if (standIn_) jobs.push_back({standIn_.get(), knobsOf(full_.sc), Design::Streaming});
+    const std::vector<std::optional<TuneEval>> r = runJobs(jobs, Phase::Required);
+    for (const auto& e : r)
+      if (!e) throw InputError("tune", "cancelled before the baseline ran");
     out_.baseline = *r[0];
     out_.phased = *r[1];
-    progress(2);
-    tried_.insert(knobKey(out_.baseline.knobs));
-    out_.best = out_.baseline;
+    lead_ = *r.back();
+    tried_.insert(tuneKnobKey(lead_.knobs));
   }
 
-  // Runs a round of candidates in parallel; keeps the best (ties: the earlier candidate).
-  bool runRound(const std::vector<TuneKnobs>& cands) {
-    std::vector<TuneKnobs> runnable;
+  // Runs the budget keeps for the neighbour checks and the stand-in's confirmations.
+  void planReserves() {
+    confirmRuns_ = standIn_ ? kConfirmAtFullShape : 0;
+    const int left = opt_.budget - out_.runs - confirmRuns_;
+    neighbourRuns_ =
+        std::min(static_cast<int>(neighbours(lead_.knobs).size()), std::max(0, left / 2));
+  }
+
+  int room(Phase p) const {
+    int reserve = 0;
+    if (p == Phase::Search) reserve = confirmRuns_ + neighbourRuns_;
+    if (p == Phase::Neighbours) reserve = confirmRuns_;
+    return opt_.budget - out_.runs - reserve;
+  }
+  bool stopped(Phase p) const { return room(p) <= 0 || timeCut_.count(p) > 0 || cancelled(); }
+
+  // Runs a round of candidates at the search shape; keeps the best (ties: the earlier).
+  bool runRound(const std::vector<TuneKnobs>& cands, Phase phase) {
+    std::vector<Job> jobs;
     for (const TuneKnobs& k : cands) {
-      if (static_cast<int>(runnable.size()) >= budget_) break;
-      if (!tried_.insert(knobKey(k)).second) continue;
-      if (!tuneConstraint(withKnobs(base_, k)).empty()) {
+      if (static_cast<int>(jobs.size()) >= room(phase)) {
+        budgetCut_ = true;
+        break;
+      }
+      if (!tried_.insert(tuneKnobKey(k)).second) continue;
+      if (!tuneConstraint(withKnobs(full_.sc, k)).empty()) {
         ++out_.rejected;
         continue;
       }
-      runnable.push_back(k);
+      jobs.push_back({&search(), k, Design::Streaming});
     }
-    if (runnable.empty() || cancelled()) return false;
-    auto results = parallelMap<TuneEval>(
-        runnable.size(),
-        [&](std::size_t i) { return evaluate(base_, runnable[i], Design::Streaming, gating_); },
-        {opt_.threads,
-         // From a worker, under parallelMap's lock; `done_` only changes between rounds.
-         [&](std::size_t finished, std::size_t) {
-           if (opt_.onProgress) opt_.onProgress(done_ + static_cast<int>(finished), total_);
-         },
-         opt_.cancel});
+    if (jobs.empty() || cancelled()) return false;
     bool improved = false;
-    for (auto& r : results) {
-      if (!r) continue;
-      progress(1);
-      --budget_;
-      out_.evaluated.push_back(*r);
-      if (better(*r, out_.best)) {
-        out_.best = *r;
+    std::vector<std::optional<TuneEval>> results = runJobs(jobs, phase);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (!results[i]) {
+        tried_.erase(tuneKnobKey(jobs[i].knobs));  // not run: a later phase may run it
+        continue;
+      }
+      out_.evaluated.push_back(*results[i]);
+      if (better(*results[i], lead_)) {
+        lead_ = *results[i];
         improved = true;
       }
     }
@@ -271,18 +356,23 @@ class TuneSearch {
   // Coordinate descent: per knob, every value (nearest to the current one first).
   void descend() {
     bool improvedInPass = true;
-    while (budget_ > 0 && improvedInPass && !cancelled()) {
+    int pass = 0;
+    while (improvedInPass && !stopped(Phase::Search)) {
       improvedInPass = false;
-      for (const Knob& kn : knobs()) {
-        if (budget_ <= 0 || cancelled()) break;
-        improvedInPass = runRound(valuesOutward(kn)) || improvedInPass;
+      ++pass;
+      for (const TuneKnob* kn : searched_) {
+        if (stopped(Phase::Search)) break;
+        improvedInPass = runRound(valuesOutward(*kn), Phase::Search) || improvedInPass;
       }
     }
+    if (improvedInPass && !cancelled())
+      out_.notDone.push_back("coordinate descent: pass " + std::to_string(pass) +
+                             " still improved when it stopped (not converged)");
   }
 
   // The best so far with this knob at each of its other values, nearest first.
-  std::vector<TuneKnobs> valuesOutward(const Knob& kn) const {
-    const std::int64_t cur = kn.get(out_.best.knobs);
+  std::vector<TuneKnobs> valuesOutward(const TuneKnob& kn) const {
+    const std::int64_t cur = kn.get(lead_.knobs);
     std::vector<std::int64_t> vals = kn.values;
     const auto here = std::lower_bound(vals.begin(), vals.end(), cur) - vals.begin();
     std::stable_sort(vals.begin(), vals.end(), [&](std::int64_t a, std::int64_t b) {
@@ -295,75 +385,156 @@ class TuneSearch {
     std::vector<TuneKnobs> cands;
     for (std::int64_t v : vals) {
       if (v == cur) continue;
-      TuneKnobs k = out_.best.knobs;
+      TuneKnobs k = lead_.knobs;
       kn.set(k, v);
       cands.push_back(k);
     }
     return cands;
   }
 
-  // Seeded random moves of two knobs at once, from the best so far.
+  // Seeded random moves of two knobs at once, from the best so far, a fixed number per
+  // round so the draws do not depend on the thread count.
   void randomMoves() {
     const std::uint64_t seed = opt_.seed != 0 ? opt_.seed : given_.seed;
     Rng rng(seed ^ 0x7475'6e65ULL);
     int idle = 0;
-    while (budget_ > 0 && !cancelled() && idle < 64) {
+    while (!stopped(Phase::Search) && idle < 64) {
       std::vector<TuneKnobs> cands;
-      const unsigned round = std::max(1u, resolveThreadCount(opt_.threads, 64));
-      for (unsigned i = 0; i < round; ++i) {
-        TuneKnobs k = out_.best.knobs;
+      for (unsigned i = 0; i < kRandomRound; ++i) {
+        TuneKnobs k = lead_.knobs;
         for (int m = 0; m < 2; ++m) {
-          const Knob& kn = knobs()[rng.next() % knobs().size()];
+          const TuneKnob& kn = *searched_[rng.next() % searched_.size()];
           kn.set(k, kn.values[rng.next() % kn.values.size()]);
         }
         cands.push_back(k);
       }
-      const int before = budget_;
-      runRound(cands);
-      idle = budget_ == before ? idle + 1 : 0;  // every draw already tried or refused
+      const int before = out_.runs;
+      runRound(cands, Phase::Search);
+      idle = out_.runs == before ? idle + 1 : 0;  // every draw already tried or refused
     }
   }
 
-  // Every knob's next value up and down from `at`.
-  static std::vector<TuneKnobs> neighbours(const TuneKnobs& at) {
+  // Every searched knob's next value up and down from `at`.
+  std::vector<TuneKnobs> neighbours(const TuneKnobs& at) const {
     std::vector<TuneKnobs> n;
-    for (const Knob& kn : knobs()) {
-      const auto i = std::find(kn.values.begin(), kn.values.end(), kn.get(at)) - kn.values.begin();
+    for (const TuneKnob* kn : searched_) {
+      const auto i =
+          std::find(kn->values.begin(), kn->values.end(), kn->get(at)) - kn->values.begin();
       for (const auto j : {i + 1, i - 1}) {
-        if (i == static_cast<long>(kn.values.size()) || j < 0 ||
-            j >= static_cast<long>(kn.values.size()))
+        if (i == static_cast<long>(kn->values.size()) || j < 0 ||
+            j >= static_cast<long>(kn->values.size()))
           continue;
         TuneKnobs k = at;
-        kn.set(k, kn.values[static_cast<std::size_t>(j)]);
+        kn->set(k, kn->values[static_cast<std::size_t>(j)]);
         n.push_back(k);
       }
     }
     return n;
   }
 
+  const TuneEval* measured(const TuneKnobs& k) const {
+    if (k == lead_.knobs) return &lead_;
+    if (k == out_.baseline.knobs && !search().standIn) return &out_.baseline;
+    const auto ev = std::find_if(out_.evaluated.begin(), out_.evaluated.end(),
+                                 [&](const TuneEval& e) { return e.knobs == k; });
+    return ev == out_.evaluated.end() ? nullptr : &*ev;
+  }
+
   // Neighbour checks: every knob's next value up and down from the best is run (or refused
   // by its rule), so each knob's binding constraint is measured, not guessed; a better
   // neighbour becomes the best and its neighbours are checked in turn, until the best stops
-  // moving or kNeighbourRounds rounds. Returns whether the best still moved in the last.
-  bool checkNeighbours() {
-    constexpr int kNeighbourRounds = 8;
+  // moving or kNeighbourRounds rounds.
+  void checkNeighbours() {
     bool stillMoving = false;
-    for (int round = 0; round < kNeighbourRounds && !cancelled(); ++round) {
-      budget_ = 1 << 20;  // neighbour checks are not part of the search budget
+    for (int round = 0; round < kNeighbourRounds && !stopped(Phase::Neighbours); ++round) {
       const std::size_t before = out_.evaluated.size();
-      stillMoving = runRound(neighbours(out_.best.knobs));
+      stillMoving = runRound(neighbours(lead_.knobs), Phase::Neighbours);
       out_.neighbourChecks += static_cast<int>(out_.evaluated.size() - before);
       if (!stillMoving) break;
     }
-    return stillMoving;
+    if (stillMoving)
+      out_.notDone.push_back("neighbour checks: the best still moved in the last round");
+  }
+
+  // When the full shape picked another of the stand-in's leaders than its best, that
+  // answer's neighbours are run at the stand-in too, so its "why" is measured.
+  void explainAnswer() {
+    if (out_.best.knobs == lead_.knobs || stopped(Phase::Explain)) return;
+    const std::size_t before = out_.evaluated.size();
+    const TuneEval lead = lead_;
+    runRound(neighbours(out_.best.knobs), Phase::Explain);
+    lead_ = lead;  // explaining, not searching: the stand-in's best stays
+    out_.neighbourChecks += static_cast<int>(out_.evaluated.size() - before);
+  }
+
+  void noteUnrunNeighbours() {
+    int unrun = 0, all = 0;
+    for (const TuneKnobs& k : neighbours(out_.best.knobs)) {
+      if (!tuneConstraint(withKnobs(full_.sc, k)).empty()) continue;
+      ++all;
+      if (measured(k) == nullptr) ++unrun;
+    }
+    if (unrun > 0)
+      out_.notDone.push_back("neighbour checks: " + std::to_string(unrun) + " of " +
+                             std::to_string(all) + " runnable neighbours of the best not run");
+  }
+
+  // Successive halving: the stand-in's best few, run again at the full shape; the answer is
+  // the best of those and the scenario's own. The few are the best of distinct ring tilings
+  // (chunk, queue, cores per role), each with its best combine knobs: the stand-in's leaders
+  // otherwise differ only in a UB window or a batch size, while the tiling is what a shorter
+  // run misranks most (on 4 x 8 x 4096 the stand-in ranked 16 forwarders before 12, which
+  // is 26% faster at the full shape).
+  void confirm() {
+    std::vector<const TuneEval*> leaders;
+    for (const TuneEval& e : out_.evaluated)
+      if (e.ok) leaders.push_back(&e);
+    if (lead_.ok && std::none_of(leaders.begin(), leaders.end(),
+                                 [&](const TuneEval* e) { return e->knobs == lead_.knobs; }))
+      leaders.push_back(&lead_);
+    std::stable_sort(leaders.begin(), leaders.end(), [&](const TuneEval* a, const TuneEval* b) {
+      return tuneFigure(*a, opt_.objective) < tuneFigure(*b, opt_.objective);
+    });
+    std::vector<Job> jobs;
+    std::set<std::string> tilings;
+    for (const TuneEval* e : leaders) {
+      if (static_cast<int>(jobs.size()) == kConfirmAtFullShape) break;
+      if (e->knobs == out_.baseline.knobs) continue;  // already run at full shape
+      const TuneKnobs& k = e->knobs;
+      const std::string tiling =
+          std::to_string(k.chunkBytes) + "/" + std::to_string(k.queueChunks) + "/" +
+          std::to_string(k.senderCores) + "/" + std::to_string(k.forwarderCores) + "/" +
+          std::to_string(k.receiverCores);
+      if (!tilings.insert(tiling).second) continue;
+      jobs.push_back({&full_, e->knobs, Design::Streaming});
+    }
+    const std::size_t wanted = jobs.size();
+    if (static_cast<int>(jobs.size()) > room(Phase::Confirm)) {
+      jobs.resize(static_cast<std::size_t>(std::max(0, room(Phase::Confirm))));
+      budgetCut_ = true;
+    }
+    if (!cancelled())
+      for (auto& c : runJobs(jobs, Phase::Confirm))
+        if (c) out_.confirmed.push_back(std::move(*c));
+    out_.best = out_.baseline;
+    for (const TuneEval& c : out_.confirmed)
+      if (better(c, out_.best)) out_.best = c;
+    if (out_.confirmed.size() < wanted)
+      out_.notDone.push_back("confirmation: " + std::to_string(wanted - out_.confirmed.size()) +
+                             " of the stand-in's " + std::to_string(wanted) +
+                             " leaders not run at the full shape");
   }
 
   // Why a knob stops where it does: its neighbours, refused (the rule) or measured.
-  TuneBinding binding(const Knob& kn, bool stillMoving) const {
+  TuneBinding binding(const TuneKnob& kn) const {
     TuneBinding b;
     b.knob = kn.path;
     const std::int64_t cur = kn.get(out_.best.knobs);
     b.value = kn.show(cur);
+    if (std::find(searched_.begin(), searched_.end(), &kn) == searched_.end()) {
+      b.why = "kept as given (numerics kept)";
+      return b;
+    }
     const auto it = std::find(kn.values.begin(), kn.values.end(), cur);
     std::vector<std::int64_t> next;
     if (it == kn.values.end()) {
@@ -375,46 +546,70 @@ class TuneSearch {
     for (std::int64_t v : next) {
       TuneKnobs k = out_.best.knobs;
       kn.set(k, v);
-      b.why += (b.why.empty() ? "" : "; ") + kn.show(v) + ": " + neighbourVerdict(k, stillMoving);
+      b.why += (b.why.empty() ? "" : "; ") + kn.show(v) + ": " + neighbourVerdict(k);
     }
     if (b.why.empty()) b.why = "the only value searched";
     return b;
   }
 
-  std::string neighbourVerdict(const TuneKnobs& k, bool stillMoving) const {
-    if (const std::string why = tuneConstraint(withKnobs(base_, k)); !why.empty())
+  std::string neighbourVerdict(const TuneKnobs& k) const {
+    if (const std::string why = tuneConstraint(withKnobs(full_.sc, k)); !why.empty())
       return "limited by " + why;
-    const auto ev = std::find_if(out_.evaluated.begin(), out_.evaluated.end(),
-                                 [&](const TuneEval& e) { return e.knobs == k; });
-    if (ev == out_.evaluated.end())
-      return stillMoving ? "not run (the neighbour checks stopped while the best still moved)"
-                         : "not run within the budget";
+    const auto confirmed = std::find_if(out_.confirmed.begin(), out_.confirmed.end(),
+                                        [&](const TuneEval& e) { return e.knobs == k; });
+    if (confirmed != out_.confirmed.end() && confirmed->ok && out_.best.ok) {
+      const double fig = tuneFigure(*confirmed, opt_.objective);
+      char num[96];
+      std::snprintf(num, sizeof num, "%.1f us (%+.1f us), measured at full shape", fig,
+                    fig - tuneFigure(out_.best, opt_.objective));
+      return num;
+    }
+    const TuneEval* ev = measured(k);
+    if (ev == nullptr) return "not run within the bounds";
     if (!ev->ok) return "failed (" + ev->error.substr(0, 80) + ")";
-    char num[96];
-    std::snprintf(num, sizeof num, "%.1f us (%+.1f us), measured", ev->totalUs,
-                  ev->totalUs - out_.best.totalUs);
+    // Compared at the shape the candidates ran at (the stand-in's when there is one).
+    const TuneEval* here = measured(out_.best.knobs);
+    const double fig = tuneFigure(*ev, opt_.objective);
+    char num[128];
+    if (here != nullptr && here->ok)
+      std::snprintf(num, sizeof num, "%.1f us (%+.1f us), measured%s", fig,
+                    fig - tuneFigure(*here, opt_.objective), ev->standIn ? " at the stand-in" : "");
+    else
+      std::snprintf(num, sizeof num, "%.1f us, measured%s", fig,
+                    ev->standIn ? " at the stand-in" : "");
     return num;
   }
 
   const Scenario& given_;
   const TuneOptions& opt_;
-  Scenario base_;
-  std::shared_ptr<const std::vector<RankGating>> gating_;
+  Shape full_;
+  std::unique_ptr<Shape> standIn_;
+  std::vector<const TuneKnob*> searched_;
+  std::function<double()> clock_;
+  std::unique_ptr<TuneLog> log_;
   TuneResult out_;
+  TuneEval lead_;  // the best so far at the search shape
   std::set<std::string> tried_;
-  int budget_;
-  int done_ = 0;
-  const int total_;
+  int confirmRuns_ = 0, neighbourRuns_ = 0;
+  std::set<Phase> timeCut_;  // phases the time limit ended
+  bool budgetCut_ = false;
+  std::mutex mutex_;  // the longest runs measured
+  double longestFull_ = 0, longestStandIn_ = 0;
+  std::mutex progressMutex_;
+  int progress_ = 0;
 };
 
 }  // namespace
 
 TuneResult tuneStreaming(const Scenario& given, const TuneOptions& opt) {
-  require(opt.budget >= 1 && opt.budget <= 10000, "--budget", "must be in [1, 10000]");
+  require(opt.budget >= 2 && opt.budget <= 10000, "--budget",
+          "must be in [2, 10000] (the baseline and phased runs count)");
+  require(opt.timeLimitSeconds >= 0, "--time-limit", "must not be negative");
   require(given.workload.kind == WorkloadKind::MoeLayer, "workload.kind",
           "tune searches the MoE layer's streaming design (got alltoall-matmul-rs)");
   // The scenario as given must be one `validate` accepts: the tuned one is written from it.
   checkScenario(given);
+  require(!opt.resume || !opt.logPath.empty(), "--resume", "needs --log FILE to resume from");
   return TuneSearch(given, opt).run();
 }
 

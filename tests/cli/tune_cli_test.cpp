@@ -10,6 +10,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/cli/sim_process.h"
 
@@ -54,6 +56,134 @@ TEST(MoeSimTune, BadBudgetIsBadInputNamingTheFlag) {
   const auto r = moe::clitest::runMoeSim("tune --budget 0 --out /tmp/x.json", kDir);
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("--budget"), std::string::npos) << r.err;
+}
+
+namespace {
+
+std::vector<std::string> fileLines(const std::filesystem::path& f) {
+  std::ifstream in(f);
+  std::vector<std::string> out;
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+std::string fileText(const std::filesystem::path& f) {
+  std::ifstream in(f);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST(MoeSimTune, KilledHalfwayThenResumedGivesTheUninterruptedScenarioAndReport) {
+  const std::string in = tinyScenarioFile();
+  const auto log = kDir / "resume.jsonl";
+  const auto outWhole = kDir / "whole.json", outResumed = kDir / "resumed.json";
+  std::filesystem::remove(log);
+  const std::string common = "tune " + in + " --budget 16 --stage combine --log " + log.string();
+  const auto whole = moe::clitest::runMoeSim(common + " --out " + outWhole.string(), kDir);
+  ASSERT_EQ(whole.exitCode, 0) << whole.err << whole.out;
+  const std::vector<std::string> lines = fileLines(log);
+  ASSERT_EQ(lines.size(), 17u);  // the header and 16 runs
+  // What a kill leaves: half the lines and the next one cut short.
+  {
+    std::ofstream cut(log, std::ios::trunc);
+    for (std::size_t i = 0; i < lines.size() / 2; ++i) cut << lines[i] << "\n";
+    cut << lines[lines.size() / 2].substr(0, 40);
+  }
+  const auto resumed =
+      moe::clitest::runMoeSim(common + " --resume --out " + outResumed.string(), kDir);
+  ASSERT_EQ(resumed.exitCode, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("7 of 16 runs read from"), std::string::npos) << resumed.err;
+  EXPECT_EQ(fileText(outResumed), fileText(outWhole));
+  // The reports differ only in the file each names.
+  std::string report = resumed.out;
+  report.replace(report.find(outResumed.string()), outResumed.string().size(), outWhole.string());
+  EXPECT_EQ(report, whole.out);
+  EXPECT_EQ(fileLines(log).size(), lines.size());
+}
+
+TEST(MoeSimTune, RefusesALogOfAnotherScenarioNamingTheFileAndLine) {
+  const std::string in = tinyScenarioFile();
+  const auto log = kDir / "other.jsonl";
+  std::filesystem::remove(log);
+  const auto first = moe::clitest::runMoeSim(
+      "tune " + in + " --budget 3 --log " + log.string() + " --out " + (kDir / "a.json").string(),
+      kDir);
+  ASSERT_EQ(first.exitCode, 0) << first.err;
+  // The built-in scenario is another scenario.
+  const auto other = moe::clitest::runMoeSim(
+      "tune --budget 3 --resume --log " + log.string() + " --out " + (kDir / "b.json").string(),
+      kDir);
+  EXPECT_EQ(other.exitCode, 2);
+  EXPECT_NE(other.err.find(log.string() + " line 1"), std::string::npos) << other.err;
+  // Another objective too; and without --resume the log is never appended to.
+  const auto stage =
+      moe::clitest::runMoeSim("tune " + in + " --budget 3 --stage dispatch --resume --log " +
+                                  log.string() + " --out " + (kDir / "c.json").string(),
+                              kDir);
+  EXPECT_EQ(stage.exitCode, 2) << stage.err;
+  const auto again = moe::clitest::runMoeSim(
+      "tune " + in + " --budget 3 --log " + log.string() + " --out " + (kDir / "d.json").string(),
+      kDir);
+  EXPECT_EQ(again.exitCode, 2);
+  EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
+}
+
+TEST(MoeSimTune, SaysWhatBoundedTheSearchAndWhatItLeftUndone) {
+  const std::string in = tinyScenarioFile();
+  const auto r = moe::clitest::runMoeSim(
+      "tune " + in + " --budget 6 --out " + (kDir / "bounded.json").string(), kDir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("tune: objective layer; 6 engine runs of a budget of 6"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("bounds: stopped by the budget"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not done: "), std::string::npos) << r.out;
+}
+
+TEST(MoeSimTune, NumericsDifferingFromPhasedAreLabelledAndCanBeKept) {
+  std::filesystem::create_directories(kDir);
+  const auto in = kDir / "bf16.json";
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(tinyScenarioFile()));
+  j["combine"] = {{"partial_dtype", "bf16"}, {"sum_local_experts", true}};
+  std::ofstream(in) << j.dump();
+  const auto out = kDir / "kept.json";
+  const auto r = moe::clitest::runMoeSim(
+      "tune " + in.string() + " --budget 12 --keep-numerics --out " + out.string(), kDir);
+  ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+  const std::string note =
+      "streaming with bf16 partials and local sums vs phased fp32: different numerics";
+  EXPECT_NE(r.out.find("numerics: streaming (given) vs phased: " + note), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("numerics: streaming (tuned) vs phased: " + note), std::string::npos);
+  // The "vs phased" line itself says it.
+  const auto vs = r.out.find("streaming combine (tuned) vs phased: ");
+  ASSERT_NE(vs, std::string::npos) << r.out;
+  EXPECT_NE(r.out.substr(vs, r.out.find('\n', vs) - vs).find(" - " + note), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("combine.partial_dtype = bf16: kept as given"), std::string::npos) << r.out;
+  const nlohmann::json tuned = nlohmann::json::parse(std::ifstream(out));
+  EXPECT_EQ(tuned.at("combine").at("partial_dtype"), "bf16");
+  EXPECT_EQ(tuned.at("combine").at("sum_local_experts"), true);
+  // Fp32 and no local sums on both sides: no label.
+  const auto plain = moe::clitest::runMoeSim(
+      "tune " + tinyScenarioFile() + " --budget 3 --out " + (kDir / "plain.json").string(), kDir);
+  ASSERT_EQ(plain.exitCode, 0);
+  EXPECT_EQ(plain.out.find("different numerics"), std::string::npos) << plain.out;
+}
+
+TEST(MoeSimTune, BadBoundsStageAndResumeAreBadInputNamingTheFlag) {
+  const std::string out = " --out " + (kDir / "bad.json").string();
+  for (const auto& [args, flag] :
+       std::vector<std::pair<std::string, std::string>>{{"--time-limit 10x", "--time-limit"},
+                                                        {"--time-limit 0s", "--time-limit"},
+                                                        {"--time-limit -5m", "--time-limit"},
+                                                        {"--stage experts", "--stage"},
+                                                        {"--resume", "--resume"},
+                                                        {"--budget 1", "--budget"}}) {
+    const auto r = moe::clitest::runMoeSim("tune " + args + out, kDir);
+    EXPECT_EQ(r.exitCode, 2) << args;
+    EXPECT_NE(r.err.find(flag), std::string::npos) << args << ": " << r.err;
+  }
 }
 
 TEST(MoeSimTiling, ExplainsEachValueAndPointsToTune) {

@@ -15,13 +15,18 @@ void TuneRunner::run(const moe::Scenario& sc, int budget) {
     const QString summary =
         tr("Tuned (%1 engine runs): streaming %2 us -> %3 us (phased %4 us); combine %5 us vs "
            "phased %6 us")
-            .arg(static_cast<int>(r.evaluated.size()))
+            .arg(r.runs)
             .arg(r.baseline.totalUs, 0, 'f', 1)
             .arg(r.best.totalUs, 0, 'f', 1)
             .arg(r.phased.totalUs, 0, 'f', 1)
             .arg(r.best.combineUs, 0, 'f', 1)
             .arg(r.phased.combineUs, 0, 'f', 1);
-    emit finished(r.tuned, summary);
+    // Say when the tuned streaming combine computes differently from the phased one.
+    const std::string numerics = numericsVsPhased(r.best.knobs);
+    emit finished(r.tuned, numerics.empty()
+                               ? summary
+                               : summary + QStringLiteral(" (") + QString::fromStdString(numerics) +
+                                     QStringLiteral(")"));
   } catch (const std::exception& e) {
     emit failed(tr("Cannot tune: %1").arg(QString::fromStdString(e.what())));
   }
