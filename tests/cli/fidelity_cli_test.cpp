@@ -75,6 +75,8 @@ TEST(FidelityCli, AscendA3TargetWritesTheCsvAndPrintsPredictionsOnly) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("predictions only"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("DeepEP "), std::string::npos) << "no published column: " << r.out;
+  // stderr is a file here, not a terminal: no redrawn "\r" progress lines in it.
+  EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
   std::ifstream in(csv);
   std::string line;
   std::getline(in, line);
