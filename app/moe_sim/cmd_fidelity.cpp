@@ -178,7 +178,7 @@ void writeCsv(const std::string& path, moe::FidelityTarget target,
   });
 }
 
-// The shapes of --mode; the low-latency ones over --max-ep are set aside as skipped.
+// The shapes of --mode; those over --max-ep are set aside as skipped.
 std::vector<moe::FidelityCase> chooseCases(const FidelityOptions& opt,
                                            std::vector<moe::FidelityCase> cases,
                                            std::vector<moe::FidelityResult>* skipped) {
@@ -186,7 +186,7 @@ std::vector<moe::FidelityCase> chooseCases(const FidelityOptions& opt,
   for (auto& c : cases) {
     const bool normal = c.mode == moe::FidelityMode::Normal;
     if (opt.mode != "all" && normal != (opt.mode == "normal")) continue;
-    if (skipped && !normal && c.ep > opt.maxEp) {
+    if (skipped && c.ep > opt.maxEp) {
       moe::FidelityResult r;
       r.c = c;
       r.notRun = "skipped: EP " + std::to_string(c.ep) + " > --max-ep " +
@@ -335,8 +335,8 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
                   "(default 512; 0: do not substitute)")
       ->check(CLI::Range(0, 1 << 20));
   sub->add_option("--max-ep", opt->maxEp,
-                  "Largest low-latency EP to run (default 256, all of them; larger shapes are "
-                  "listed as skipped)")
+                  "Largest EP to run, in either mode (default 256, all of them; larger shapes "
+                  "are listed as skipped)")
       ->check(CLI::Range(8, 1024));
   sub->add_option("--threads", opt->threads,
                   "Shapes run at once (default 2; results do not "
