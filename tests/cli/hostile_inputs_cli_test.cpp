@@ -274,7 +274,7 @@ TEST(HostileInputs, EmptyPathArgumentsAreRefusedNotReadAsTheDefault) {
 }
 
 TEST(HostileInputs, ANegativeTuneSeedIsRefused) {
-  const Result r = runSim("tune --seed -1 --budget 1 --out " + (testDir() / "t.json").string());
+  const Result r = runSim("tune --seed -1 --budget 2 --out " + (testDir() / "t.json").string());
   EXPECT_EQ(r.exitCode, 2) << r.err;
   EXPECT_NE(r.err.find("--seed"), std::string::npos) << r.err;
 }

@@ -173,7 +173,7 @@ TEST(OneValidity, EveryCommandRefusesEachInvalidScenarioWithTheSameMessage) {
     const std::vector<std::string> commands = {
         "run " + sc.string(),
         "tiling " + sc.string(),
-        "tune " + sc.string() + " --budget 1 --out " + (dir / "tuned.json").string(),
+        "tune " + sc.string() + " --budget 2 --out " + (dir / "tuned.json").string(),
         "export-vectors " + sc.string() + " --out " + (dir / "vectors").string(),
     };
     for (const std::string& args : commands) {

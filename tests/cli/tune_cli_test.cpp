@@ -213,7 +213,7 @@ TEST(MoeSimTune, ARelativeTracePathStillResolvesFromTheTunedFilesDirectory) {
   }
   // Relative paths on the command line, from `dir`, as a user types them.
   const std::string cmd = "cd '" + dir.string() + "' && " + std::string(MOE_SIM_PATH) +
-                          " tune in/s.json --budget 1 --threads 1 --out sub/x.json >/dev/null 2>&1";
+                          " tune in/s.json --budget 2 --threads 1 --out sub/x.json >/dev/null 2>&1";
   fs::create_directories(dir / "sub");
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   const nlohmann::json tuned = nlohmann::json::parse(std::ifstream(dir / "sub" / "x.json"));
