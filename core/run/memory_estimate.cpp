@@ -111,7 +111,9 @@ MemoryEstimate estimateMemory(const Scenario& sc, int placePerRank) {
     }
   }
   const auto ranks = static_cast<std::uint64_t>(sc.cluster.ranks());
-  if (full) e.activationHostBytes = static_cast<std::uint64_t>(activationHostPerCard(sc, placePerRank)) * ranks;
+  if (full)
+    e.activationHostBytes =
+        static_cast<std::uint64_t>(activationHostPerCard(sc, placePerRank)) * ranks;
   e.eventLogHostBytes = static_cast<std::uint64_t>(sc.eventLogCapacity) * kEventLogEntryBytes;
   e.hostBytes = hostPerCard * ranks + e.activationHostBytes + e.eventLogHostBytes;
   return e;
