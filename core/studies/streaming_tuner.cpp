@@ -12,6 +12,7 @@
 #include "core/run/resolved_scenario.h"
 #include "core/run/run_factory.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/tune_eval.h"
 #include "core/studies/tune_log.h"
 #include "core/util/error.h"
 #include "core/util/parallel_map.h"
@@ -19,84 +20,7 @@
 
 namespace moe {
 
-std::string toString(TuneObjective o) {
-  switch (o) {
-    case TuneObjective::Dispatch:
-      return "dispatch";
-    case TuneObjective::Combine:
-      return "combine";
-    case TuneObjective::Layer:
-      break;
-  }
-  return "layer";
-}
-
-int standInTokens(int tokensPerRank) {
-  return std::max(32, tokensPerRank / 8);
-}
-
-double tuneFigure(const TuneEval& e, TuneObjective o) {
-  switch (o) {
-    case TuneObjective::Dispatch:
-      return e.dispatchUs;
-    case TuneObjective::Combine:
-      return e.combineUs;
-    case TuneObjective::Layer:
-      break;
-  }
-  return e.totalUs;
-}
-
-std::string tuneConstraint(const Scenario& candidate) {
-  try {
-    validateScenario(candidate);
-    // The candidate's routing trace is its base's, read and checked once by tuneStreaming.
-    const CheckedScenario c = checkScenario(candidate, InputCheck::InputsGiven);
-    const std::int64_t rings = streamingRingBytesPerCard(c.scenario);
-    if (rings > ringHbmBudget(c.scenario))
-      return "HBM budget for rings: " + std::to_string(rings >> 20) +
-             " MiB per card > 1/16 of HBM (" + std::to_string(ringHbmBudget(c.scenario) >> 20) +
-             " MiB)";
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 namespace {
-
-// Runs one design of a scenario on the engine (payload none) and reads its figures.
-TuneEval evaluate(const Scenario& sc, const TuneKnobs& k, Design design,
-                  const std::shared_ptr<const std::vector<RankGating>>& gating) {
-  TuneEval e;
-  e.knobs = k;
-  e.tokensPerRank = sc.model.tokensPerRank;
-  try {
-    const ResolvedScenario rs = ResolvedScenario::resolve(withKnobs(sc, k), gating);
-    auto run = makeRun(rs, design);
-    run->runToEnd();
-    const RunResult res = run->result();
-    if (res.deadlocked) {
-      e.error = "deadlock: " + res.deadlockDiagnosis;
-      return e;
-    }
-    e.totalUs = toMicroseconds(res.end);
-    for (const StageReport& st : res.stages) {
-      const double us = toMicroseconds(st.duration());
-      e.stageUs.emplace_back(st.name, us);
-      if (st.id == StageId::Dispatch) e.dispatchUs += us;
-      if (st.id == StageId::Combine) {
-        e.combineUs += us;
-        e.combinePosts += st.rdmaPosts;
-        e.combineRdmaBytes += static_cast<double>(st.rdmaDataBytes);
-      }
-    }
-    e.ok = true;
-  } catch (const std::exception& ex) {
-    e.error = ex.what();
-  }
-  return e;
-}
 
 // The shape candidates run at: the scenario's own, or the stand-in with fewer tokens.
 struct Shape {
@@ -111,11 +35,6 @@ enum class Phase { Required, Search, Neighbours, Confirm, Explain };
 constexpr int kConfirmAtFullShape = 3;  // stand-in leaders run again at the full shape
 constexpr int kNeighbourRounds = 8;
 constexpr unsigned kRandomRound = 4;  // candidates per random round, whatever the threads
-
-// The design's name in the run log.
-const char* logDesign(Design d) {
-  return d == Design::Phased ? "phased" : "streaming";
-}
 
 // One search, step by step: the baseline and phased side by side, coordinate descent per
 // knob, seeded random moves of two knobs at once, neighbour checks around the best, the
@@ -247,7 +166,7 @@ class TuneSearch {
         [&](std::size_t i) -> std::optional<TuneEval> {
           const Job& j = jobs[i];
           const std::string key =
-              tuneRunKey(logDesign(j.design), j.shape->sc.model.tokensPerRank, j.knobs);
+              tuneRunKey(tuneLogDesign(j.design), j.shape->sc.model.tokensPerRank, j.knobs);
           if (log_ != nullptr)
             if (const TuneEval* e = log_->find(key)) {
               countProgress();
@@ -255,7 +174,7 @@ class TuneSearch {
             }
           const double t0 = clock_();
           if (!mayStart(j, phase, t0)) return std::nullopt;
-          TuneEval e = evaluate(j.shape->sc, j.knobs, j.design, j.shape->gating);
+          TuneEval e = evaluateTuneRun(j.shape->sc, j.knobs, j.design, j.shape->gating);
           const double took = clock_() - t0;
           e.standIn = j.shape->standIn;
           {
@@ -263,7 +182,7 @@ class TuneSearch {
             double& longest = j.shape->standIn ? longestStandIn_ : longestFull_;
             longest = std::max(longest, took);
           }
-          if (log_ != nullptr) log_->append(key, logDesign(j.design), e);
+          if (log_ != nullptr) log_->append(key, tuneLogDesign(j.design), e);
           countProgress();
           return e;
         },
