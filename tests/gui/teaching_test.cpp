@@ -325,17 +325,19 @@ class TeachingTest : public QObject {
 
   void everyShippedLessonFixesItsDesignAndExpectsAStage() {
     const auto lessons = builtinLessons();
-    QVERIFY(lessons.size() >= 7);
-    bool combineLesson = false;
+    QVERIFY(lessons.size() >= 8);
+    bool combineLesson = false, eplbTimeLesson = false;
     for (const LessonEntry& e : lessons) {
       QVERIFY2(e.lesson, qPrintable(e.name + ": " + e.error));
       for (const LessonStep& s : e.lesson->steps) {
         QVERIFY2(designFromName(s.design), qPrintable(e.name));
         QVERIFY(!s.expectStage.empty());
         combineLesson |= s.expectStage == "combine-phased";
+        for (const auto& c : s.expect) eplbTimeLesson |= c.quantity->name == "experts_us";
       }
     }
     QVERIFY2(combineLesson, "no lesson shows the phased combine");
+    QVERIFY2(eplbTimeLesson, "no lesson checks what EPLB does to the experts stage's time");
   }
 
   // The core counts speak of the card the step shows; narration fields are filled from the
