@@ -1,8 +1,10 @@
 #include "core/reference/dispatch_quant.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "core/reference/fp8.h"
@@ -27,18 +29,32 @@ std::int64_t quantRowBytes(DispatchDtype d, int hidden) {
   return hidden + 4LL * quantScaleCount(d, hidden);
 }
 
+namespace {
+// The scales of one row, on the stack: the kernels pack and unpack every record through
+// quantizeRow/dequantizeRow, so no allocation per row. 128 scales cover model.hidden's
+// largest valid value (16384) at one scale per 128 elements.
+using RowScales = std::array<float, 128>;
+
+std::size_t scaleCount(DispatchDtype d, int hidden) {
+  const auto n = static_cast<std::size_t>(quantScaleCount(d, hidden));
+  if (n > RowScales().size()) throw std::logic_error("dispatch_quant: hidden size too large");
+  return n;
+}
+}  // namespace
+
 void quantizeRow(DispatchDtype d, const bf16* x, int hidden, std::uint8_t* wire) {
-  std::vector<float> scales(static_cast<std::size_t>(quantScaleCount(d, hidden)));
+  RowScales scales;
+  const std::size_t n = scaleCount(d, hidden);
   if (d == DispatchDtype::Fp8)
     quantizeRowFp8(x, hidden, wire, scales.data());
   else
     quantizeRowInt8(x, hidden, reinterpret_cast<std::int8_t*>(wire), scales.data());
-  std::memcpy(wire + hidden, scales.data(), scales.size() * sizeof(float));
+  std::memcpy(wire + hidden, scales.data(), n * sizeof(float));
 }
 
 void dequantizeRow(DispatchDtype d, const std::uint8_t* wire, int hidden, bf16* out) {
-  std::vector<float> scales(static_cast<std::size_t>(quantScaleCount(d, hidden)));
-  std::memcpy(scales.data(), wire + hidden, scales.size() * sizeof(float));
+  RowScales scales;
+  std::memcpy(scales.data(), wire + hidden, scaleCount(d, hidden) * sizeof(float));
   if (d == DispatchDtype::Fp8)
     dequantizeRowFp8(wire, scales.data(), hidden, out);
   else

@@ -53,8 +53,9 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
   // The designs run one after the other on fresh machines: the largest rule counts.
   std::optional<DesignMemory> largest;
   for (Design d : scenarioDesigns(sc)) {
-    if (!designEntry(d).memory) continue;  // the fused operator has its own workspace rule
-    const DesignMemory m = designEntry(d).memory(sc, P);
+    const DesignEntry& e = designEntry(d);
+    if (!e.memory) continue;  // the fused operator has its own workspace rule
+    const DesignMemory m = e.memory(sc, P);
     if (!largest || m.reservedBytes > largest->reservedBytes) largest = m;
   }
   if (largest) items.push_back({std::string(largest->label), largest->reservedBytes, true});
@@ -74,8 +75,9 @@ std::int64_t activationHostPerCard(const Scenario& sc, int P) {
   const std::int64_t row = rec.rowBytes, bk = BS * K;
   std::int64_t worst = 0;
   for (Design d : scenarioDesigns(sc)) {
-    if (!designEntry(d).memory) continue;
-    const DesignMemory m = designEntry(d).memory(sc, P);
+    const DesignEntry& e = designEntry(d);
+    if (!e.memory) continue;
+    const DesignMemory m = e.memory(sc, P);
     worst = std::max({worst, bk * row + m.dispatchWritten, bk * row + m.combineWritten});
   }
   std::int64_t held = 2 * BS * row;  // x and x_out

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "small_scenario.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -67,16 +68,7 @@ fs::path writeFile(const std::string& name, const std::string& text) {
 
 // A small scenario (two servers of four cards), edited.
 fs::path scenarioFile(const std::string& name, const std::function<void(json&)>& edit = {}) {
-  std::ifstream in(std::string(MOE_SOURCE_DIR) + "/resources/scenarios/default.json");
-  json j = json::parse(in);
-  j["cluster"]["servers"] = 2;
-  j["cluster"]["cards_per_server"] = 4;
-  j["hardware"]["overrides"]["cards_per_server"] = 4;
-  j["model"]["tokens_per_rank"] = 16;
-  j["model"]["hidden"] = 256;
-  j["model"]["experts"] = 16;
-  j["model"]["topk"] = 4;
-  j["rings"]["chunk_bytes"] = 4096;
+  nlohmann::json j = moe::clitest::smallScenarioJson();
   if (edit) edit(j);
   return writeFile(name, j.dump(2));
 }

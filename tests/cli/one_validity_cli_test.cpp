@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim_process.h"
+#include "small_scenario.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -40,17 +41,7 @@ fs::path writeFile(const fs::path& p, const std::string& bytes) {
 constexpr int kTokens = 8 * 16;
 
 json smallScenario() {
-  std::ifstream in(std::string(MOE_SOURCE_DIR) + "/resources/scenarios/default.json");
-  json j = json::parse(in);
-  j["cluster"]["servers"] = 2;
-  j["cluster"]["cards_per_server"] = 4;
-  j["hardware"]["overrides"]["cards_per_server"] = 4;
-  j["model"]["tokens_per_rank"] = 16;
-  j["model"]["hidden"] = 256;
-  j["model"]["experts"] = 16;
-  j["model"]["topk"] = 4;
-  j["rings"]["chunk_bytes"] = 4096;
-  return j;
+  return moe::clitest::smallScenarioJson();
 }
 
 // `rows` rows of four distinct ids in [0, 16).

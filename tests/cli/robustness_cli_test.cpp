@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include "small_scenario.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -53,16 +54,7 @@ Result runSim(const std::string& args, const std::string& prefix = "") {
 
 // The small scenario of run_cli_test (two servers of four cards), edited.
 fs::path scenarioFile(const std::string& name, const std::function<void(json&)>& edit = {}) {
-  std::ifstream in(std::string(MOE_SOURCE_DIR) + "/resources/scenarios/default.json");
-  json j = json::parse(in);
-  j["cluster"]["servers"] = 2;
-  j["cluster"]["cards_per_server"] = 4;
-  j["hardware"]["overrides"]["cards_per_server"] = 4;
-  j["model"]["tokens_per_rank"] = 16;
-  j["model"]["hidden"] = 256;
-  j["model"]["experts"] = 16;
-  j["model"]["topk"] = 4;
-  j["rings"]["chunk_bytes"] = 4096;
+  nlohmann::json j = moe::clitest::smallScenarioJson();
   if (edit) edit(j);
   const fs::path p = testDir() / name;
   std::ofstream(p) << j.dump(2);

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "small_scenario.h"
 #include "tests/cli/sim_process.h"
 
 namespace fs = std::filesystem;
@@ -38,19 +39,10 @@ std::string digestLine(const std::string& out) {
   return at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
 }
 
-// A small scenario (one server of 4 cards) so file-output tests stay fast.
+// The small scenario (small_scenario.h), edited, so file-output tests stay fast.
 fs::path smallScenarioFile(const std::string& name,
                            const std::function<void(nlohmann::json&)>& edit = {}) {
-  std::ifstream in(std::string(MOE_SOURCE_DIR) + "/resources/scenarios/default.json");
-  nlohmann::json j = nlohmann::json::parse(in);
-  j["cluster"]["servers"] = 2;
-  j["cluster"]["cards_per_server"] = 4;
-  j["hardware"]["overrides"]["cards_per_server"] = 4;
-  j["model"]["tokens_per_rank"] = 16;
-  j["model"]["hidden"] = 256;
-  j["model"]["experts"] = 16;
-  j["model"]["topk"] = 4;
-  j["rings"]["chunk_bytes"] = 4096;
+  nlohmann::json j = moe::clitest::smallScenarioJson();
   if (edit) edit(j);
   const fs::path p = testDir() / name;
   fs::create_directories(p.parent_path());

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "small_scenario.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -66,17 +67,7 @@ Result runSim(const std::string& args, const std::string& prefix = "") {
 
 // A small scenario (two servers of four cards), edited.
 json smallScenario() {
-  std::ifstream in(std::string(MOE_SOURCE_DIR) + "/resources/scenarios/default.json");
-  json j = json::parse(in);
-  j["cluster"]["servers"] = 2;
-  j["cluster"]["cards_per_server"] = 4;
-  j["hardware"]["overrides"]["cards_per_server"] = 4;
-  j["model"]["tokens_per_rank"] = 16;
-  j["model"]["hidden"] = 256;
-  j["model"]["experts"] = 16;
-  j["model"]["topk"] = 4;
-  j["rings"]["chunk_bytes"] = 4096;
-  return j;
+  return moe::clitest::smallScenarioJson();
 }
 
 // 2 x 2 points, phased and streaming; sender_cores 64 makes points 1 and 3 invalid, so
