@@ -1,5 +1,5 @@
 // `moe-sim run [SCENARIO.json] [--impl streaming|phased|flat|both|all] [--verify] [--trace FILE]
-//  [--csv FILE] [--export-transfers FILE] [--strict]` (DESIGN.md §6): emulates one MoE
+//  [--csv FILE] [--export-transfers FILE] [--strict] [-j N]` (DESIGN.md §6): emulates one MoE
 //  layer, prints the per-stage table and the run digest. Exit 1 when verification fails or
 //  a deadlock is diagnosed; exit 2 under --strict when the scenario exceeds a documented
 //  limit of the real CANN operators.
@@ -31,6 +31,7 @@ struct RunOptions {
   std::string fault;
   std::string workload;
   bool strict = false;
+  unsigned jobs = 0;
 };
 
 const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
@@ -59,6 +60,10 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
   sub->add_flag("--strict", opt->strict,
                 "Treat every limit of the real CANN operators the scenario exceeds as an error "
                 "(exit 2) instead of a warning");
+  sub->add_option("-j,--jobs", opt->jobs,
+                  "Designs emulated at once (default: one per design, when the cores and the "
+                  "memory allow); the report is the same either way")
+      ->check(CLI::Range(1u, 64u));
   sub->add_option("--workload", opt->workload,
                   "moe-layer or alltoall-matmul-rs (default: the scenario's)")
       ->check(CLI::IsMember(moe::enumSpellings("workload.kind")));
@@ -131,8 +136,9 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
       return;
     }
     std::vector<moe::TransferLog> transfers;
-    const moe::RunReport report = moe::runScenario(
-        resolved, opt->verify, fault, progress, opt->transfersFile.empty() ? nullptr : &transfers);
+    const moe::RunReport report =
+        moe::runScenario(resolved, opt->verify, fault, progress,
+                         opt->transfersFile.empty() ? nullptr : &transfers, opt->jobs);
     line.clear();
     moesim::printReport(std::cout, report);
     writeOutputs([&](std::ostream& o) { moe::writeReportTrace(o, report); },

@@ -69,7 +69,7 @@ std::vector<std::size_t> pointsToRun(const moe::SweepSpec& spec, const moe::Swee
 // of the machine it runs on.
 std::uint64_t memoryAvailable() {
   const char* injected = std::getenv("MOE_TEST_MEMORY_AVAILABLE");
-  if (injected == nullptr) return moe::sweepMemoryAvailable();
+  if (injected == nullptr) return moe::hostMemoryAvailable();
   const std::string text = injected;
   moe::require(!text.empty() && text.size() <= 19 &&
                    text.find_first_not_of("0123456789") == std::string::npos,

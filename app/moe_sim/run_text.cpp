@@ -170,6 +170,7 @@ void printReport(std::ostream& out, const RunReport& r) {
   out << "memory: layer tensors " << fmt("%.2f", static_cast<double>(r.tensorBytes) / (1 << 20))
       << " MiB (x, expanded rows, expert outputs, combine output; "
       << (sc.payload == PayloadMode::Full ? "each freed once dead" : "not held: payload none")
+      << (r.designThreads > 1 ? "; " + std::to_string(r.runs.size()) + " designs at once" : "")
       << "), peak RSS " << fmt("%.2f", static_cast<double>(r.peakRssBytes) / (1 << 20)) << " MiB";
   if (r.tensorBytes > 0 && sc.payload == PayloadMode::Full)
     out << " ("

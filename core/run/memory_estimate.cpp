@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <vector>
 
 #include "core/plan/combine_plan.h"
@@ -160,6 +162,38 @@ std::uint64_t hostMemoryLimit() {
   if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
     limit = std::min<std::uint64_t>(limit, rl.rlim_cur);
   return limit;
+}
+
+namespace {
+// The "kB" figure of `key` in a /proc file, in bytes; 0 when absent.
+std::uint64_t procKilobytes(const char* file, const std::string& key) {
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(key, 0) != 0) continue;
+    std::istringstream s(line.substr(key.size()));
+    std::uint64_t kb = 0;
+    s >> kb;
+    return kb * 1024;
+  }
+  return 0;
+}
+}  // namespace
+
+std::uint64_t hostMemoryAvailable() {
+  std::uint64_t available = procKilobytes("/proc/meminfo", "MemAvailable:");
+  if (available == 0) {
+    const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    available = pages > 0 && page > 0
+                    ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+                    : UINT64_MAX;
+  }
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    const std::uint64_t mapped = procKilobytes("/proc/self/status", "VmSize:");
+    const std::uint64_t limit = rl.rlim_cur;
+    available = std::min(available, limit > mapped ? limit - mapped : 0);
+  }
+  return available;
 }
 
 void checkMemory(const Scenario& sc, int placePerRank, std::uint64_t hostLimit) {

@@ -41,6 +41,12 @@ MemoryEstimate estimateMemory(const Scenario& sc, int placePerRank);
 
 // The memory this process may use: the smaller of RLIMIT_AS and physical RAM.
 std::uint64_t hostMemoryLimit();
+// What it may still take now: the smaller of what RLIMIT_AS leaves over what is mapped
+// (VmSize) and the RAM the kernel says is available (MemAvailable, /proc/meminfo).
+std::uint64_t hostMemoryAvailable();
+// Per worker thread that holds a run, beyond the run's estimate: a thread's stack and the
+// address space glibc reserves for its malloc arena (64 MiB), with slack.
+constexpr std::uint64_t kWorkerThreadOverheadBytes = std::uint64_t{128} << 20;
 
 // Refuses, with the figure, a run whose fixed GM does not fit hardware.hbm_bytes or whose
 // host memory exceeds hostLimit. InputError names hardware.overrides.hbm_bytes, or for host

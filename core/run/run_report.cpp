@@ -5,13 +5,16 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <mutex>
 #include <numeric>
 #include <optional>
 
 #include "core/observe/trace_export.h"
+#include "core/run/memory_estimate.h"
 #include "core/run/run_digest.h"
 #include "core/run/run_factory.h"
 #include "core/util/error.h"
+#include "core/util/parallel_map.h"
 
 namespace moe {
 
@@ -28,8 +31,66 @@ bool RunReport::ok() const {
   return true;
 }
 
+namespace {
+
+// One design's finished run and what the report reads from it.
+struct DesignRun {
+  std::unique_ptr<LayerRun> run;
+  RunResult result;
+  std::int64_t tensorBytes = 0;
+};
+
+DesignRun runDesign(const ResolvedScenario& rs, Design design, Fault fault,
+                    const ReferenceLayer* ref, const RunProgress& progress,
+                    TransferLog* transfers) {
+  AllocationScope scope("the emulated cluster's GM and event log");
+  DesignRun out;
+  auto& run = out.run;
+  run = makeLayerRun(rs, design, fault);
+  // Only this function reads the run's tensors, checking them as their stages end.
+  run->freeTensorsWhenDead(ref);
+  if (transfers) {
+    transfers->design = run->design();
+    run->emulation().machine().setTransferLog(transfers);
+  }
+  if (progress) {
+    // The same events in the same order as runToEnd, with a look every 2^16 of them.
+    Simulator& sim = run->emulation().sim();
+    while (sim.step())
+      if ((sim.eventsRun() & 0xffff) == 0)
+        progress(run->design(), run->currentStage(), sim.now(), sim.eventsRun());
+  }
+  run->runToEnd();  // (after the loop above: only surfaces a kernel's exception)
+  run->emulation().machine().setTransferLog(nullptr);
+  std::vector<VerificationCheck> checks;
+  if (ref) checks = run->verify(*ref);
+  const Scenario& sc = rs.scenario();
+  const std::int64_t row = static_cast<std::int64_t>(sc.model.hidden) * 2;
+  for (const CardTensors& t : run->context().cards)
+    out.tensorBytes +=
+        2 * t.recvRows * row + 2 * static_cast<std::int64_t>(sc.model.tokensPerRank) * row;
+  // The report keeps stages, rings and the event log, not the tensors.
+  run->releaseTensors();
+  out.result = ref ? run->result(std::move(checks)) : run->result();
+  return out;
+}
+
+// Designs run at once when there is a core for each and their host memory, summed, fits
+// in what this process may use; otherwise one after the other, each design's memory freed
+// before the next starts.
+unsigned designThreads(const ResolvedScenario& rs, std::size_t designs, unsigned requested) {
+  const unsigned threads = resolveThreadCount(requested, designs);
+  if (threads <= 1) return 1;
+  const MemoryEstimate m = estimateMemory(rs.scenario(), rs.placePerRank());
+  return (m.hostBytes + kWorkerThreadOverheadBytes) * designs <= hostMemoryAvailable() ? threads
+                                                                                       : 1;
+}
+
+}  // namespace
+
 RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
-                      const RunProgress& progress, std::vector<TransferLog>* transfers) {
+                      const RunProgress& progress, std::vector<TransferLog>* transfers,
+                      unsigned threads) {
   RunReport r;
   r.given = rs.given();
   r.scenario = rs.scenario();
@@ -44,38 +105,39 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
   // A fault is planted in the streaming combine: with "both", the phased run could only
   // repeat a layer that works, delaying the diagnosis the user asked for.
   if (fault != Fault::None) designs = {Design::Streaming};
+  // Each design's emulation is independent of the others (its own simulator, machine and
+  // memory; the reference is only read), so running them at once changes no event, byte or
+  // digest: results are gathered in the order of scenarioDesigns either way.
+  std::size_t firstLog = 0;
+  if (transfers) {
+    firstLog = transfers->size();
+    transfers->resize(firstLog + designs.size());
+  }
+  std::mutex progressMutex;
+  const RunProgress serialProgress =
+      progress
+          ? RunProgress([&](const std::string& d, const std::string& s, Time t, std::uint64_t e) {
+              std::lock_guard lock(progressMutex);
+              progress(d, s, t, e);
+            })
+          : RunProgress();
+  r.designThreads = designThreads(rs, designs.size(), threads);
+  std::vector<std::optional<DesignRun>> done = parallelMap<DesignRun>(
+      designs.size(),
+      [&](std::size_t i) {
+        return runDesign(rs, designs[i], fault, ref ? &*ref : nullptr, serialProgress,
+                         transfers ? &(*transfers)[firstLog + i] : nullptr);
+      },
+      {r.designThreads, {}, nullptr});
   std::vector<std::uint64_t> digests;
-  for (Design design : designs) {
-    AllocationScope scope("the emulated cluster's GM and event log");
-    auto run = makeLayerRun(rs, design, fault);
-    // Only this function reads the run's tensors, checking them as their stages end.
-    run->freeTensorsWhenDead(ref ? &*ref : nullptr);
-    if (transfers) {
-      transfers->push_back({run->design(), {}});
-      run->emulation().machine().setTransferLog(&transfers->back());
-    }
-    if (progress) {
-      // The same events in the same order as runToEnd, with a look every 2^16 of them.
-      Simulator& sim = run->emulation().sim();
-      while (sim.step())
-        if ((sim.eventsRun() & 0xffff) == 0)
-          progress(run->design(), run->currentStage(), sim.now(), sim.eventsRun());
-    }
-    run->runToEnd();  // (after the loop above: only surfaces a kernel's exception)
-    run->emulation().machine().setTransferLog(nullptr);  // the next push_back may move it
-    std::vector<VerificationCheck> checks;
-    if (ref) checks = run->verify(*ref);
-    std::int64_t tensors = 0;
-    const std::int64_t row = static_cast<std::int64_t>(r.scenario.model.hidden) * 2;
-    for (const CardTensors& t : run->context().cards)
-      tensors += 2 * t.recvRows * row +
-                 2 * static_cast<std::int64_t>(r.scenario.model.tokensPerRank) * row;
-    r.tensorBytes = std::max(r.tensorBytes, tensors);
-    // One run's tensors at a time: the report keeps stages, rings and the event log.
-    run->releaseTensors();
-    r.results.push_back(ref ? run->result(std::move(checks)) : run->result());
+  for (auto& d : done) {
+    // Tensors that were held together: the largest run's when designs ran one after the
+    // other, their sum when they ran at once.
+    r.tensorBytes = r.designThreads > 1 ? r.tensorBytes + d->tensorBytes
+                                        : std::max(r.tensorBytes, d->tensorBytes);
+    r.results.push_back(std::move(d->result));
     digests.push_back(r.results.back().digest);
-    r.runs.push_back(std::move(run));
+    r.runs.push_back(std::move(d->run));
   }
   r.digest = runsDigest(digests);
   rusage usage{};

@@ -28,9 +28,11 @@ struct RunReport {
   std::uint64_t digest = 0;
   ExpertLoad load;  // token slots per rank before and after MoeUpdateExpert
   // The layer's own tensors (x, expanded rows, expert outputs, combine output; bf16,
-  // summed over ranks) of the largest run, and the process's peak RSS after all runs.
+  // summed over ranks) of the largest run (summed over the runs when designs ran at once),
+  // and the process's peak RSS after all runs.
   std::int64_t tensorBytes = 0;
   std::int64_t peakRssBytes = 0;
+  unsigned designThreads = 1;  // designs emulated at once (1: one after the other)
 
   bool ok() const;
 };
@@ -42,10 +44,12 @@ using RunProgress = std::function<void(const std::string& design, const std::str
 
 // Runs every design the scenario asks for (dispatch_impl); with a fault, only the streaming
 // design, where the fault is planted. `transfers`: each design's transfers are appended to
-// it (moe-sim run --export-transfers).
+// it (moe-sim run --export-transfers). `threads`: designs emulated at once (0: one per
+// design, up to the machine's cores, when their summed host memory fits; 1: one after the
+// other). The report does not depend on it, apart from peak RSS and tensorBytes.
 RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault = Fault::None,
                       const RunProgress& progress = {},
-                      std::vector<TransferLog>* transfers = nullptr);
+                      std::vector<TransferLog>* transfers = nullptr, unsigned threads = 0);
 // Bytes over a stage's time in GB/s; 0 for rounding dust or an empty stage.
 double achievedGBps(double bytes, Time t);
 void writeReportTrace(std::ostream& out, const RunReport& r);

@@ -9,13 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "core/run/memory_estimate.h"
 #include "core/studies/sweep_spec.h"
 
 namespace moe {
-
-// Per worker, beyond its point's estimate: a thread's stack and the address space glibc
-// reserves for its malloc arena (64 MiB), with slack.
-constexpr std::uint64_t kSweepWorkerOverheadBytes = std::uint64_t{128} << 20;
 
 struct SweepWorkers {
   unsigned requested = 1;           // -j, or every core, at most one per point
@@ -32,12 +29,8 @@ struct SweepWorkers {
 std::uint64_t sweepPointMemory(const SweepSpec& spec, std::size_t index);
 
 // `requested` 0 means every core. `available`: what the process may still take
-// (sweepMemoryAvailable(), or a figure a test injects).
+// (hostMemoryAvailable(), or a figure a test injects).
 SweepWorkers planSweepWorkers(const SweepSpec& spec, const std::vector<std::size_t>& points,
                               unsigned requested, std::uint64_t available);
-
-// The smaller of what the address-space limit (RLIMIT_AS) leaves over what is mapped now
-// (VmSize) and the RAM the kernel says is available (MemAvailable, /proc/meminfo).
-std::uint64_t sweepMemoryAvailable();
 
 }  // namespace moe

@@ -305,3 +305,37 @@ TEST(MoeSimRun, RedundantExpertsWithoutATableSourceIsBadInput) {
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.err.find("eplb.table_from"), std::string::npos) << r.err;
 }
+
+TEST(MoeSimRun, DesignsAtOnceAndOneAfterTheOtherPrintTheSameReport) {
+  const fs::path sc = smallScenarioFile("designs_at_once.json");
+  // Everything but the memory line (peak RSS, and the tensors held together, differ).
+  auto withoutMemory = [](const std::string& out) {
+    std::istringstream in(out);
+    std::string kept;
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("memory: ", 0) != 0) kept += line + "\n";
+    return kept;
+  };
+  for (const char* impl : {"both", "all"}) {
+    const std::string base = "run " + sc.string() + " --verify --impl " + impl;
+    const Result seq = runSim(base + " -j 1 --csv " + (testDir() / "seq.csv").string());
+    const Result par = runSim(base + " -j 3 --csv " + (testDir() / "par.csv").string());
+    ASSERT_EQ(seq.exitCode, 0) << seq.out << seq.err;
+    ASSERT_EQ(par.exitCode, 0) << par.out << par.err;
+    EXPECT_NE(par.out.find("designs at once"), std::string::npos) << par.out;
+    EXPECT_EQ(seq.out.find("designs at once"), std::string::npos) << seq.out;
+    EXPECT_EQ(withoutMemory(seq.out), withoutMemory(par.out));
+    std::ifstream a(testDir() / "seq.csv"), b(testDir() / "par.csv");
+    std::stringstream sa, sb;
+    sa << a.rdbuf();
+    sb << b.rdbuf();
+    EXPECT_FALSE(sa.str().empty());
+    EXPECT_EQ(sa.str(), sb.str());
+  }
+}
+
+TEST(MoeSimRun, JobsMustBeAPositiveCount) {
+  const Result r = runSim("run -j 0");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--jobs"), std::string::npos) << r.err;
+}

@@ -155,7 +155,8 @@ TEST(GmMemory, FreeingDeadTensorsKeepsDigestAndChecksOfBothDesigns) {
 
 TEST(GmMemory, EachDesignsMemoryIsFreedBeforeTheNextDesignStarts) {
   Scenario sc = smallFull(DispatchImpl::Both);
-  const RunReport r = runScenario(ResolvedScenario::resolve(sc), true);
+  // One design after the other (threads 1), as a run does when both do not fit at once.
+  const RunReport r = runScenario(ResolvedScenario::resolve(sc), true, Fault::None, {}, nullptr, 1);
   ASSERT_EQ(r.runs.size(), 2u);
   EXPECT_TRUE(r.ok());
   for (const auto& run : r.runs) {

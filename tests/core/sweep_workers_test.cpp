@@ -30,7 +30,7 @@ TEST(SweepWorkers, AnInvalidPointNeedsNoMemoryAndALargerModelNeedsMore) {
 TEST(SweepWorkers, FewerWorkersRunWhenTheLargestPointTimesJobsDoesNotFit) {
   const SweepSpec s = tokensSweep();
   const std::vector<std::size_t> points{0, 1, 2, 3};
-  const std::uint64_t need = sweepPointMemory(s, 2) + kSweepWorkerOverheadBytes;
+  const std::uint64_t need = sweepPointMemory(s, 2) + kWorkerThreadOverheadBytes;
 
   SweepWorkers w = planSweepWorkers(s, points, 2, 2 * need);
   EXPECT_EQ(w.requested, 2u);
@@ -49,7 +49,7 @@ TEST(SweepWorkers, FewerWorkersRunWhenTheLargestPointTimesJobsDoesNotFit) {
   EXPECT_EQ(planSweepWorkers(s, points, 4, 0).workers, 1u);
   // Only the points still to run count: without point 2, the small one decides.
   w = planSweepWorkers(s, {0, 1}, 2, 2 * need - 1);
-  EXPECT_EQ(w.perPointBytes, sweepPointMemory(s, 0) + kSweepWorkerOverheadBytes);
+  EXPECT_EQ(w.perPointBytes, sweepPointMemory(s, 0) + kWorkerThreadOverheadBytes);
 }
 
 TEST(SweepWorkers, NeverMoreWorkersThanPointsOrThanAskedFor) {
