@@ -59,11 +59,12 @@ struct VectorExportResult {
 };
 
 // The scenario `moe-sim export-vectors` exports when given none (resources/scenarios/
-// vectors.json), not the run's default: small (4 ranks on 2 servers, 32 tokens, H 256) and
-// chosen so the vectors catch the mistakes a kernel is likely to make: an eplb_table with
-// replicas (counts 1 to 4, 3 of them on 4 ranks, where ceil and floor differ), both balance
-// modes, a pruning threshold that prunes some slots and meets one scale exactly, and a
-// partially active mask. The run's default scenario has none of these.
+// vectors.json), not the run's default: small (16 ranks on 2 servers, the smallest world
+// the real A2 hierarchical dispatch accepts; 32 tokens, H 256) and chosen so the vectors
+// catch the mistakes a kernel is likely to make: an eplb_table with replicas (counts 1 to
+// 5; 5 and 3 on 16 ranks are where ceil and floor differ), both balance modes, pruning
+// thresholds that prune some slots and meet two scales exactly, and a partially active
+// mask. The run's default scenario has none of these.
 Scenario defaultVectorScenario();
 
 // Writes the vectors of `scenario` as the directory `dir`: into a staging sibling first, which
