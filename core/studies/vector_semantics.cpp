@@ -77,8 +77,8 @@ json moeLayerSemantics() {
       "acc is an fp32 accumulator starting at +0.0; for k = 0 .. K-1 in ascending order, "
       "skipping slots not sent (x_active_mask false): acc = acc + fp32(expert_scales[t, k] * "
       "row(t, k)), the product rounded to fp32 before the add (no fused multiply-add); then, "
-      "with a shared expert, acc = acc + shared_expert_x[t]; row(t, k) is the expert output "
-      "row (expand_x on the rank that served the slot) whose expand_idx is (this rank, t, k)";
+      "with a shared expert, acc = acc + shared_expert_x[t]; row(t, k) is slot (t, k)'s expert "
+      "output row, on the rank that served it (expand_idx says which: encodings.expand_idx)";
   s["moe_distribute_combine"] = {
       {"x", "x[t] = bf16(acc), one rounding to nearest even"},
       {"summation_order", combineSum},
