@@ -1,7 +1,8 @@
 // `moe-sim export-vectors [SCENARIO.json] --out DIR [--counts counts|prefix-sums]
 //  [--expand-idx rows|slots] [--force]` (DESIGN.md §7): writes every operator's inputs and
 // golden outputs, per rank, as .npy files named after the real operator's arguments, plus
-// manifest.json; DIR is replaced whole once the export is complete.
+// manifest.json; DIR is replaced whole once the export is complete. Without a scenario it
+// exports the built-in vectors scenario (defaultVectorScenario), made to catch kernel bugs.
 // The encodings that differ between CANN versions are chosen by the two flags and named in
 // the manifest (see core/studies/vector_export.h).
 
@@ -32,7 +33,9 @@ const moesim::RegisterCommand kExportVectors([](CLI::App& app, int& exitCode) {
   auto* sub = app.add_subcommand(
       "export-vectors",
       "Write per-operator, per-rank .npy inputs and golden outputs plus manifest.json");
-  sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file (default: built-in)")
+  sub->add_option("scenario", opt->scenarioFile,
+                  "Scenario JSON file (default: the built-in vectors scenario, "
+                  "resources/scenarios/vectors.json, not the run's default)")
       ->check(moesim::nonEmptyPath());
   sub->add_option("--out", opt->out,
                   "Output directory, replaced whole once the export is complete (created if "
@@ -49,7 +52,8 @@ const moesim::RegisterCommand kExportVectors([](CLI::App& app, int& exitCode) {
   sub->add_flag("--force", opt->force,
                 "Replace --out even when it is not empty and holds no earlier export");
   sub->callback([opt, &exitCode] {
-    const moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario()
+    // Without a file, the scenario made for vectors (vector_export.h), not run's default.
+    const moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultVectorScenario()
                                                        : moe::loadScenarioFile(opt->scenarioFile);
     // The export replaces what is in --out: an input there would be overwritten or stranded.
     for (const std::string& in : {opt->scenarioFile, sc.routing.traceFile})
@@ -64,7 +68,8 @@ const moesim::RegisterCommand kExportVectors([](CLI::App& app, int& exitCode) {
     o.force = opt->force;
     const moe::VectorExportResult r = moe::exportVectors(sc, opt->out, o);
     std::cout << "wrote " << r.files.size() << " .npy files and " << r.manifestPath << "\n"
-              << "digest: " << moe::formatDigest(r.digest) << "\n";
+              << "digest: " << moe::formatDigest(r.digest) << "\n"
+              << "vectors digest: " << moe::formatDigest(r.vectorsDigest) << "\n";
     exitCode = 0;
   });
 });

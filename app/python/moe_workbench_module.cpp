@@ -3,9 +3,10 @@
 //   run(scenario=None, impl=None, verify=False) -> (figures: dict, digest: str)
 //   op(name, strict=False, **inputs) -> dict of numpy arrays (and int scalars)
 //   export_vectors(scenario, out, counts="counts", expand_idx="rows") -> manifest (dict)
-// A scenario is None (the built-in default), a path to a JSON file, or a dict in the
-// scenario schema (docs/SCENARIO.md). Bad input raises ValueError with the field path and the
-// rule, as moe-sim prints it; op() warnings are Python warnings (UserWarning).
+// A scenario is None (the built-in default; for export_vectors the built-in vectors
+// scenario, as moe-sim export-vectors), a path to a JSON file, or a dict in the scenario
+// schema (docs/SCENARIO.md). Bad input raises ValueError with the field path and the rule, as
+// moe-sim prints it; op() warnings are Python warnings (UserWarning).
 //
 // op() hands its inputs to the same JSON layer as `moe-sim op` (core/op_io), so the CLI and
 // Python refuse and warn about exactly the same inputs. numpy arrays travel as
@@ -208,7 +209,9 @@ py::object exportVectors(const py::object& scenario, const std::string& out,
     throw moe::InputError("expand_idx", "must be rows or slots, got \"" + expandIdx + "\"");
   o.counts = counts == "counts" ? moe::CountEncoding::Counts : moe::CountEncoding::PrefixSums;
   o.expandIdx = expandIdx == "rows" ? moe::ExpandIdxLayout::Rows : moe::ExpandIdxLayout::Slots;
-  const moe::Scenario sc = scenarioFrom(scenario);
+  // None exports the vectors scenario, as `moe-sim export-vectors` without a file does.
+  const moe::Scenario sc =
+      scenario.is_none() ? moe::defaultVectorScenario() : scenarioFrom(scenario);
   std::string manifest;
   {
     py::gil_scoped_release release;

@@ -64,42 +64,63 @@ class LayerExport {
 
   // MoeUpdateExpert takes at most 512 tokens: a larger batch is exported as the layer runs
   // it, one operator call per slice ("moe_update_expert" for the only or first slice,
-  // "moe_update_expert_slice<i>" for the others; see layerUpdateExpert).
+  // "moe_update_expert_slice<i>" for the others; see layerUpdateExpert). The same calls in
+  // the balance mode the layer does not run follow as "moe_update_expert_balance_mode<m>":
+  // only the two modes together check both place rules.
   void updateExpert(int r) {
-    const UpdateExpertResult& u = ref_.updateExpert[sz(r)];
-    const bool pruning = !sc_.eplb.pruningThreshold.empty();
+    const int otherMode = 1 - sc_.eplb.balanceMode;
     const std::vector<TokenSlice> slices = updateExpertSlices(BS);
     for (std::size_t i = 0; i < slices.size(); ++i) {
-      const TokenSlice sl = slices[i];
-      const int n = sl.end - sl.begin;
-      const UpdateExpertArgs a = updateExpertArgs(sc_, gating_[sz(r)], r, sl.begin, sl.end);
-      const auto from = static_cast<std::ptrdiff_t>(sz(sl.begin) * sz(K));
-      const auto to = static_cast<std::ptrdiff_t>(sz(sl.end) * sz(K));
-      const std::string name =
-          i == 0 ? std::string("moe_update_expert") : "moe_update_expert_slice" + std::to_string(i);
-      w_.op(name, "aclnnMoeUpdateExpert", r,
-            {{"local_rank_id", a.localRankId},
-             {"world_size", a.worldSize},
-             {"balance_mode", a.balanceMode}},
-            "bit-exact");
-      w_.in("expert_ids", i32({sz(n), sz(K)}, a.expertIds), "int32");
-      w_.in("eplb_table", i32({sz(E), sz(a.tableCols)}, a.eplbTable), "int32");
-      if (pruning) {
-        w_.in("expert_scales", f32({sz(n), sz(K)}, *a.expertScales), "float32");
-        w_.in("pruning_threshold", f32({sz(K)}, *a.pruningThreshold), "float32");
-        w_.in("active_mask", makeNpyBool({sz(n)}, *a.activeMask), "bool");
-      }
-      w_.golden("balanced_expert_ids",
-                i32({sz(n), sz(K)}, std::vector<std::int32_t>(u.balancedIds.begin() + from,
-                                                              u.balancedIds.begin() + to)),
-                "int32");
-      if (u.balancedActiveMask)
-        w_.golden("balanced_active_mask",
-                  makeNpyBool({sz(n), sz(K)},
-                              std::vector<std::uint8_t>(u.balancedActiveMask->begin() + from,
-                                                        u.balancedActiveMask->begin() + to)),
-                  "bool");
+      const std::string slice = i == 0 ? "" : "_slice" + std::to_string(i);
+      updateExpertCall(r, slices[i], "moe_update_expert" + slice, sc_.eplb.balanceMode);
     }
+    for (std::size_t i = 0; i < slices.size(); ++i) {
+      const std::string slice = i == 0 ? "" : "_slice" + std::to_string(i);
+      updateExpertCall(r, slices[i],
+                       "moe_update_expert_balance_mode" + std::to_string(otherMode) + slice,
+                       otherMode);
+    }
+  }
+
+  void updateExpertCall(int r, TokenSlice sl, const std::string& name, int balanceMode) {
+    const int n = sl.end - sl.begin;
+    UpdateExpertArgs a = updateExpertArgs(sc_, gating_[sz(r)], r, sl.begin, sl.end);
+    a.balanceMode = balanceMode;
+    // The reference on the call's own arguments: in the layer's mode that is what the
+    // reference chain computed (layerUpdateExpert), which dispatch consumes.
+    const UpdateExpertResult u = updateExpertReference(a);
+    w_.op(name, "aclnnMoeUpdateExpert", r,
+          {{"local_rank_id", a.localRankId},
+           {"world_size", a.worldSize},
+           {"balance_mode", a.balanceMode}},
+          "bit-exact");
+    w_.in("expert_ids", i32({sz(n), sz(K)}, a.expertIds), "int32");
+    w_.in("eplb_table", i32({sz(E), sz(a.tableCols)}, a.eplbTable), "int32");
+    if (a.expertScales) {
+      w_.in("expert_scales", f32({sz(n), sz(K)}, *a.expertScales), "float32");
+      w_.in("pruning_threshold", f32({sz(K)}, *a.pruningThreshold), "float32");
+      w_.in("active_mask", makeNpyBool({sz(n)}, *a.activeMask), "bool");
+      w_.note("pruning_boundary_slots", boundarySlots(a));
+    }
+    w_.golden("balanced_expert_ids", i32({sz(n), sz(K)}, u.balancedIds), "int32");
+    if (u.balancedActiveMask)
+      w_.golden("balanced_active_mask", makeNpyBool({sz(n), sz(K)}, *u.balancedActiveMask), "bool");
+  }
+
+  // The active slots whose scale equals its pruning bound exactly, computed as the
+  // reference does (fp32 sum in k order, then threshold[k] times it): the slots a kernel
+  // comparing with > instead of >= gets wrong.
+  static json boundarySlots(const UpdateExpertArgs& a) {
+    json slots = json::array();
+    for (int t = 0; t < a.bs; ++t) {
+      if (!(*a.activeMask)[sz(t)]) continue;
+      const float* s = a.expertScales->data() + sz(t) * sz(a.k);
+      float sum = 0.0f;
+      for (int k = 0; k < a.k; ++k) sum += s[k];
+      for (int k = 0; k < a.k; ++k)
+        if (s[k] == (*a.pruningThreshold)[sz(k)] * sum) slots.push_back({t, k});
+    }
+    return slots;
   }
 
   // DeepEP's get_dispatch_layout on the balanced ids, pruned slots as -1 (DeepEP's "skip").
@@ -149,7 +170,15 @@ class LayerExport {
                  {"expand_idx_layout", expandName(o_.expandIdx)},
                  {"dispatch_dtype", toString(dtype_)},
                  // The real operator's quantMode: 0 none, 2 dynamic per-token int8.
-                 {"quant_mode", dtype_ == DispatchDtype::Int8 ? 2 : 0}};
+                 {"quant_mode", dtype_ == DispatchDtype::Int8 ? 2 : 0},
+                 // The real operators' other device-API arguments, as the scenario implies
+                 // them (manifest semantics "device_api" says why each has its value).
+                 {"global_bs", BS * R},
+                 {"tp_world_size", 1},
+                 {"tp_rank_id", 0},
+                 {"expert_shard_type", 0},
+                 {"shared_expert_num", 0},
+                 {"shared_expert_rank_num", 0}};
     w_.op("moe_distribute_dispatch", "aclnnMoeDistributeDispatch", r, out.attrs, "bit-exact");
     if (full_) w_.in("x", bf16Bits({sz(BS), sz(H)}, g.x), "bfloat16");
     w_.in("expert_ids", i32({sz(BS), sz(K)}, ref_.updateExpert[sz(r)].balancedIds), "int32");
@@ -228,7 +257,11 @@ class LayerExport {
                             quantized_ ? &routed : nullptr};
     const bool norm = sc_.combine.addRmsNorm;
     json cattrs = d.attrs;
+    // Dispatch-only arguments; the combine's own are comm_quant_mode and out_dtype.
     cattrs.erase("expert_token_nums_type");
+    cattrs.erase("quant_mode");
+    cattrs["comm_quant_mode"] = 0;  // the combine carries bf16 rows
+    cattrs["out_dtype"] = 0;        // x comes out in x's dtype, bf16
     cattrs["shared_expert"] = sc_.combine.sharedExpert;
     if (norm) cattrs["norm_eps"] = sc_.combine.rmsEps;
     w_.op(norm ? "moe_distribute_combine_add_rms_norm" : "moe_distribute_combine",

@@ -18,8 +18,10 @@
 #include "core/run/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/studies/layer_vector_export.h"
+#include "core/studies/vector_semantics.h"
 #include "core/studies/vector_writer.h"
 #include "core/util/bounded_file.h"
+#include "core/util/embedded_resources.h"
 #include "core/util/error.h"
 #include "core/util/format_digest.h"
 #include "core/util/npy.h"
@@ -33,6 +35,12 @@ namespace moe {
 
 const char* toolVersion() {
   return MOE_TOOL_VERSION;
+}
+
+Scenario defaultVectorScenario() {
+  const auto text = embeddedFile("scenarios/vectors.json");
+  require(text.has_value(), "resources/scenarios/vectors.json", "is not embedded");
+  return scenarioFromJson(nlohmann::json::parse(*text));
 }
 
 namespace {
@@ -129,6 +137,13 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
       {"scenario", sc.name},
       {"seed", sc.seed},
       {"digest", o.recordDigest ? json(formatDigest(result.digest)) : json(nullptr)},
+      {"vectors_digest", formatDigest(w.contentsDigest())},
+      {"vectors_digest_doc",
+       "FNV-1a 64 over every file in the order listed, in two parts per file: its path (as in "
+       "\"file\"), then its array's bytes (little-endian, C order, bool as 0/1 bytes; the "
+       ".npy header is not hashed). Each part is taken as 8-byte little-endian words, then its "
+       "remaining bytes one at a time: h = (h ^ v) * 0x100000001b3 mod 2^64 per word or byte, "
+       "from h = 0xcbf29ce484222325. \"digest\" is the run's"},
       {"workload", toString(sc.workload.kind)},
       // Without a payload there is no x, expand_x or combine to write.
       {"payload", toString(sc.payload)},
@@ -154,6 +169,7 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
         {"expand_idx_other",
          o.expandIdx == ExpandIdxLayout::Rows ? "--expand-idx slots" : "--expand-idx rows"}}},
       {"scenario_json", scenarioToJson(given)},
+      {"semantics", a2a ? json::object() : moeLayerSemantics()},
       {"operators", w.operators()},
       {"files", std::move(files)}};
   const std::string manifest = (fs::path(staged.path()) / kManifestName).string();
@@ -166,6 +182,7 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
   }
   staged.commit();
   result.manifestPath = (fs::path(dir) / kManifestName).string();
+  result.vectorsDigest = w.contentsDigest();
   result.files = std::move(w.files());
   return result;
 }

@@ -51,9 +51,21 @@ struct ExportedFile {
 
 struct VectorExportResult {
   std::vector<ExportedFile> files;
-  std::uint64_t digest = 0;  // 0 when recordDigest was off
+  std::uint64_t digest = 0;  // the run's; 0 when recordDigest was off
+  // Of the exported arrays themselves (manifest "vectors_digest", see Writer in
+  // vector_writer.h): the run digest covers the run, not the goldens written beside it.
+  std::uint64_t vectorsDigest = 0;
   std::string manifestPath;
 };
+
+// The scenario `moe-sim export-vectors` exports when given none (resources/scenarios/
+// vectors.json), not the run's default: small (16 ranks on 2 servers, the smallest world
+// the real A2 hierarchical dispatch accepts; 32 tokens, H 256) and chosen so the vectors
+// catch the mistakes a kernel is likely to make: an eplb_table with replicas (counts 1 to
+// 5; 5 and 3 on 16 ranks are where ceil and floor differ), both balance modes, pruning
+// thresholds that prune some slots and meet two scales exactly, and a partially active
+// mask. The run's default scenario has none of these.
+Scenario defaultVectorScenario();
 
 // Writes the vectors of `scenario` as the directory `dir`: into a staging sibling first, which
 // then replaces `dir` whole (core/util/staged_directory.h), so `dir` holds exactly the files

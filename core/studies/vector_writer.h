@@ -12,6 +12,7 @@
 #include "core/util/bf16.h"
 #include "core/util/error.h"
 #include "core/util/fp16.h"
+#include "core/util/hash.h"
 #include "core/util/npy.h"
 
 namespace moe::vectors {
@@ -38,6 +39,10 @@ class Writer {
                           {"attrs", std::move(attrs)},
                           {"comparison", comparison}});
   }
+  // A field of the current operator's record beside its attrs (not an operator argument).
+  void note(const std::string& key, nlohmann::json value) {
+    operators_.back()[key] = std::move(value);
+  }
 
   // logical is what the array means (bfloat16 for '<u2' bit patterns, float16 for '<f2').
   void file(const std::string& role, const std::string& argument, NpyArray a,
@@ -48,6 +53,8 @@ class Writer {
     std::filesystem::create_directories(full.parent_path(), ec);
     require(!ec, "--out", "cannot create directory '" + full.parent_path().string() + "'");
     writeNpy(full.string(), a);
+    contents_.text(rel);
+    contents_.bytes(a.data.data(), a.data.size());
     files_.push_back({rel, op_, rank_, role, argument, a.dtype, logical, a.shape});
   }
   void in(const std::string& arg, NpyArray a, const std::string& logical) {
@@ -59,6 +66,11 @@ class Writer {
 
   std::vector<ExportedFile>& files() { return files_; }
   nlohmann::json operators() const { return operators_; }
+  // FNV-1a 64 (core/util/hash.h) over every file in the order written, which is the
+  // manifest's order: its relative path, then its array payload (raw little-endian
+  // elements in C order, bool as 0/1 bytes; the .npy header is not hashed). Two exports
+  // with this digest hold the same arrays under the same names.
+  std::uint64_t contentsDigest() const { return contents_.digest(); }
 
  private:
   std::string relDir() const { return op_ + "/rank" + std::to_string(rank_); }
@@ -66,6 +78,7 @@ class Writer {
   std::string op_;
   int rank_ = 0;
   std::vector<ExportedFile> files_;
+  Fnv1a contents_;
   nlohmann::json operators_ = nlohmann::json::array();
 };
 

@@ -5,8 +5,13 @@ the exported goldens. Here the "kernel" is a fresh numpy implementation written 
 not the tool: if it reproduces the goldens bit for bit, the goldens mean what the manifest
 says. To check a real kernel, replace `golden_*` by the torch_npu call.
 
+The vectors must also catch a wrong kernel: `test_injected_bug_is_caught` breaks the numpy
+MoeUpdateExpert in one way at a time (the mistakes a kernel author is likely to make) and
+expects a mismatch against the goldens.
+
 Vectors come from $MOE_VECTORS (a directory written by `moe-sim export-vectors`) when set,
-otherwise they are exported here through the `moe_workbench` module from a small scenario.
+otherwise from the default export (`moe-sim export-vectors` without a scenario: the built-in
+vectors scenario), exported here through the `moe_workbench` module.
 Run: PYTHONPATH=build/dev/app/python /usr/bin/python3 -m pytest examples/python
 """
 
@@ -19,33 +24,41 @@ import pytest
 
 import moe_workbench
 
-# Two servers of two cards, so layout and dispatch take the hierarchical (per-server) path;
-# pruning and an active-token prefix, so every MoeUpdateExpert input is exported.
-SCENARIO = {
-    "name": "python-example",
-    "seed": 7,
-    "hardware": {"profile": "ascend-910b3", "overrides": {"cards_per_server": 2}},
-    "cluster": {"servers": 2, "cards_per_server": 2},
-    "model": {"tokens_per_rank": 16, "hidden": 64, "experts": 8, "topk": 4, "intermediate": 128},
-    "eplb": {"pruning_threshold": [0.0, 0.05, 0.1, 0.2], "active_tokens": 12, "balance_mode": 1},
-    "rings": {"chunk_bytes": 4096},
-}
-
-
 # ---- numpy goldens, written from the operators' documented semantics ----------------------
 
 
+# The kernel mistakes test_injected_bug_is_caught injects, one at a time.
+BUGS = {
+    "mode0_floor": "balance mode 0 divides by floor(world_size / count), not ceil",
+    "mode1_place_from_0": "balance mode 1 takes column t % count, forgetting the +1",
+    "mode1_next_token": "balance mode 1 starts the round robin one token late",
+    "mode1_slot_index": "balance mode 1 counts slots (t * K + k), not tokens",
+    "active_mask_ignored": "active_mask is not applied to balanced_active_mask",
+    "pruning_keeps_above_only": "pruning keeps scale > bound (prunes scale == bound)",
+}
+
+
 def golden_moe_update_expert(expert_ids, eplb_table, local_rank_id, world_size, balance_mode,
-                             expert_scales=None, pruning_threshold=None, active_mask=None):
-    """aclnnMoeUpdateExpert: logical -> physical expert, plus pruning."""
+                             expert_scales=None, pruning_threshold=None, active_mask=None,
+                             bug=None):
+    """aclnnMoeUpdateExpert: logical -> physical expert, plus pruning. `bug` names one of
+    BUGS to compute it wrongly on purpose."""
     bs, k = expert_ids.shape
     counts = eplb_table[expert_ids, 0]
     if balance_mode == 0:
         # ceil(world_size / count) ranks share one instance.
-        place = local_rank_id // ((world_size + counts - 1) // counts) + 1
+        ranks_per_instance = (world_size + counts - 1) // counts
+        if bug == "mode0_floor":
+            ranks_per_instance = world_size // counts
+        place = local_rank_id // ranks_per_instance + 1
     else:
         # round-robin over instances by token index
-        place = np.arange(bs)[:, None] % counts + 1
+        token = np.arange(bs)[:, None]
+        if bug == "mode1_slot_index":
+            token = np.arange(bs * k).reshape(bs, k)
+        if bug == "mode1_next_token":
+            token = token + 1
+        place = token % counts + (0 if bug == "mode1_place_from_0" else 1)
     place = np.where(counts == 1, 1, place)
     balanced = eplb_table[expert_ids, place].astype(expert_ids.dtype)
     if expert_scales is None:
@@ -55,8 +68,9 @@ def golden_moe_update_expert(expert_ids, eplb_table, local_rank_id, world_size, 
     for j in range(k):  # fp32, in k order
         total = total + scales[:, j]
     threshold = pruning_threshold.reshape(1, k).astype(np.float32)
-    keep = scales >= threshold * total[:, None]
-    if active_mask is not None:
+    bound = threshold * total[:, None]
+    keep = scales > bound if bug == "pruning_keeps_above_only" else scales >= bound
+    if active_mask is not None and bug != "active_mask_ignored":
         keep &= active_mask[:, None]
     return balanced, keep
 
@@ -92,7 +106,7 @@ def vectors(tmp_path_factory):
     root = os.environ.get("MOE_VECTORS")
     if not root:
         root = str(tmp_path_factory.mktemp("vectors"))
-        moe_workbench.export_vectors(SCENARIO, root)
+        moe_workbench.export_vectors(None, root)
     with open(os.path.join(root, "manifest.json")) as f:
         manifest = json.load(f)
     return root, manifest
@@ -108,6 +122,43 @@ def operator_cases(vectors, op):
         load = lambda role: {f["argument"]: np.load(os.path.join(root, f["file"]))
                              for f in files if f["role"] == role}
         yield entry["attrs"], load("input"), load("golden")
+
+
+def update_expert_cases(vectors):
+    """Every MoeUpdateExpert call: the layer's, its slices and the other balance mode's."""
+    _, manifest = vectors
+    ops = sorted({e["op"] for e in manifest["operators"]
+                  if e["op"].startswith("moe_update_expert")})
+    return [case for op in ops for case in operator_cases(vectors, op)]
+
+
+def update_expert_mismatches(vectors, bug=None):
+    """How many calls the numpy MoeUpdateExpert (with `bug`) gets wrong."""
+    wrong = 0
+    for attrs, x, want in update_expert_cases(vectors):
+        ids, mask = golden_moe_update_expert(
+            x["expert_ids"], x["eplb_table"], attrs["local_rank_id"], attrs["world_size"],
+            attrs["balance_mode"], x.get("expert_scales"), x.get("pruning_threshold"),
+            x.get("active_mask"), bug=bug)
+        same = np.array_equal(ids, want["balanced_expert_ids"])
+        if "balanced_active_mask" in want:
+            same = same and np.array_equal(mask, want["balanced_active_mask"])
+        wrong += not same
+    return wrong
+
+
+FNV_PRIME = 0x100000001B3
+MASK64 = (1 << 64) - 1
+
+
+def fnv1a_words(h, data):
+    """The manifest's vectors_digest step: 8-byte little-endian words, then the tail bytes."""
+    whole = len(data) // 8 * 8
+    for w in np.frombuffer(data[:whole], dtype="<u8").tolist():
+        h = ((h ^ w) * FNV_PRIME) & MASK64
+    for b in data[whole:]:
+        h = ((h ^ b) * FNV_PRIME) & MASK64
+    return h
 
 
 # ---- tests -------------------------------------------------------------------------------
@@ -126,15 +177,25 @@ def test_manifest_matches_the_files(vectors):
 
 
 def test_digest_is_the_runs_digest(vectors):
-    if os.environ.get("MOE_VECTORS"):
-        pytest.skip("external vectors: their scenario is not known here")
+    # The manifest carries the scenario it was exported from: running it gives the digest.
     _, manifest = vectors
-    _, digest = moe_workbench.run(SCENARIO)
+    if manifest["scenario_json"]["routing"].get("trace_file"):
+        pytest.skip("a trace file is not carried by the manifest")
+    _, digest = moe_workbench.run(manifest["scenario_json"])
     assert manifest["digest"] == digest
 
 
+def test_vectors_digest_covers_every_array(vectors):
+    root, manifest = vectors
+    h = 0xCBF29CE484222325
+    for f in manifest["files"]:
+        h = fnv1a_words(h, f["file"].encode())
+        h = fnv1a_words(h, np.ascontiguousarray(np.load(os.path.join(root, f["file"]))).tobytes())
+    assert manifest["vectors_digest"] == "%016x" % h
+
+
 def test_moe_update_expert_golden_bit_exact(vectors):
-    cases = list(operator_cases(vectors, "moe_update_expert"))
+    cases = update_expert_cases(vectors)
     assert cases
     for attrs, x, want in cases:
         ids, mask = golden_moe_update_expert(
@@ -145,6 +206,51 @@ def test_moe_update_expert_golden_bit_exact(vectors):
         assert ids.dtype == want["balanced_expert_ids"].dtype
         if "balanced_active_mask" in want:
             np.testing.assert_array_equal(mask, want["balanced_active_mask"])
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_injected_bug_is_caught(vectors, bug):
+    assert update_expert_mismatches(vectors) == 0, "the unmodified reference must match"
+    assert update_expert_mismatches(vectors, bug) > 0, \
+        "the vectors do not catch: " + BUGS[bug]
+
+
+def test_default_export_exercises_every_rule(vectors):
+    """What makes the bugs above visible, checked on the default export's inputs."""
+    if os.environ.get("MOE_VECTORS"):
+        pytest.skip("external vectors: not the default export")
+    root, manifest = vectors
+    modes = {attrs["balance_mode"] for attrs, _, _ in update_expert_cases(vectors)}
+    assert modes == {0, 1}
+    attrs, x, want = next(operator_cases(vectors, "moe_update_expert"))
+    counts = x["eplb_table"][:, 0]
+    assert (counts > 1).any()  # replicas
+    assert any(attrs["world_size"] % c for c in counts)  # where floor and ceil differ
+    assert x["active_mask"].any() and not x["active_mask"].all()
+    boundary = [s for e in manifest["operators"] if e["op"] == "moe_update_expert"
+                for s in e["pruning_boundary_slots"]]
+    assert boundary, "no scale lies exactly on its pruning bound"
+    pruned = 0
+    for _, x, want in operator_cases(vectors, "moe_update_expert"):
+        pruned += int((x["active_mask"][:, None] & ~want["balanced_active_mask"]).sum())
+    assert pruned > 0, "the threshold prunes no active slot"
+
+
+def test_layout_and_dispatch_take_update_expert_outputs(vectors):
+    """The manifest's semantics: layout's topk_idx is the balanced ids with -1 where masked;
+    dispatch takes the balanced ids unmasked and the per-slot mask as x_active_mask."""
+    _, manifest = vectors
+    update = list(operator_cases(vectors, "moe_update_expert"))
+    if any(e["op"].startswith("moe_update_expert_slice") for e in manifest["operators"]):
+        pytest.skip("sliced MoeUpdateExpert: the layer's arrays span several calls")
+    layout = list(operator_cases(vectors, "get_dispatch_layout"))
+    dispatch = list(operator_cases(vectors, "moe_distribute_dispatch"))
+    for (_, _, u), (_, lx, _), (_, dx, _) in zip(update, layout, dispatch):
+        ids = u["balanced_expert_ids"]
+        mask = u.get("balanced_active_mask", np.ones(ids.shape, dtype=bool))
+        np.testing.assert_array_equal(lx["topk_idx"], np.where(mask, ids, -1))
+        np.testing.assert_array_equal(dx["expert_ids"], ids)
+        np.testing.assert_array_equal(dx["x_active_mask"], mask)
 
 
 def test_dispatch_layout_golden_bit_exact(vectors):

@@ -166,6 +166,29 @@ TEST_F(ExportVectorsCli, DigestIsTheRunsDigest) {
   EXPECT_EQ(manifest(dir_ / "v").at("digest"), digestOf(r.out));
 }
 
+// Without a scenario the export is the built-in vectors scenario: its run digest is the one
+// `moe-sim run` prints for resources/scenarios/vectors.json, and both digests it prints
+// are the ones the README states (so the README cannot go stale).
+TEST_F(ExportVectorsCli, DefaultExportPrintsTheDigestsTheReadmeStates) {
+  const Result e = run("export-vectors --out '" + (dir_ / "v").string() + "'");
+  ASSERT_EQ(e.exitCode, 0) << e.err;
+  const std::string vectors = std::string(MOE_SOURCE_DIR) + "/resources/scenarios/vectors.json";
+  const Result r = run("run '" + vectors + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(digestOf(e.out), digestOf(r.out));
+  const json m = manifest(dir_ / "v");
+  EXPECT_EQ(m.at("scenario"), "vectors");
+  EXPECT_EQ(m.at("digest"), digestOf(e.out));
+  const std::string contents = m.at("vectors_digest");
+  EXPECT_NE(e.out.find("vectors digest: " + contents), std::string::npos) << e.out;
+  std::ifstream in(std::string(MOE_SOURCE_DIR) + "/README.md");
+  const std::string readme{std::istreambuf_iterator<char>(in), {}};
+  EXPECT_NE(readme.find("digest: " + digestOf(e.out) + "\nvectors digest: " + contents),
+            std::string::npos)
+      << "README.md does not state the default export's digests:\n"
+      << e.out;
+}
+
 TEST_F(ExportVectorsCli, PrefixSumsFlagWritesTheCumulativeCounts) {
   const std::string sc = smallScenario();
   ASSERT_EQ(run("export-vectors '" + sc + "' --out '" + (dir_ / "c").string() + "'").exitCode, 0);
