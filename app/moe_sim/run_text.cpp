@@ -140,8 +140,9 @@ void printReport(std::ostream& out, const RunReport& r) {
         << sc.cluster.ranks() << " cards";
     if (r.runs[i]->impl() == DispatchImpl::Streaming)
       out << ", peak ring occupancy " << run.buffers.peakRingOccupancy << " of "
-          << sc.rings.chunkBytes * sc.rings.queueChunks << " B ("
-          << r.runs[i]->emulation().rings().size() << " rings)";
+          << std::max(sc.rings.dispatch.chunkBytes * sc.rings.dispatch.queueChunks,
+                      sc.rings.combine.chunkBytes * sc.rings.combine.queueChunks)
+          << " B (" << r.runs[i]->emulation().rings().size() << " rings)";
     out << "; combine buffers "
         << fmt("%.2f", static_cast<double>(run.buffers.combineBytes) / (1 << 20)) << " MiB";
     out << "; " << run.counters.events << " events, " << run.counters.rdmaPosts << " RDMA posts";

@@ -98,7 +98,7 @@ int writeScreenshots(MainWindow& w, const QString& dir, QSize size, bool failOnE
   // B also drops the payload bytes (the same times, much less work), so the sweep below,
   // which starts from the current scenario, stays cheap.
   Scenario b = w.scenario();
-  b.rings.chunkBytes /= 2;
+  b.rings.setBoth(&RingTiling::chunkBytes, b.rings.dispatch.chunkBytes / 2);
   b.payload = PayloadMode::None;
   w.loadScenario(b);
   w.startAb(1);

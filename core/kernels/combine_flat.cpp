@@ -38,7 +38,7 @@ Task flatCombineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<F
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[d];
   const std::int64_t row = ctx.rowBytes, slot = alignUp(row, 32);
-  const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / slot);
+  const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.combine.chunkBytes / slot);
   Buffer* staging = m.allocUb(core, perBatch * slot, "staging", true);
   const auto* off = g.offsets->as<std::int32_t>();
   const auto* len = g.lengths->as<std::int32_t>();
@@ -127,7 +127,7 @@ Task flatCombineReceiver(LayerContext& ctx, int r, AiCore& core, std::shared_ptr
   }
   CombineFinisher finisher(ctx, core, r);
   Buffer* y = m.allocUb(core, alignUp(ctx.rowBytes, 32), "row", true);
-  for (int t = receiverIndex; t < BS; t += ctx.sc.rings.receiverCores) {
+  for (int t = receiverIndex; t < BS; t += ctx.sc.rings.combine.receiverCores) {
     Buffer* sum = finisher.sum();
     if (!sum->bytes.empty()) std::fill_n(sum->as<float>(), ctx.H, 0.0f);
     for (int k = 0; k < K; ++k) {
@@ -158,7 +158,7 @@ Task flatCombineReceiver(LayerContext& ctx, int r, AiCore& core, std::shared_ptr
 
 void launchCombineFlat(LayerContext& ctx, Latch& done) {
   Machine& m = ctx.m;
-  const RingTiling& t = ctx.sc.rings;
+  const RingTiling& t = ctx.sc.rings.combine;
   auto w = std::make_shared<FlatCombine>();
   // Worst case per (owner, expert card): every token of the owner, once per expert the card
   // holds for it.

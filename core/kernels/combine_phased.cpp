@@ -38,13 +38,13 @@ struct PhasedCombine {
 Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int senderIndex) {
   CardTensors& g = ctx.cards[d];
   const std::int64_t rb = ctx.recordBytes;
-  const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb);
+  const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.combine.chunkBytes / rb);
   Buffer* staging = ctx.m.allocUb(core, perBatch * rb, "staging", true);
   Buffer* idx = ctx.m.allocUb(core, kIdxRows * 12, "expand_idx", false);
   Buffer* scales = ctx.m.allocUb(core, kIdxRows * 4, "expand_scales", false);
   const auto* off = g.offsets->as<std::int32_t>();
   const auto* len = g.lengths->as<std::int32_t>();
-  for (int fl = senderIndex; fl < ctx.cps; fl += ctx.sc.rings.senderCores) {
+  for (int fl = senderIndex; fl < ctx.cps; fl += ctx.sc.rings.combine.senderCores) {
     const int f = ctx.serverOf(d) * ctx.cps + fl;
     Window& win = w.ipc[f][ctx.localOf(d)];
     std::int64_t inBatch = 0;
@@ -88,7 +88,7 @@ Task sumToWindow(LayerContext& ctx, int f, AiCore& core, PhasedCombine& w, int f
   const std::int64_t rb = ctx.recordBytes, rowF32 = ctx.H * 4LL;
   Buffer* rec = ctx.m.allocUb(core, rb, "record", true);
   Buffer* sum = ctx.m.allocUb(core, rowF32, "fp32_sum", true);
-  for (int S = forwarderIndex; S < ctx.S; S += ctx.sc.rings.forwarderCores) {
+  for (int S = forwarderIndex; S < ctx.S; S += ctx.sc.rings.combine.forwarderCores) {
     const int owner = S * ctx.cps + ctx.localOf(f);
     Buffer* partial = w.partial[f][S];
     for (int dl = 0; dl < ctx.cps; ++dl) {
@@ -132,7 +132,7 @@ Task sumToServer(LayerContext& ctx, int r, AiCore& core, PhasedCombine& w, int r
   const std::int64_t rowF32 = ctx.H * 4LL;
   CombineFinisher finisher(ctx, core, r);
   Buffer* part = ctx.m.allocUb(core, rowF32, "partial", true);
-  for (int t = receiverIndex; t < ctx.BS; t += ctx.sc.rings.receiverCores) {
+  for (int t = receiverIndex; t < ctx.BS; t += ctx.sc.rings.combine.receiverCores) {
     Buffer* sum = finisher.sum();
     for (int S = 0; S < ctx.S; ++S) {
       const Region row{w.serverWindow[r][S], t * rowF32, rowF32};
@@ -149,7 +149,7 @@ Task sumToServer(LayerContext& ctx, int r, AiCore& core, PhasedCombine& w, int r
 
 Task phasedCombineCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<PhasedCombine> w,
                        int i) {
-  const RingTiling& t = ctx.sc.rings;
+  const RingTiling& t = ctx.sc.rings.combine;
   if (i < t.senderCores) co_await gm2ipc(ctx, card, core, *w, i);
   co_await core.fence(Pipe::Mte3);
   co_await core.syncAll(*w->afterGm2Ipc);
@@ -177,7 +177,7 @@ Task phasedCombineCore(LayerContext& ctx, int card, AiCore& core, std::shared_pt
 
 void launchCombinePhased(LayerContext& ctx, Latch& done) {
   Machine& m = ctx.m;
-  const RingTiling& t = ctx.sc.rings;
+  const RingTiling& t = ctx.sc.rings.combine;
   auto w = std::make_shared<PhasedCombine>();
   // Worst case per (forwarder, expert card): every token of every owner it forwards for,
   // once per expert that card holds for it.

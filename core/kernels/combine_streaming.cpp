@@ -115,7 +115,7 @@ Task stalledCore(LayerContext& ctx, AiCore& core) {
 
 void launchCombineStreaming(LayerContext& ctx, Latch& done) {
   Emulation& emu = ctx.emu;
-  const RingTiling& t = ctx.sc.rings;
+  const RingTiling& t = ctx.sc.rings.combine;
   auto rings = std::make_shared<CombineRings>();
   rings->plan = buildCombinePlan(ctx);
   const CombinePlan& plan = rings->plan;

@@ -82,7 +82,8 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
   const bool bf16Wire = cc.partialDtype == PartialDtype::Bf16;
   const std::int64_t rb = ctx.recordBytes, pb = partialRecordBytes(ctx.sc);
   const std::int64_t accBytes = partialAccumBytes(ctx.sc), rowF32 = ctx.H * 4LL;
-  const int batch = static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb));
+  const int batch =
+      static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.combine.chunkBytes / rb));
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
   // The partials this lane sums: (owner server S, token t) whose channel maps to the lane.
   const auto& expected = plan.fwdCount[f];
@@ -112,7 +113,7 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
   // Batches toward the partial rings on other servers.
   // Whole partials per post: as many as rdma_batch_bytes holds, at least one, at most what
   // one write into a partial ring can carry (its capacity).
-  const std::int64_t capacity = ctx.sc.rings.chunkBytes * ctx.sc.rings.queueChunks;
+  const std::int64_t capacity = ctx.sc.rings.combine.chunkBytes * ctx.sc.rings.combine.queueChunks;
   const std::int64_t perPost =
       std::max<std::int64_t>(1, std::min(cc.rdmaBatchBytes, capacity) / pb);
   HeldBatches held{core, pb, perPost, {}};

@@ -78,7 +78,7 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[d];
   const CombinePlan& plan = rings->plan;
-  const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.chunkBytes;
+  const std::int64_t rb = ctx.recordBytes, chunk = ctx.sc.rings.combine.chunkBytes;
   std::int64_t perBatch = std::max<std::int64_t>(1, chunk / rb);
   Buffer* idx = m.allocUb(core, kIdxRows * 12, "expand_idx", false);
   Buffer* scales = m.allocUb(core, kIdxRows * 4, "expand_scales", false);

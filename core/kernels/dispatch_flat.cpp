@@ -47,7 +47,7 @@ Task flatSender(LayerContext& ctx, int s, AiCore& core, std::shared_ptr<FlatWind
   CardTensors& g = ctx.cards[s];
   // Rows are gathered as bf16 records (gb apart) and sent as dispatch records (rb apart).
   const std::int64_t gb = ctx.recordBytes, rb = ctx.dispatchRecordBytes;
-  const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / gb);
+  const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.dispatch.chunkBytes / gb);
   RoutingInUb routing = allocRouting(ctx, core);
   co_await loadRouting(ctx, core, s, routing, 0);
   Buffer* staging = m.allocUb(core, perBatch * gb, "staging", true);
@@ -116,7 +116,8 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
   if (writesPlan) publishRecvTables(ctx, core, d, plan);  // one receiver per card
   // As many records per batch as bf16 ones fit a chunk, so fp8 rows dequantized into
   // `rows` take no more UB than a chunk.
-  const std::int64_t batch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / ctx.recordBytes);
+  const std::int64_t batch =
+      std::max<std::int64_t>(1, ctx.sc.rings.dispatch.chunkBytes / ctx.recordBytes);
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
   Buffer* rows =
       ctx.quantizedDispatch ? m.allocUb(core, batch * ctx.rowBytes, "rows", true) : nullptr;
@@ -182,7 +183,7 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
 
 void launchDispatchFlat(LayerContext& ctx, Latch& done) {
   Machine& m = ctx.m;
-  const RingTiling& t = ctx.sc.rings;
+  const RingTiling& t = ctx.sc.rings.dispatch;
   auto w = std::make_shared<FlatWindows>();
   const std::int64_t windowBytes = ctx.BS * ctx.dispatchRecordBytes;  // worst case: every token
   w->win.resize(ctx.R);

@@ -44,7 +44,7 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
   // Rows are gathered as bf16 records (gb apart) and sent as dispatch records (rb apart):
   // the same with bf16, packed to fp8 before sending with fp8.
   const std::int64_t gb = ctx.recordBytes, rb = ctx.dispatchRecordBytes;
-  const std::int64_t chunk = ctx.sc.rings.chunkBytes;
+  const std::int64_t chunk = ctx.sc.rings.dispatch.chunkBytes;
   const std::int64_t perBatch = std::max<std::int64_t>(1, chunk / gb);
   RoutingInUb routing = allocRouting(ctx, core);
   co_await loadRouting(ctx, core, s, routing, 0);
@@ -52,7 +52,7 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
   Buffer* gmStage = nullptr;
   // Targets: same-server cards, then remote servers; round-robin over the sender cores.
   int target = 0;
-  const int ns = ctx.sc.rings.senderCores;
+  const int ns = ctx.sc.rings.dispatch.senderCores;
   auto mine = [&] { return target++ % ns == senderIndex; };
   std::vector<std::pair<bool, int>> targets;  // (remote, card or server)
   for (int l = 0; l < ctx.cps; ++l)
@@ -100,12 +100,13 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
 Task phaseB(LayerContext& ctx, int f, AiCore& core, PhasedWindows& w, const std::int32_t* counts,
             int forwarderIndex) {
   const std::int64_t rb = ctx.dispatchRecordBytes;  // forwarded as they came (bf16 or fp8)
-  const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb);
+  const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.dispatch.chunkBytes / rb);
   Buffer* rx = ctx.m.allocUb(core, perBatch * rb, "rx", true);
   const int cols = ctx.countCols();  // one channel: the phased design has no per-channel rings
   int n = 0;
   for (int S = 0; S < ctx.S; ++S) {
-    if (S == ctx.serverOf(f) || n++ % ctx.sc.rings.forwarderCores != forwarderIndex) continue;
+    if (S == ctx.serverOf(f) || n++ % ctx.sc.rings.dispatch.forwarderCores != forwarderIndex)
+      continue;
     const int source = S * ctx.cps + ctx.localOf(f);
     const std::int64_t records = counts[source * cols + ctx.colToServer(0)];
     Window& in = w.rdma[f][S];
@@ -135,7 +136,7 @@ Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const Recv
   // Batches of as many records as bf16 ones fit a chunk, so the fp8 rows dequantized into
   // `rows` take no more UB than a chunk.
   const std::int64_t perBatch =
-      std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / ctx.recordBytes);
+      std::max<std::int64_t>(1, ctx.sc.rings.dispatch.chunkBytes / ctx.recordBytes);
   if (receiverIndex == 0) publishRecvTables(ctx, core, d, plan);  // one receiver per card
   Buffer* rx = m.allocUb(core, perBatch * rb, "rx", true);
   Buffer* rows =
@@ -150,7 +151,7 @@ Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const Recv
     for (int S = 0; S < ctx.S; ++S)
       if (S != ctx.serverOf(d)) slots.push_back({&w.fwd[d][l][S], S * ctx.cps + l});
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    if (static_cast<int>(i % ctx.sc.rings.receiverCores) != receiverIndex) continue;
+    if (static_cast<int>(i % ctx.sc.rings.dispatch.receiverCores) != receiverIndex) continue;
     auto [win, source] = slots[i];
     const std::int64_t records = plan.tokensFrom[source];
     for (std::int64_t r0 = 0; r0 < records; r0 += perBatch) {
@@ -200,7 +201,7 @@ Task phasedCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<Phase
 
 void launchDispatchPhased(LayerContext& ctx, Latch& done) {
   Machine& m = ctx.m;
-  const RingTiling& t = ctx.sc.rings;
+  const RingTiling& t = ctx.sc.rings.dispatch;
   auto w = std::make_shared<PhasedWindows>();
   const std::int64_t slotBytes = ctx.BS * ctx.dispatchRecordBytes;  // worst case: every token
   auto window = [&](int card, const std::string& name) {

@@ -52,7 +52,7 @@ struct SenderTarget {
 // into chunk-sized batches.
 std::vector<std::vector<int>> batchesFor(const LayerContext& ctx, const SenderTarget& tg,
                                          const RoutingInUb& routing) {
-  const std::int64_t perBatch = ctx.sc.rings.chunkBytes / ctx.recordBytes;
+  const std::int64_t perBatch = ctx.sc.rings.dispatch.chunkBytes / ctx.recordBytes;
   const std::int32_t* ids = routing.ids();
   const std::uint8_t* mask = routing.keep();
   std::vector<std::vector<int>> batches(1);
@@ -78,7 +78,7 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
   // Rows are gathered as bf16 records (gb apart, batchesFor) and sent as dispatch records
   // (rb apart): the same with bf16, packed to fp8 before sending with fp8.
   const std::int64_t gb = ctx.recordBytes, rb = ctx.dispatchRecordBytes;
-  const std::int64_t chunk = ctx.sc.rings.chunkBytes;
+  const std::int64_t chunk = ctx.sc.rings.dispatch.chunkBytes;
   RoutingInUb routing = allocRouting(ctx, core);
   co_await loadRouting(ctx, core, s, routing, 0);
   const int window = routingWindowTokens(ctx.BS);
@@ -164,7 +164,8 @@ Task streamingForwarder(LayerContext& ctx, int f, AiCore& core, std::vector<Poll
                         std::shared_ptr<const StreamingRings> rings) {
   const std::int64_t rb = ctx.dispatchRecordBytes;  // forwarded as they came (bf16 or fp8)
   co_await expectFromCounts(ctx, f, core, inputs, true, nullptr);
-  const int batch = static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / rb));
+  const int batch =
+      static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.dispatch.chunkBytes / rb));
   Buffer* rx = ctx.m.allocUb(core, batch * rb, "rx", true);
   const int server = ctx.serverOf(f);
   auto fanOut = [&](RingBuffer& in, const std::vector<RecordMeta>& metas) -> Task {
@@ -197,8 +198,8 @@ Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<Polle
   if (writesPlan) publishRecvTables(ctx, core, d, plan);  // one receiver per card
   // As many records per batch as bf16 ones fit a chunk, so fp8 rows dequantized into
   // `rows` take no more UB than a chunk.
-  const int batch =
-      static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.chunkBytes / ctx.recordBytes));
+  const int batch = static_cast<int>(
+      std::max<std::int64_t>(1, ctx.sc.rings.dispatch.chunkBytes / ctx.recordBytes));
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
   Buffer* rows =
       ctx.quantizedDispatch ? m.allocUb(core, batch * ctx.rowBytes, "rows", true) : nullptr;
@@ -221,7 +222,7 @@ Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<Polle
 
 void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
   Emulation& emu = ctx.emu;
-  const RingTiling& t = ctx.sc.rings;
+  const RingTiling& t = ctx.sc.rings.dispatch;
   const int C = ctx.channels;
   const int channelChunks = dispatchChannelQueueChunks(ctx.sc);
   auto name = [](int card) { return "card" + std::to_string(card); };

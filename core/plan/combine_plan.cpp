@@ -5,10 +5,10 @@
 namespace moe {
 
 void combineLanesAndChannels(const Scenario& sc, int& lanes, int& channels) {
-  const int S = sc.cluster.servers, F = sc.rings.forwarderCores;
+  const int S = sc.cluster.servers, F = sc.rings.combine.forwarderCores;
   const int BS = sc.model.tokensPerRank;
   // Enough channels that servers x channels covers every forwarder core.
-  channels = std::max(1, std::min(BS, std::max(sc.rings.receiverCores, (F + S - 1) / S)));
+  channels = std::max(1, std::min(BS, std::max(sc.rings.combine.receiverCores, (F + S - 1) / S)));
   lanes = std::max(1, std::min(F, S * channels));
 }
 

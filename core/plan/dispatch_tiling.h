@@ -13,9 +13,11 @@ struct RoleUbNeeds {
   std::int64_t forwarder;
   std::int64_t receiver;
 };
-// The forwarder role serves both streaming stages; its need is the larger of the two. The
-// combine forwarder holds a read batch, a bf16 wire record (bf16 partials only) and its
-// accumulation window of fp32 partial rows (combineUbWindowRows).
+// One stage's roles, with that stage's tiling. The combine forwarder holds a read batch, a
+// bf16 wire record (bf16 partials only) and its accumulation window of fp32 partial rows
+// (combineUbWindowRows); the combine receiver's buffers are not modelled (0).
+RoleUbNeeds streamingUbNeeds(const Scenario& sc, int placePerRank, RingStage stage);
+// Both stages: each role's larger need (what a role needs when one tiling serves both).
 RoleUbNeeds streamingUbNeeds(const Scenario& sc, int placePerRank);
 
 // Token channels of the streaming dispatch (LayerContext::channels): each source card's
@@ -52,7 +54,8 @@ inline std::int64_t ringHbmBudget(const Scenario& sc) {
   return sc.hardware.hbmBytes / 16;
 }
 
-// Throws InputError naming rings.* on a tiling that cannot work.
+// Throws InputError naming rings.* (rings.dispatch.* or rings.combine.* when the stages
+// have their own tilings) on a tiling that cannot work.
 void validateDispatchTiling(const Scenario& sc, int placePerRank);
 
 // Proposes a tiling for a scenario, as seed 000's host tiling would:
@@ -63,8 +66,8 @@ void validateDispatchTiling(const Scenario& sc, int placePerRank);
 //   1/16 of its HBM;
 // - cores: 1/5 of the AIV cores each for senders, forwarders (token channels give each
 //   one work) and receivers, so Idle cores remain for other work.
-// The result passes validateDispatchTiling, or this throws InputError saying why no
-// tiling can work.
-RingTiling proposeTiling(const Scenario& sc, int placePerRank);
+// One tiling for both stages. The result passes validateDispatchTiling, or this throws
+// InputError saying why no tiling can work.
+RingTilings proposeTiling(const Scenario& sc, int placePerRank);
 
 }  // namespace moe

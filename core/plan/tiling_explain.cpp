@@ -24,7 +24,7 @@ std::string kib(std::int64_t v) {
 // candidate's UB need, the reason none fitted).
 std::string chunkReason(const Scenario& sc, int P) {
   const std::int64_t ladder[] = {512 * 1024, 256 * 1024, 128 * 1024, 64 * 1024};
-  const std::int64_t chunk = sc.rings.chunkBytes;
+  const std::int64_t chunk = sc.rings.dispatch.chunkBytes;  // the proposal: one for both
   if (std::find(std::begin(ladder), std::end(ladder), chunk) != std::end(ladder))
     return "the largest of 512/256/128/64 KiB (seed 000's range) whose sender, forwarder and "
            "receiver buffers all fit UB";
@@ -34,24 +34,25 @@ std::string chunkReason(const Scenario& sc, int P) {
       "partial, " +
       num(minChunk) + " B, rounded up to 32 B)";
   Scenario smallest = sc;
-  smallest.rings.chunkBytes = 0;
+  std::int64_t smallestChunk = 0;
   for (std::int64_t c : ladder)
-    if (c >= minChunk) smallest.rings.chunkBytes = c;
-  if (smallest.rings.chunkBytes == 0) return why + ": a record is larger than 512 KiB";
+    if (c >= minChunk) smallestChunk = c;
+  smallest.rings.setBoth(&RingTiling::chunkBytes, smallestChunk);
+  if (smallestChunk == 0) return why + ": a record is larger than 512 KiB";
   const RoleUbNeeds need = streamingUbNeeds(smallest, P);
   const std::int64_t most = std::max({need.sender, need.forwarder, need.receiver});
   const char* role = most == need.sender      ? "sender"
                      : most == need.forwarder ? "forwarder"
                                               : "receiver";
-  return why + ", because no size of 512/256/128/64 KiB fits UB: at " +
-         kib(smallest.rings.chunkBytes) + " the " + role + " would need " + num(most) +
-         " B of the " + num(sc.hardware.ubBytes) + " B";
+  return why + ", because no size of 512/256/128/64 KiB fits UB: at " + kib(smallestChunk) +
+         " the " + role + " would need " + num(most) + " B of the " + num(sc.hardware.ubBytes) +
+         " B";
 }
 
 }  // namespace
 
 std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
-  const RingTiling& t = sc.rings;
+  const RingTiling& t = sc.rings.dispatch;  // a proposal: the same tiling for both stages
   const HardwareProfile& hw = sc.hardware;
   const RecordLayout rec = recordLayout(sc);
   const std::int64_t pb = partialRecordBytes(sc);

@@ -33,7 +33,7 @@ struct Shape {
 
 DesignMemory streamingMemory(const Scenario& sc, int placePerRank) {
   const Shape s(sc, placePerRank);
-  const std::int64_t ring = sc.rings.chunkBytes * sc.rings.queueChunks;
+  const std::int64_t combineRing = sc.rings.combine.chunkBytes * sc.rings.combine.queueChunks;
   // Windows into one card: a ring per local card and per RDMA channel.
   const std::int64_t dispatchRings = s.cps + streamingDispatchChannelRingsPerCard(sc);
   const std::int64_t dispatchRingBytes =
@@ -45,18 +45,18 @@ DesignMemory streamingMemory(const Scenario& sc, int placePerRank) {
   combineLanesAndChannels(sc, lanes, channels);
   const std::int64_t pb = partialRecordBytes(sc);
   const std::int64_t perPost =
-      std::max<std::int64_t>(1, std::min(sc.combine.rdmaBatchBytes, ring) / pb);
+      std::max<std::int64_t>(1, std::min(sc.combine.rdmaBatchBytes, combineRing) / pb);
   const std::int64_t batchStaging = (s.S - 1) * channels * 2 * perPost * pb;
   const std::int64_t combineRings = s.cps * lanes + s.S * channels;
   const std::int64_t fp32Tokens = s.BS * s.H * 4;  // one fp32 buffer of every token
   DesignMemory m;
   m.label = "rings (dispatch and combine)";
   m.reservedBytes =
-      dispatchRingBytes + combineRings * (ring + 2 * kControlLineBytes) + batchStaging;
+      dispatchRingBytes + combineRings * (combineRing + 2 * kControlLineBytes) + batchStaging;
   // Rings cycle: every ring is touched whole.
   m.dispatchWritten = streamingDispatchRingBytesPerCard(sc);
-  m.combineWritten =
-      combineRings * (ring + 2 * kControlLineBytes) + batchStaging + s.S * fp32Tokens + fp32Tokens;
+  m.combineWritten = combineRings * (combineRing + 2 * kControlLineBytes) + batchStaging +
+                     s.S * fp32Tokens + fp32Tokens;
   return m;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/machine/cluster_shape.h"
@@ -80,6 +81,33 @@ struct RingTiling {
   bool operator==(const RingTiling&) const = default;
 };
 
+// The streaming dispatch and the streaming combine each have their own rings and core
+// split, so each stage can be tiled on its own. A scenario file's flat `rings` fields set
+// both (files from before the split load unchanged); `rings.dispatch` and `rings.combine`
+// then override one stage's.
+enum class RingStage { Dispatch, Combine };
+struct RingTilings {
+  RingTiling dispatch;
+  RingTiling combine;
+  bool same() const { return dispatch == combine; }
+  const RingTiling& of(RingStage st) const {
+    return st == RingStage::Dispatch ? dispatch : combine;
+  }
+  // The field path of a stage's tiling as the scenario's JSON writes it: "rings" when both
+  // stages share one tiling (written flat), else "rings.dispatch" or "rings.combine".
+  std::string path(RingStage st) const {
+    if (same()) return "rings";
+    return st == RingStage::Dispatch ? "rings.dispatch" : "rings.combine";
+  }
+  // Both stages at once: `field` is a member pointer, e.g. &RingTiling::chunkBytes.
+  template <class T>
+  void setBoth(T RingTiling::*field, std::type_identity_t<T> value) {
+    dispatch.*field = value;
+    combine.*field = value;
+  }
+  bool operator==(const RingTilings&) const = default;
+};
+
 // How a streaming combine partial sum crosses the wire (DESIGN.md §3.5b).
 enum class PartialDtype { Fp32, Bf16 };
 
@@ -134,7 +162,7 @@ struct Scenario {
   ModelShape model;
   RoutingConfig routing;
   EplbConfig eplb;
-  RingTiling rings;
+  RingTilings rings;
   CombineConfig combine;
   PayloadMode payload = PayloadMode::Full;
   DispatchImpl dispatchImpl = DispatchImpl::Both;

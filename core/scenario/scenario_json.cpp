@@ -95,6 +95,23 @@ void readHardware(const json& h, Scenario& s) {
   }
 }
 
+// A stage's tiling fields (the caller has rejected unknown keys).
+void readRingTiling(const json& r, const std::string& p, RingTiling& t) {
+  readInt(r, p, "chunk_bytes", t.chunkBytes, 32, kMaxChunkBytes);
+  readInt(r, p, "queue_chunks", t.queueChunks, 1, 4096);
+  readInt(r, p, "sender_cores", t.senderCores, 1, 128);
+  readInt(r, p, "forwarder_cores", t.forwarderCores, 1, 128);
+  readInt(r, p, "receiver_cores", t.receiverCores, 1, 128);
+}
+
+json ringTilingJson(const RingTiling& t) {
+  return {{"chunk_bytes", t.chunkBytes},
+          {"queue_chunks", t.queueChunks},
+          {"sender_cores", t.senderCores},
+          {"forwarder_cores", t.forwarderCores},
+          {"receiver_cores", t.receiverCores}};
+}
+
 }  // namespace
 
 Scenario scenarioFromJson(const json& j) {
@@ -185,13 +202,23 @@ Scenario scenarioFromJson(const json& j) {
   if (jf::member(j, "rings")) {
     const std::string p = "rings";
     const json& r = objectMember(j, "rings", p);
-    jf::rejectUnknownKeys(
-        r, p, {"chunk_bytes", "queue_chunks", "sender_cores", "forwarder_cores", "receiver_cores"});
-    readInt(r, p, "chunk_bytes", s.rings.chunkBytes, 32, kMaxChunkBytes);
-    readInt(r, p, "queue_chunks", s.rings.queueChunks, 1, 4096);
-    readInt(r, p, "sender_cores", s.rings.senderCores, 1, 128);
-    readInt(r, p, "forwarder_cores", s.rings.forwarderCores, 1, 128);
-    readInt(r, p, "receiver_cores", s.rings.receiverCores, 1, 128);
+    jf::rejectUnknownKeys(r, p,
+                          {"chunk_bytes", "queue_chunks", "sender_cores", "forwarder_cores",
+                           "receiver_cores", "dispatch", "combine"});
+    // The flat fields set both stages; a stage's own object then overrides them.
+    RingTiling both = s.rings.dispatch;
+    readRingTiling(r, p, both);
+    s.rings.dispatch = s.rings.combine = both;
+    for (auto [key, tiling] :
+         {std::pair{"dispatch", &s.rings.dispatch}, std::pair{"combine", &s.rings.combine}}) {
+      if (!jf::member(r, key)) continue;
+      const std::string sp = p + "." + key;
+      const json& stage = objectMember(r, key, sp);
+      jf::rejectUnknownKeys(
+          stage, sp,
+          {"chunk_bytes", "queue_chunks", "sender_cores", "forwarder_cores", "receiver_cores"});
+      readRingTiling(stage, sp, *tiling);
+    }
   }
 
   if (jf::member(j, "combine")) {
@@ -273,11 +300,13 @@ json scenarioToJson(const Scenario& s) {
                {"table", s.eplb.table.empty() ? json::array() : json(s.eplb.table)},
                {"pruning_threshold", thresholds},
                {"active_tokens", s.eplb.activeTokens}};
-  j["rings"] = {{"chunk_bytes", s.rings.chunkBytes},
-                {"queue_chunks", s.rings.queueChunks},
-                {"sender_cores", s.rings.senderCores},
-                {"forwarder_cores", s.rings.forwarderCores},
-                {"receiver_cores", s.rings.receiverCores}};
+  // One tiling for both stages is written flat, as files from before the split were (so
+  // their hash, and a sweep's resume check, do not change).
+  if (s.rings.same())
+    j["rings"] = ringTilingJson(s.rings.dispatch);
+  else
+    j["rings"] = {{"dispatch", ringTilingJson(s.rings.dispatch)},
+                  {"combine", ringTilingJson(s.rings.combine)}};
   j["combine"] = {{"shared_expert", s.combine.sharedExpert},
                   {"add_rms_norm", s.combine.addRmsNorm},
                   {"rms_eps", s.combine.rmsEps},

@@ -181,20 +181,25 @@ void validateRouting(const Scenario& s) {
 // workload's ranges.
 void validateRingsAndKnobs(const Scenario& s) {
   const HardwareProfile& hw = s.hardware;
-  // Rings and the core split.
-  const RingTiling& t = s.rings;
-  require(t.chunkBytes >= 32 && t.chunkBytes <= kMaxChunkBytes && t.chunkBytes % 32 == 0,
-          "rings.chunk_bytes",
-          "must be a multiple of 32 in [32, 67108864], got " + str(t.chunkBytes));
-  require(t.queueChunks >= 1 && t.queueChunks <= 4096, "rings.queue_chunks",
-          "must be in [1, 4096], got " + str(t.queueChunks));
-  require(t.senderCores >= 1, "rings.sender_cores", "must be >= 1");
-  require(t.forwarderCores >= 1, "rings.forwarder_cores", "must be >= 1");
-  require(t.receiverCores >= 1, "rings.receiver_cores", "must be >= 1");
-  const int roleCores = t.senderCores + t.forwarderCores + t.receiverCores;
-  require(roleCores <= hw.aivCores, "rings",
-          "sender_cores + forwarder_cores + receiver_cores = " + str(roleCores) +
-              " must be <= the profile's aiv_cores (" + str(hw.aivCores) + ")");
+  // Rings and the core split, per stage; named as the scenario's JSON writes them (flat
+  // when both stages share one tiling).
+  for (auto [stage, tp] :
+       {std::pair{"dispatch", &s.rings.dispatch}, std::pair{"combine", &s.rings.combine}}) {
+    const RingTiling& t = *tp;
+    const std::string p = s.rings.same() ? "rings" : std::string("rings.") + stage;
+    require(t.chunkBytes >= 32 && t.chunkBytes <= kMaxChunkBytes && t.chunkBytes % 32 == 0,
+            p + ".chunk_bytes",
+            "must be a multiple of 32 in [32, 67108864], got " + str(t.chunkBytes));
+    require(t.queueChunks >= 1 && t.queueChunks <= 4096, p + ".queue_chunks",
+            "must be in [1, 4096], got " + str(t.queueChunks));
+    require(t.senderCores >= 1, p + ".sender_cores", "must be >= 1");
+    require(t.forwarderCores >= 1, p + ".forwarder_cores", "must be >= 1");
+    require(t.receiverCores >= 1, p + ".receiver_cores", "must be >= 1");
+    const int roleCores = t.senderCores + t.forwarderCores + t.receiverCores;
+    require(roleCores <= hw.aivCores, p,
+            "sender_cores + forwarder_cores + receiver_cores = " + str(roleCores) +
+                " must be <= the profile's aiv_cores (" + str(hw.aivCores) + ")");
+  }
 
   // Streaming combine knobs: the ranges here; the UB window's fit is checked with the ring
   // tiling (validateDispatchTiling in core/plan), which knows the record sizes. A batch is

@@ -61,8 +61,8 @@ Scenario baseScenario(const HardwareProfile& profile, int ep, int tokens) {
   s.payload = PayloadMode::None;
   // The largest chunk whose double-buffered staging still fits a sender's 228 KiB of shared
   // memory next to its routing (DeepEP's tests likewise keep their best chunk size).
-  s.rings.chunkBytes = 98304;
-  s.rings.queueChunks = 16;
+  s.rings.setBoth(&RingTiling::chunkBytes, 98304);
+  s.rings.setBoth(&RingTiling::queueChunks, 16);
   return s;
 }
 
@@ -95,9 +95,9 @@ std::vector<FidelityCase> deepEpCases(const HardwareProfile& profile, int normal
     // dispatch forwarder has nothing to do, but the streaming combine still sums each
     // token's partials on forwarder cores (one forwarder per card made it the bottleneck:
     // 30.7 ms against 15.9 ms with 8 at 4096 tokens).
-    s.rings.senderCores = 8;
-    s.rings.forwarderCores = 8;
-    s.rings.receiverCores = 8;
+    s.rings.setBoth(&RingTiling::senderCores, 8);
+    s.rings.setBoth(&RingTiling::forwarderCores, 8);
+    s.rings.setBoth(&RingTiling::receiverCores, 8);
     // DeepEP's combine takes one row per (token, rank): its caller has already summed the
     // rank's experts. The senders do that sum here, so the same rows cross the wire.
     s.combine.sumLocalExperts = true;
@@ -127,9 +127,9 @@ std::vector<FidelityCase> deepEpCases(const HardwareProfile& profile, int normal
     s.name = "deepep-low-latency-ep" + std::to_string(ep);
     s.dispatchImpl = DispatchImpl::Flat;
     s.routing.kind = RoutingKind::Uniform;  // test_low_latency.py: plain top-8
-    s.rings.senderCores = 12;
-    s.rings.forwarderCores = 1;  // the flat design has no forwarder
-    s.rings.receiverCores = 11;
+    s.rings.setBoth(&RingTiling::senderCores, 12);
+    s.rings.setBoth(&RingTiling::forwarderCores, 1);  // the flat design has no forwarder
+    s.rings.setBoth(&RingTiling::receiverCores, 11);
     // EP 256 has some 65,000 transfers in flight in the combine, and an exact max-min solve
     // at every start and end re-rates thousands of them each time (over 20 minutes of
     // engine time). Solving at most every 20 ns runs it in minutes; at EP 128 that costs
@@ -177,12 +177,12 @@ std::vector<FidelityCase> ascendA3Cases(const HardwareProfile& profile, int norm
     s.routing.kind = RoutingKind::Uniform;  // plain top-8 of random scores
     // 48 AIV cores per die: 24 senders and 23 receivers (the flat design leaves the
     // forwarder slot idle).
-    s.rings.senderCores = profile.aivCores / 2;
-    s.rings.forwarderCores = 1;
-    s.rings.receiverCores = profile.aivCores - s.rings.senderCores - 1;
+    s.rings.setBoth(&RingTiling::senderCores, profile.aivCores / 2);
+    s.rings.setBoth(&RingTiling::forwarderCores, 1);
+    s.rings.setBoth(&RingTiling::receiverCores, profile.aivCores - profile.aivCores / 2 - 1);
     // The largest power-of-two chunk whose double-buffered staging fits the sender's UB
     // next to its routing tables (192 KiB UB: 64 KiB).
-    s.rings.chunkBytes = 65536;
+    s.rings.setBoth(&RingTiling::chunkBytes, 65536);
     cases.push_back(std::move(c));
   };
   for (int ep : {8, 16, 32, 64, 128}) shape(FidelityMode::Normal, ep, normalTokens);

@@ -81,7 +81,7 @@ class TuneSearch {
       out_.best = lead_;
     }
     noteUnrunNeighbours();
-    out_.tuned = withKnobs(given_, out_.best.knobs);
+    out_.tuned = withKnobs(given_, out_.best.knobs, opt_.objective);
     for (const TuneKnob& kn : tuneKnobs()) out_.bindings.push_back(binding(kn));
     if (cancelled())
       out_.stoppedBy = "cancelled";
@@ -174,7 +174,8 @@ class TuneSearch {
             }
           const double t0 = clock_();
           if (!mayStart(j, phase, t0)) return std::nullopt;
-          TuneEval e = evaluateTuneRun(j.shape->sc, j.knobs, j.design, j.shape->gating);
+          TuneEval e =
+              evaluateTuneRun(j.shape->sc, j.knobs, opt_.objective, j.design, j.shape->gating);
           const double took = clock_() - t0;
           e.standIn = j.shape->standIn;
           {
@@ -212,9 +213,10 @@ class TuneSearch {
   // The baseline and phased at the full shape, side by side, and the baseline at the
   // stand-in: the figures every candidate is compared with.
   void runRequired() {
-    std::vector<Job> jobs = {{&full_, knobsOf(full_.sc), Design::Streaming},
-                             {&full_, knobsOf(full_.sc), Design::Phased}};
-    if (standIn_) jobs.push_back({standIn_.get(), knobsOf(full_.sc), Design::Streaming});
+    std::vector<Job> jobs = {{&full_, knobsOf(full_.sc, opt_.objective), Design::Streaming},
+                             {&full_, knobsOf(full_.sc, opt_.objective), Design::Phased}};
+    if (standIn_)
+      jobs.push_back({standIn_.get(), knobsOf(full_.sc, opt_.objective), Design::Streaming});
     const std::vector<std::optional<TuneEval>> r = runJobs(jobs, Phase::Required);
     for (const auto& e : r)
       if (!e) throw InputError("tune", "cancelled before the baseline ran");
@@ -249,7 +251,7 @@ class TuneSearch {
         break;
       }
       if (!tried_.insert(tuneKnobKey(k)).second) continue;
-      if (!tuneConstraint(withKnobs(full_.sc, k)).empty()) {
+      if (!tuneConstraint(withKnobs(full_.sc, k, opt_.objective)).empty()) {
         ++out_.rejected;
         continue;
       }
@@ -389,7 +391,7 @@ class TuneSearch {
   void noteUnrunNeighbours() {
     int unrun = 0, all = 0;
     for (const TuneKnobs& k : neighbours(out_.best.knobs)) {
-      if (!tuneConstraint(withKnobs(full_.sc, k)).empty()) continue;
+      if (!tuneConstraint(withKnobs(full_.sc, k, opt_.objective)).empty()) continue;
       ++all;
       if (measured(k) == nullptr) ++unrun;
     }
@@ -447,7 +449,7 @@ class TuneSearch {
   // Why a knob stops where it does: its neighbours, refused (the rule) or measured.
   TuneBinding binding(const TuneKnob& kn) const {
     TuneBinding b;
-    b.knob = kn.path;
+    b.knob = knobPath(kn, opt_.objective);
     const std::int64_t cur = kn.get(out_.best.knobs);
     b.value = kn.show(cur);
     if (std::find(searched_.begin(), searched_.end(), &kn) == searched_.end()) {
@@ -472,7 +474,8 @@ class TuneSearch {
   }
 
   std::string neighbourVerdict(const TuneKnobs& k) const {
-    if (const std::string why = tuneConstraint(withKnobs(full_.sc, k)); !why.empty())
+    if (const std::string why = tuneConstraint(withKnobs(full_.sc, k, opt_.objective));
+        !why.empty())
       return "limited by " + why;
     const auto confirmed = std::find_if(out_.confirmed.begin(), out_.confirmed.end(),
                                         [&](const TuneEval& e) { return e.knobs == k; });

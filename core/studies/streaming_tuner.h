@@ -22,10 +22,6 @@
 
 namespace moe {
 
-// What the search minimises: the whole layer (the end of the run) or one stage's time.
-enum class TuneObjective { Layer, Dispatch, Combine };
-std::string toString(TuneObjective o);
-
 // Candidates run on the stand-in when the scenario has at least this many tokens per rank.
 constexpr int kStandInFromTokens = 1024;
 // The stand-in's tokens per rank: an eighth, at least 32.

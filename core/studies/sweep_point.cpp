@@ -24,8 +24,18 @@ nlohmann::json sweepPointJson(const SweepSpec& spec, const std::vector<nlohmann:
   for (std::size_t a = 0; a < spec.axes.size(); ++a) {
     // Paths were checked against the base (isSweepableField), so every step exists but
     // possibly the last key of hardware.overrides, which this adds.
-    nlohmann::json* node = &j;
     const std::string& field = spec.axes[a].field;
+    // A flat ring field over a base written per stage sets it in both stages' objects (the
+    // base's own, not ones another axis adds), since those override the flat fields.
+    if (field.rfind("rings.", 0) == 0 && field.find('.', 6) == std::string::npos) {
+      const std::string leaf = field.substr(6);
+      const nlohmann::json& baseRings = spec.baseJson.at("rings");
+      j["rings"][leaf] = values[a];
+      for (const char* stage : {"dispatch", "combine"})
+        if (baseRings.contains(stage)) j["rings"][stage][leaf] = values[a];
+      continue;
+    }
+    nlohmann::json* node = &j;
     std::size_t start = 0;
     for (;;) {
       const std::size_t dot = field.find('.', start);

@@ -1,5 +1,6 @@
 #include "core/studies/sweep_spec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -100,10 +101,26 @@ std::size_t SweepSpec::pointCount() const {
   return n;
 }
 
+namespace {
+// The ring tiling's fields: rings.<f> sets both stages, rings.dispatch.<f> and
+// rings.combine.<f> one, whichever form (flat or per stage) the base is written in.
+constexpr const char* kRingFields[] = {"chunk_bytes", "queue_chunks", "sender_cores",
+                                       "forwarder_cores", "receiver_cores"};
+bool isRingField(const std::string& name) {
+  for (const char* f : kRingFields)
+    if (name == f) return true;
+  return false;
+}
+}  // namespace
+
 bool isSweepableField(const json& baseJson, const std::string& field) {
   // The design is the sweep's own "designs"; the workload fixes the stage columns.
   if (field == "dispatch_impl" || field == "workload.kind" || field == "name") return false;
   const std::vector<std::string> parts = splitPath(field);
+  if (!parts.empty() && parts[0] == "rings")
+    return (parts.size() == 2 && isRingField(parts[1])) ||
+           (parts.size() == 3 && (parts[1] == "dispatch" || parts[1] == "combine") &&
+            isRingField(parts[2]));
   if (parts.size() == 3 && parts[0] == "hardware" && parts[1] == "overrides") {
     for (const auto& name : HardwareProfile::fieldNames())
       if (name == parts[2]) return true;
@@ -134,6 +151,14 @@ std::vector<std::string> sweepableFields(const Scenario& base) {
     }
   };
   walk(walk, j, "");
+  // Both forms of the ring fields, whichever the base's JSON is written in.
+  std::vector<std::string> rings;
+  for (const char* prefix : {"rings.", "rings.dispatch.", "rings.combine."})
+    for (const char* f : kRingFields) rings.push_back(std::string(prefix) + f);
+  std::erase_if(fields, [](const std::string& f) { return f.rfind("rings.", 0) == 0; });
+  const auto at = std::find_if(fields.begin(), fields.end(),
+                               [](const std::string& f) { return f.rfind("combine.", 0) == 0; });
+  fields.insert(at, rings.begin(), rings.end());
   return fields;
 }
 

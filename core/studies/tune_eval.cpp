@@ -56,13 +56,14 @@ std::string tuneConstraint(const Scenario& candidate) {
   return "";
 }
 
-TuneEval evaluateTuneRun(const Scenario& sc, const TuneKnobs& k, Design design,
+TuneEval evaluateTuneRun(const Scenario& sc, const TuneKnobs& k, TuneObjective objective,
+                         Design design,
                          const std::shared_ptr<const std::vector<RankGating>>& gating) {
   TuneEval e;
   e.knobs = k;
   e.tokensPerRank = sc.model.tokensPerRank;
   try {
-    const ResolvedScenario rs = ResolvedScenario::resolve(withKnobs(sc, k), gating);
+    const ResolvedScenario rs = ResolvedScenario::resolve(withKnobs(sc, k, objective), gating);
     auto run = makeRun(rs, design);
     run->runToEnd();
     const RunResult res = run->result();

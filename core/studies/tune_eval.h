@@ -13,7 +13,8 @@ namespace moe {
 
 // Runs one design of `sc` with knobs `k` on the given gating and reads its figures; a
 // deadlock or an error is a TuneEval that is not ok, with the reason.
-TuneEval evaluateTuneRun(const Scenario& sc, const TuneKnobs& k, Design design,
+TuneEval evaluateTuneRun(const Scenario& sc, const TuneKnobs& k, TuneObjective objective,
+                         Design design,
                          const std::shared_ptr<const std::vector<RankGating>>& gating);
 // The design's name in the run log.
 const char* tuneLogDesign(Design d);

@@ -4,24 +4,36 @@
 
 namespace moe {
 
-TuneKnobs knobsOf(const Scenario& sc) {
-  return TuneKnobs{sc.rings.chunkBytes,     sc.rings.queueChunks,    sc.rings.senderCores,
-                   sc.rings.forwarderCores, sc.rings.receiverCores,  sc.combine.rdmaBatchBytes,
-                   sc.combine.partialDtype, sc.combine.ubWindowRows, sc.combine.sumLocalExperts};
+TuneKnobs knobsOf(const Scenario& sc, TuneObjective objective) {
+  const RingTiling& t = objective == TuneObjective::Combine ? sc.rings.combine : sc.rings.dispatch;
+  return TuneKnobs{t.chunkBytes,
+                   t.queueChunks,
+                   t.senderCores,
+                   t.forwarderCores,
+                   t.receiverCores,
+                   sc.combine.rdmaBatchBytes,
+                   sc.combine.partialDtype,
+                   sc.combine.ubWindowRows,
+                   sc.combine.sumLocalExperts};
 }
 
-Scenario withKnobs(const Scenario& sc, const TuneKnobs& k) {
+Scenario withKnobs(const Scenario& sc, const TuneKnobs& k, TuneObjective objective) {
   Scenario s = sc;
-  s.rings.chunkBytes = k.chunkBytes;
-  s.rings.queueChunks = k.queueChunks;
-  s.rings.senderCores = k.senderCores;
-  s.rings.forwarderCores = k.forwarderCores;
-  s.rings.receiverCores = k.receiverCores;
+  const RingTiling t{k.chunkBytes, k.queueChunks, k.senderCores, k.forwarderCores, k.receiverCores};
+  if (objective != TuneObjective::Combine) s.rings.dispatch = t;
+  if (objective != TuneObjective::Dispatch) s.rings.combine = t;
   s.combine.rdmaBatchBytes = k.rdmaBatchBytes;
   s.combine.partialDtype = k.partialDtype;
   s.combine.ubWindowRows = k.ubWindowRows;
   s.combine.sumLocalExperts = k.sumLocalExperts;
   return s;
+}
+
+std::string knobPath(const TuneKnob& knob, TuneObjective objective) {
+  const std::string path = knob.path;
+  if (objective == TuneObjective::Layer || path.rfind("rings.", 0) != 0) return path;
+  return std::string(objective == TuneObjective::Combine ? "rings.combine." : "rings.dispatch.") +
+         path.substr(6);
 }
 
 namespace {

@@ -22,8 +22,17 @@ struct TuneKnobs {
   bool sumLocalExperts = false;
   bool operator==(const TuneKnobs&) const = default;
 };
-TuneKnobs knobsOf(const Scenario& sc);
-Scenario withKnobs(const Scenario& sc, const TuneKnobs& k);
+// What the search minimises: the whole layer (the end of the run) or one stage's time. It
+// also says which rings the ring knobs tile: that stage's own (rings.dispatch or
+// rings.combine), or for the layer one tiling for both stages.
+enum class TuneObjective { Layer, Dispatch, Combine };
+std::string toString(TuneObjective o);
+
+// The knobs as the scenario has them (for the layer, the dispatch's tiling), and the
+// scenario with `k` applied; the other stage's rings stay as given.
+TuneKnobs knobsOf(const Scenario& sc, TuneObjective objective = TuneObjective::Layer);
+Scenario withKnobs(const Scenario& sc, const TuneKnobs& k,
+                   TuneObjective objective = TuneObjective::Layer);
 
 struct TuneKnob {
   const char* path;
@@ -38,6 +47,9 @@ struct TuneKnob {
 // Every searched knob, in search order: the combine's own knobs first (cheap to reason
 // about), then the core split, then the ring shape.
 const std::vector<TuneKnob>& tuneKnobs();
+// A knob's scenario path under an objective: "rings.chunk_bytes" is
+// "rings.combine.chunk_bytes" when the combine is tuned on its own.
+std::string knobPath(const TuneKnob& knob, TuneObjective objective);
 
 // A stable text key of the knobs ("chunk/queue/.../sum"), for the tried set and the run log.
 std::string tuneKnobKey(const TuneKnobs& k);

@@ -60,11 +60,12 @@ TEST(CombineKnobs, RandomizedCombinationsVerifyAgainstTheReference) {
     s.combine.addRmsNorm = rng.next() % 3 == 0;
     s.combine.partialDtype = rng.next() % 2 ? PartialDtype::Bf16 : PartialDtype::Fp32;
     s.combine.ubWindowRows = static_cast<int>(rng.next() % 4);  // 0 = auto, 1..3 spill a lot
-    s.rings.forwarderCores = 1 + static_cast<int>(rng.next() % 6);
+    s.rings.setBoth(&RingTiling::forwarderCores, 1 + static_cast<int>(rng.next() % 6));
     const std::int64_t pb = partialRecordBytes(s);
     if (rng.next() % 2) {  // tiny rings: one record per chunk, two chunks
-      s.rings.chunkBytes = alignUp(std::max(pb, recordLayout(s).recordBytes), 32);
-      s.rings.queueChunks = 2;
+      s.rings.setBoth(&RingTiling::chunkBytes,
+                      alignUp(std::max(pb, recordLayout(s).recordBytes), 32));
+      s.rings.setBoth(&RingTiling::queueChunks, 2);
     }
     const std::int64_t batches[] = {0, pb, 3 * pb, 1 << 20};
     s.combine.rdmaBatchBytes = batches[rng.next() % 4];
@@ -94,11 +95,11 @@ TEST(CombineKnobs, SummingSendersVerifyInRandomizedCombinations) {
     s.combine.addRmsNorm = rng.next() % 3 == 0;
     s.combine.partialDtype = rng.next() % 2 ? PartialDtype::Bf16 : PartialDtype::Fp32;
     s.combine.ubWindowRows = static_cast<int>(rng.next() % 3);
-    s.rings.forwarderCores = 1 + static_cast<int>(rng.next() % 4);
+    s.rings.setBoth(&RingTiling::forwarderCores, 1 + static_cast<int>(rng.next() % 4));
     if (rng.next() % 2) {
-      s.rings.chunkBytes =
-          alignUp(std::max(partialRecordBytes(s), recordLayout(s).recordBytes), 32);
-      s.rings.queueChunks = 2;
+      s.rings.setBoth(&RingTiling::chunkBytes,
+                      alignUp(std::max(partialRecordBytes(s), recordLayout(s).recordBytes), 32));
+      s.rings.setBoth(&RingTiling::queueChunks, 2);
     }
     const std::string what = "case " + std::to_string(i) + ": " + scenarioToJson(s).dump();
     expectVerified(*runStreaming(s), what);
@@ -145,9 +146,9 @@ TEST(CombineKnobs, EveryForwarderCoreWorksAndTheirNumberChangesTheTime) {
   // 4 servers, fewer than the forwarder cores: channels split each server's tokens.
   Scenario s = tinyScenario(4, 2);
   s.payload = PayloadMode::None;
-  s.rings.forwarderCores = 4;
+  s.rings.setBoth(&RingTiling::forwarderCores, 4);
   auto four = runStreaming(s);
-  s.rings.forwarderCores = 8;
+  s.rings.setBoth(&RingTiling::forwarderCores, 8);
   auto eight = runStreaming(s);
   ASSERT_TRUE(four->finished() && eight->finished());
   EXPECT_NE(combineStage(*four).duration(), combineStage(*eight).duration());
@@ -167,7 +168,7 @@ TEST(CombineKnobs, BatchingGathersPartialsIntoFewerLargerPosts) {
   s.model.tokensPerRank = 32;
   s.combine.rdmaBatchBytes = 0;
   auto single = runStreaming(s);
-  s.combine.rdmaBatchBytes = s.rings.chunkBytes * s.rings.queueChunks;
+  s.combine.rdmaBatchBytes = s.rings.combine.chunkBytes * s.rings.combine.queueChunks;
   auto batched = runStreaming(s);
   expectVerified(*single, "batch 0");
   expectVerified(*batched, "batch = ring");
@@ -235,7 +236,7 @@ TEST(CombineKnobs, BadKnobsAreRefusedNamingTheField) {
 TEST(CombineKnobs, ForwarderChannelsKeepOneProducerAndOneConsumerPerRing) {
   Scenario s = tinyScenario(2, 2);
   s.payload = PayloadMode::None;
-  s.rings.forwarderCores = 6;
+  s.rings.setBoth(&RingTiling::forwarderCores, 6);
   auto run = runStreaming(s);
   ASSERT_TRUE(run->finished());
   for (const RingBuffer& r : run->emulation().rings()) {
@@ -267,9 +268,11 @@ TEST(CombineKnobs, SendersOfEveryCardSpreadOverTheServersPorts) {
   s.routing.kind = RoutingKind::Uniform;
   s.payload = PayloadMode::None;
   s.dispatchImpl = DispatchImpl::Streaming;
-  s.rings.chunkBytes = 98304;
-  s.rings.queueChunks = 16;
-  s.rings.senderCores = s.rings.forwarderCores = s.rings.receiverCores = 8;
+  s.rings.setBoth(&RingTiling::chunkBytes, 98304);
+  s.rings.setBoth(&RingTiling::queueChunks, 16);
+  s.rings.setBoth(&RingTiling::senderCores, 8);
+  s.rings.setBoth(&RingTiling::forwarderCores, 8);
+  s.rings.setBoth(&RingTiling::receiverCores, 8);
   const auto run = runStreaming(s);
   ASSERT_TRUE(run->finished()) << run->emulation().deadlockDiagnosis();
   const StageReport& c = combineStage(*run);
@@ -303,11 +306,11 @@ TEST(StreamingTuner, DeterministicWhateverTheThreadsAndNeverWorseThanTheScenario
 
 TEST(StreamingTuner, HardConstraintsAreNamed) {
   Scenario s = tinyScenario(2, 2);
-  s.rings.senderCores = 30;
-  s.rings.forwarderCores = 8;
-  s.rings.receiverCores = 8;
+  s.rings.setBoth(&RingTiling::senderCores, 30);
+  s.rings.setBoth(&RingTiling::forwarderCores, 8);
+  s.rings.setBoth(&RingTiling::receiverCores, 8);
   EXPECT_NE(tuneConstraint(s).find("aiv_cores"), std::string::npos) << tuneConstraint(s);
   s = tinyScenario(2, 2);
-  s.rings.chunkBytes = 64;
+  s.rings.setBoth(&RingTiling::chunkBytes, 64);
   EXPECT_NE(tuneConstraint(s).find("smaller than one"), std::string::npos) << tuneConstraint(s);
 }

@@ -26,7 +26,7 @@ namespace {
 Scenario smallScenario(int servers, int cardsPerServer) {
   Scenario s = test::smallStreamingScenario(servers, cardsPerServer, "channels");
   s.model.tokensPerRank = 24;
-  s.rings.forwarderCores = 4;
+  s.rings.setBoth(&RingTiling::forwarderCores, 4);
   return s;
 }
 
@@ -51,7 +51,7 @@ bool isDispatchRdmaRing(const RingBuffer& r) {
 
 TEST(DispatchChannels, EnoughChannelsForEveryForwarderCore) {
   Scenario s = smallScenario(2, 2);
-  s.rings.forwarderCores = 8;
+  s.rings.setBoth(&RingTiling::forwarderCores, 8);
   EXPECT_EQ(dispatchRdmaChannels(s), 8);  // one other server: 8 channels
   s.cluster.servers = 4;
   EXPECT_EQ(dispatchRdmaChannels(s), 2);  // 3 other servers x 2 channels: no core gets two
@@ -63,9 +63,9 @@ TEST(DispatchChannels, EnoughChannelsForEveryForwarderCore) {
   s.model.tokensPerRank = 5;
   EXPECT_EQ(dispatchRdmaChannels(s), 5);  // never more channels than tokens
   // The queue of a (source, server) stream is split over its channels, 2 chunks at least.
-  s.rings.queueChunks = 16;
+  s.rings.setBoth(&RingTiling::queueChunks, 16);
   EXPECT_EQ(dispatchChannelQueueChunks(s), 3);
-  s.rings.queueChunks = 4;
+  s.rings.setBoth(&RingTiling::queueChunks, 4);
   EXPECT_EQ(dispatchChannelQueueChunks(s), 2);
 }
 
@@ -127,7 +127,7 @@ TEST(DispatchChannels, CountsPlaceEachChannelsRowsAfterTheEarlierChannels) {
 TEST(DispatchChannels, EveryForwarderCoreDrainsAnRdmaRingOnTwoServers) {
   Scenario s = smallScenario(2, 2);
   s.payload = PayloadMode::None;
-  s.rings.forwarderCores = 4;
+  s.rings.setBoth(&RingTiling::forwarderCores, 4);
   auto run = runStreaming(s);
   ASSERT_TRUE(run->finished()) << run->emulation().deadlockDiagnosis();
   std::map<int, std::set<int>> consumersPerCard;  // card -> forwarder cores with RDMA data
@@ -145,10 +145,10 @@ TEST(DispatchChannels, MoreForwarderCoresShortenTheInternodeDispatch) {
   s.payload = PayloadMode::None;
   s.model.tokensPerRank = 128;
   s.model.hidden = 2048;
-  s.rings.chunkBytes = 16384;
-  s.rings.forwarderCores = 1;
+  s.rings.setBoth(&RingTiling::chunkBytes, 16384);
+  s.rings.setBoth(&RingTiling::forwarderCores, 1);
   const Time one = stage(*runStreaming(s), "dispatch-streaming").duration();
-  s.rings.forwarderCores = 4;
+  s.rings.setBoth(&RingTiling::forwarderCores, 4);
   const Time four = stage(*runStreaming(s), "dispatch-streaming").duration();
   EXPECT_LT(four, one);
 }
@@ -164,11 +164,11 @@ TEST(DispatchChannels, RandomizedShapesDispatchBitExact) {
     s.model.hidden = 32 + 32 * static_cast<int>(rng.next() % 6);
     s.model.dispatchDtype = rng.next() % 2 ? DispatchDtype::Fp8 : DispatchDtype::Bf16;
     s.routing.kind = rng.next() % 2 ? RoutingKind::Hotspot : RoutingKind::PowerLaw;
-    s.rings.forwarderCores = 1 + static_cast<int>(rng.next() % 7);
+    s.rings.setBoth(&RingTiling::forwarderCores, 1 + static_cast<int>(rng.next() % 7));
     if (rng.next() % 2) {  // tiny rings: one record per chunk, two chunks: wrap-around
-      s.rings.chunkBytes =
-          alignUp(std::max(recordLayout(s).recordBytes, partialRecordBytes(s)), 32);
-      s.rings.queueChunks = 2;
+      s.rings.setBoth(&RingTiling::chunkBytes,
+                      alignUp(std::max(recordLayout(s).recordBytes, partialRecordBytes(s)), 32));
+      s.rings.setBoth(&RingTiling::queueChunks, 2);
     }
     const std::string what = "case " + std::to_string(i) + " (" +
                              std::to_string(dispatchRdmaChannels(s)) +

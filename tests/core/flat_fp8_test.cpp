@@ -31,11 +31,11 @@ Scenario small(int servers, int cardsPerServer) {
   s.model.experts = 2 * servers * cardsPerServer;
   s.model.intermediate = 64;
   s.routing.kind = RoutingKind::PowerLaw;
-  s.rings.chunkBytes = 4096;
-  s.rings.queueChunks = 4;
-  s.rings.senderCores = 3;
-  s.rings.forwarderCores = 2;
-  s.rings.receiverCores = 3;
+  s.rings.setBoth(&RingTiling::chunkBytes, 4096);
+  s.rings.setBoth(&RingTiling::queueChunks, 4);
+  s.rings.setBoth(&RingTiling::senderCores, 3);
+  s.rings.setBoth(&RingTiling::forwarderCores, 2);
+  s.rings.setBoth(&RingTiling::receiverCores, 3);
   return s;
 }
 

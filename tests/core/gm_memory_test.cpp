@@ -32,11 +32,11 @@ Scenario smallFull(DispatchImpl impl) {
   s.model.hidden = 512;
   s.model.topk = 4;
   s.model.experts = 16;
-  s.rings.chunkBytes = 8192;
-  s.rings.queueChunks = 4;
-  s.rings.senderCores = 2;
-  s.rings.forwarderCores = 2;
-  s.rings.receiverCores = 2;
+  s.rings.setBoth(&RingTiling::chunkBytes, 8192);
+  s.rings.setBoth(&RingTiling::queueChunks, 4);
+  s.rings.setBoth(&RingTiling::senderCores, 2);
+  s.rings.setBoth(&RingTiling::forwarderCores, 2);
+  s.rings.setBoth(&RingTiling::receiverCores, 2);
   s.dispatchImpl = impl;
   return s;
 }
@@ -118,7 +118,7 @@ TEST(GmMemory, FreeingDeadTensorsKeepsDigestAndChecksOfBothDesigns) {
   Scenario wide = smallFull(DispatchImpl::Streaming);  // rows of 8 KiB: pages go back mid-run
   wide.model.hidden = 4096;
   wide.model.tokensPerRank = 64;
-  wide.rings.chunkBytes = 65536;
+  wide.rings.setBoth(&RingTiling::chunkBytes, 65536);
   for (const Scenario& base : {smallFull(DispatchImpl::Phased), wide}) {
     for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming}) {
       Scenario sc = base;

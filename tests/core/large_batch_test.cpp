@@ -24,11 +24,11 @@ Scenario largeBatch(int tokens, PayloadMode payload) {
   s.model.experts = 8;
   s.model.intermediate = 16;
   s.payload = payload;
-  s.rings.chunkBytes = 4096;
-  s.rings.queueChunks = 4;
-  s.rings.senderCores = 2;
-  s.rings.forwarderCores = 1;
-  s.rings.receiverCores = 2;
+  s.rings.setBoth(&RingTiling::chunkBytes, 4096);
+  s.rings.setBoth(&RingTiling::queueChunks, 4);
+  s.rings.setBoth(&RingTiling::senderCores, 2);
+  s.rings.setBoth(&RingTiling::forwarderCores, 1);
+  s.rings.setBoth(&RingTiling::receiverCores, 2);
   return s;
 }
 

@@ -28,11 +28,11 @@ Scenario smallScenario(int servers, int cardsPerServer) {
   s.model.experts = 4 * servers * cardsPerServer;
   s.model.intermediate = 64;
   s.routing.kind = RoutingKind::PowerLaw;
-  s.rings.chunkBytes = 4096;
-  s.rings.queueChunks = 4;
-  s.rings.senderCores = 3;
-  s.rings.forwarderCores = 2;
-  s.rings.receiverCores = 3;
+  s.rings.setBoth(&RingTiling::chunkBytes, 4096);
+  s.rings.setBoth(&RingTiling::queueChunks, 4);
+  s.rings.setBoth(&RingTiling::senderCores, 3);
+  s.rings.setBoth(&RingTiling::forwarderCores, 2);
+  s.rings.setBoth(&RingTiling::receiverCores, 3);
   return s;
 }
 
@@ -111,9 +111,9 @@ TEST(LayerDispatch, TinyRingsWrapManyTimesUnderBackPressureAndMatch) {
   s.model.tokensPerRank = 64;
   // One record per chunk: a combine partial (header + fp32 row) is the largest record,
   // and a chunk holds exactly one of them (and one dispatch record).
-  s.rings.chunkBytes = partialRecordBytes(s);
-  ASSERT_LT(s.rings.chunkBytes, 2 * recordLayout(s).recordBytes);
-  s.rings.queueChunks = 2;  // two chunks: every other write wraps
+  s.rings.setBoth(&RingTiling::chunkBytes, partialRecordBytes(s));
+  ASSERT_LT(s.rings.combine.chunkBytes, 2 * recordLayout(s).recordBytes);
+  s.rings.setBoth(&RingTiling::queueChunks, 2);  // two chunks: every other write wraps
   expectDesignsAgreeWithReference(s);
   BothRuns b = runBoth(s);
   std::int64_t wraps = 0, spaceWaits = 0;
@@ -131,9 +131,9 @@ TEST(LayerDispatch, WritesThatStraddleTheRingEndAreSplitAndStillMatch) {
   const std::int64_t record = recordLayout(s).recordBytes;
   // A chunk holds 3 records plus 32 spare bytes, so the ring's capacity is not a whole
   // number of records: batches drift across the end and must be split in two.
-  s.rings.chunkBytes = 3 * record + 32;
-  ASSERT_GE(s.rings.chunkBytes, partialRecordBytes(s));
-  s.rings.queueChunks = 2;
+  s.rings.setBoth(&RingTiling::chunkBytes, 3 * record + 32);
+  ASSERT_GE(s.rings.combine.chunkBytes, partialRecordBytes(s));
+  s.rings.setBoth(&RingTiling::queueChunks, 2);
   expectDesignsAgreeWithReference(s);
   BothRuns b = runBoth(s);
   std::int64_t wraps = 0;
@@ -249,7 +249,7 @@ std::string tilingError(const Scenario& s) {
 
 TEST(DispatchTiling, ChunkSmallerThanOneRecordIsRejected) {
   Scenario s = smallScenario(1, 4);
-  s.rings.chunkBytes = 256;
+  s.rings.setBoth(&RingTiling::chunkBytes, 256);
   EXPECT_NE(tilingError(s).find("rings.chunk_bytes: a chunk of 256 B is smaller than one record"),
             std::string::npos)
       << tilingError(s);
@@ -257,21 +257,22 @@ TEST(DispatchTiling, ChunkSmallerThanOneRecordIsRejected) {
 
 TEST(DispatchTiling, QueueShorterThanTwoChunksIsRejected) {
   Scenario s = smallScenario(1, 4);
-  s.rings.queueChunks = 1;
+  s.rings.setBoth(&RingTiling::queueChunks, 1);
   EXPECT_NE(tilingError(s).find("rings.queue_chunks"), std::string::npos);
 }
 
 TEST(DispatchTiling, MoreRoleCoresThanAivCoresIsRejected) {
   Scenario s = smallScenario(1, 4);
-  s.rings.senderCores = 30;
-  s.rings.receiverCores = 20;
+  s.rings.setBoth(&RingTiling::senderCores, 30);
+  s.rings.setBoth(&RingTiling::receiverCores, 20);
   EXPECT_NE(tilingError(s).find("exceed the card's 40 AIV cores"), std::string::npos)
       << tilingError(s);
 }
 
 TEST(DispatchTiling, UbOverflowIsRejectedNamingTheRole) {
   Scenario s = smallScenario(1, 4);
-  s.rings.chunkBytes = 96 * 1024;  // two staging chunks alone fill the 192 KiB UB
+  s.rings.setBoth(&RingTiling::chunkBytes,
+                  96 * 1024);  // two staging chunks alone fill the 192 KiB UB
   EXPECT_NE(tilingError(s).find("UB overflow: a sender core needs"), std::string::npos)
       << tilingError(s);
 }
@@ -311,8 +312,8 @@ TEST(LayerCombine, RingsOfTwoOneRecordChunksDeliverEveryPartialExactlyOnce) {
   s.routing.kind = RoutingKind::Hotspot;
   s.routing.hotspotFraction = 0.8;
   s.routing.hotspotExperts = 1;
-  s.rings.chunkBytes = partialRecordBytes(s);  // one combine partial per chunk
-  s.rings.queueChunks = 2;
+  s.rings.setBoth(&RingTiling::chunkBytes, partialRecordBytes(s));  // one combine partial per chunk
+  s.rings.setBoth(&RingTiling::queueChunks, 2);
   BothRuns b = runBoth(s);
   expectAllChecksPass(*b.streaming, b.ref);
   expectAllChecksPass(*b.phased, b.ref);
@@ -327,15 +328,16 @@ TEST(DispatchTiling, ProposedTilingIsValidAndRunsForSeveralShapes) {
     Scenario s = smallScenario(servers, cps);
     s.model.hidden = hidden;
     s.rings = proposeTiling(s, 4);
-    EXPECT_GE(s.rings.chunkBytes, partialRecordBytes(s));
-    EXPECT_GE(s.rings.queueChunks, 2);
-    EXPECT_LE(s.rings.senderCores + s.rings.forwarderCores + s.rings.receiverCores,
-              s.hardware.aivCores);
+    EXPECT_TRUE(s.rings.same()) << "one proposal for both stages";
+    const RingTiling& t = s.rings.combine;
+    EXPECT_GE(t.chunkBytes, partialRecordBytes(s));
+    EXPECT_GE(t.queueChunks, 2);
+    EXPECT_LE(t.senderCores + t.forwarderCores + t.receiverCores, s.hardware.aivCores);
     EXPECT_NO_THROW(checkScenario(s));
   }
   // The default scenario gets seed 000's range: a chunk of 64-512 KiB.
   Scenario d;
-  const RingTiling t = proposeTiling(d, 4);
+  const RingTiling t = proposeTiling(d, 4).dispatch;
   EXPECT_GE(t.chunkBytes, 64 * 1024);
   EXPECT_LE(t.chunkBytes, 512 * 1024);
 }

@@ -23,11 +23,11 @@ Scenario smallStreaming() {
   s.model.topk = 4;
   s.model.experts = 16;
   s.model.intermediate = 64;
-  s.rings.chunkBytes = 4096;
-  s.rings.queueChunks = 2;  // shallow: the rings fill up
-  s.rings.senderCores = 2;
-  s.rings.forwarderCores = 2;
-  s.rings.receiverCores = 2;
+  s.rings.setBoth(&RingTiling::chunkBytes, 4096);
+  s.rings.setBoth(&RingTiling::queueChunks, 2);  // shallow: the rings fill up
+  s.rings.setBoth(&RingTiling::senderCores, 2);
+  s.rings.setBoth(&RingTiling::forwarderCores, 2);
+  s.rings.setBoth(&RingTiling::receiverCores, 2);
   s.dispatchImpl = DispatchImpl::Streaming;
   return s;
 }

@@ -28,11 +28,11 @@ Scenario smallFull() {
   s.model.hidden = 512;
   s.model.topk = 4;
   s.model.experts = 16;
-  s.rings.chunkBytes = 4096;  // tiny rings: every ring wraps many times
-  s.rings.queueChunks = 2;
-  s.rings.senderCores = 2;
-  s.rings.forwarderCores = 2;
-  s.rings.receiverCores = 2;
+  s.rings.setBoth(&RingTiling::chunkBytes, 4096);  // tiny rings: every ring wraps many times
+  s.rings.setBoth(&RingTiling::queueChunks, 2);
+  s.rings.setBoth(&RingTiling::senderCores, 2);
+  s.rings.setBoth(&RingTiling::forwarderCores, 2);
+  s.rings.setBoth(&RingTiling::receiverCores, 2);
   s.dispatchImpl = DispatchImpl::Streaming;
   return s;
 }
@@ -109,8 +109,8 @@ TEST(RingPages, ALayerWithTinyRingsVerifiesAndHoldsLessThanItsRingsReserve) {
 
 TEST(RingPages, AFaultIsDiagnosedTheSameWithAndWithoutPayloadBytes) {
   Scenario full = smallFull();
-  full.rings.chunkBytes = 65536;
-  full.rings.queueChunks = 8;
+  full.rings.setBoth(&RingTiling::chunkBytes, 65536);
+  full.rings.setBoth(&RingTiling::queueChunks, 8);
   Scenario none = full;
   none.payload = PayloadMode::None;
   for (Fault f : {Fault::DropTail, Fault::StallCore}) {

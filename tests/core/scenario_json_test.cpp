@@ -95,7 +95,9 @@ TEST(ScenarioJson, EveryFieldChangedRoundTripsExactly) {
   for (int e = 0; e < 48; ++e) s.eplb.table.push_back({2, e, 59 - e});
   s.eplb.pruningThreshold = {0.1f, 0.05f, 0.3f, 0.0f, 1.0f, 0.123456789f};
   s.eplb.activeTokens = 77;
-  s.rings = {131072, 16, 10, 12, 14};
+  // Each stage its own tiling (written as rings.dispatch and rings.combine).
+  s.rings.dispatch = {131072, 16, 10, 12, 14};
+  s.rings.combine = {32768, 6, 9, 11, 13};
   s.payload = moe::PayloadMode::None;
   s.dispatchImpl = moe::DispatchImpl::Streaming;
   s.eventLogCapacity = 4096;
@@ -136,11 +138,16 @@ TEST(ScenarioJson, EveryFieldChangedRoundTripsExactly) {
   EXPECT_NE(s.eplb.placePerRank, d.eplb.placePerRank);
   EXPECT_NE(s.eplb.balanceMode, d.eplb.balanceMode);
   EXPECT_NE(s.eplb.activeTokens, d.eplb.activeTokens);
-  EXPECT_NE(s.rings.chunkBytes, d.rings.chunkBytes);
-  EXPECT_NE(s.rings.queueChunks, d.rings.queueChunks);
-  EXPECT_NE(s.rings.senderCores, d.rings.senderCores);
-  EXPECT_NE(s.rings.forwarderCores, d.rings.forwarderCores);
-  EXPECT_NE(s.rings.receiverCores, d.rings.receiverCores);
+  EXPECT_NE(s.rings.dispatch.chunkBytes, d.rings.dispatch.chunkBytes);
+  EXPECT_NE(s.rings.combine.chunkBytes, d.rings.combine.chunkBytes);
+  EXPECT_NE(s.rings.dispatch.queueChunks, d.rings.dispatch.queueChunks);
+  EXPECT_NE(s.rings.combine.queueChunks, d.rings.combine.queueChunks);
+  EXPECT_NE(s.rings.dispatch.senderCores, d.rings.dispatch.senderCores);
+  EXPECT_NE(s.rings.combine.senderCores, d.rings.combine.senderCores);
+  EXPECT_NE(s.rings.dispatch.forwarderCores, d.rings.dispatch.forwarderCores);
+  EXPECT_NE(s.rings.combine.forwarderCores, d.rings.combine.forwarderCores);
+  EXPECT_NE(s.rings.dispatch.receiverCores, d.rings.dispatch.receiverCores);
+  EXPECT_NE(s.rings.combine.receiverCores, d.rings.combine.receiverCores);
   EXPECT_NE(s.payload, d.payload);
   EXPECT_NE(s.dispatchImpl, d.dispatchImpl);
   EXPECT_NE(s.eventLogCapacity, d.eventLogCapacity);

@@ -23,11 +23,11 @@ Scenario smallLayer() {
   s.model.topk = 2;
   s.model.experts = 8;
   s.model.intermediate = 64;
-  s.rings.chunkBytes = 4096;
-  s.rings.queueChunks = 2;  // tiny rings: they fill and wrap while we look
-  s.rings.senderCores = 2;
-  s.rings.forwarderCores = 2;
-  s.rings.receiverCores = 2;
+  s.rings.setBoth(&RingTiling::chunkBytes, 4096);
+  s.rings.setBoth(&RingTiling::queueChunks, 2);  // tiny rings: they fill and wrap while we look
+  s.rings.setBoth(&RingTiling::senderCores, 2);
+  s.rings.setBoth(&RingTiling::forwarderCores, 2);
+  s.rings.setBoth(&RingTiling::receiverCores, 2);
   return s;
 }
 

@@ -14,7 +14,7 @@ namespace {
 Scenario twoServers() {
   Scenario s = test::smallStreamingScenario(2, 2, "stage-roles");
   s.model.hidden = 64;
-  s.rings.forwarderCores = 2;
+  s.rings.setBoth(&RingTiling::forwarderCores, 2);
   return s;
 }
 

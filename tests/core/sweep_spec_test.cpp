@@ -50,12 +50,13 @@ TEST(SweepSpec, PointsAreRowMajorWithTheLastAxisFastest) {
   EXPECT_EQ(sweepPointValues(s, 3), (std::vector<json>{4, 8192}));
   EXPECT_EQ(sweepPointValues(s, 5), (std::vector<json>{4, 32768}));
   const Scenario sc = sweepPointScenario(s, sweepPointValues(s, 4));
-  EXPECT_EQ(sc.rings.queueChunks, 4);
-  EXPECT_EQ(sc.rings.chunkBytes, 16384);
+  EXPECT_EQ(sc.rings.dispatch.queueChunks, 4);
+  EXPECT_EQ(sc.rings.dispatch.chunkBytes, 16384);
+  EXPECT_TRUE(sc.rings.same()) << "a flat ring field sets both stages";
   // Everything else is the base (here the default scenario).
   Scenario expect = defaultScenario();
-  expect.rings.queueChunks = 4;
-  expect.rings.chunkBytes = 16384;
+  expect.rings.setBoth(&RingTiling::queueChunks, 4);
+  expect.rings.setBoth(&RingTiling::chunkBytes, 16384);
   EXPECT_EQ(sc, expect);
 }
 

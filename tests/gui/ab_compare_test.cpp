@@ -73,7 +73,7 @@ class AbCompareTest : public QObject {
 
     // Change something: A no longer matches the current scenario and says what changed.
     Scenario b = smallScenario();
-    b.rings.queueChunks = 2;
+    b.rings.setBoth(&RingTiling::queueChunks, 2);
     w.loadScenario(b);
     QVERIFY(ab->isStale(0));
     QVERIFY(ab->sideLabel(0)->text().contains("STALE"));

@@ -11,7 +11,7 @@ inline Scenario smallScenario() {
   sc.model.hidden = 512;
   sc.model.experts = 32;
   sc.model.topk = 4;
-  sc.rings.chunkBytes = 4096;
+  sc.rings.setBoth(&RingTiling::chunkBytes, 4096);
   return sc;
 }
 

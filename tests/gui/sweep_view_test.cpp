@@ -85,7 +85,7 @@ class SweepViewTest : public QObject {
     // A click near x = 4 loads point 1: ring depth 4, everything else the small scenario.
     emit streaming->clicked(QPointF(4.2, streaming->at(1).y()));
     Scenario expect = smallScenario();
-    expect.rings.queueChunks = 4;
+    expect.rings.setBoth(&RingTiling::queueChunks, 4);
     QVERIFY(QTest::qWaitFor([&] { return w.scenario() == expect; }, 5000));
     QCOMPARE(w.editor()->scenario(), expect);
   }
@@ -109,8 +109,8 @@ class SweepViewTest : public QObject {
     QVERIFY(v->statusLabel()->text().contains("rings: sender_cores"));
     // Clicking the cell of point 2 (queue 4, senders 4) loads it.
     QTest::mouseClick(h, Qt::LeftButton, {}, h->cellRect(1, 0).center());
-    QVERIFY(QTest::qWaitFor([&] { return w.scenario().rings.queueChunks == 4; }, 5000));
-    QCOMPARE(w.scenario().rings.senderCores, 4);
+    QVERIFY(QTest::qWaitFor([&] { return w.scenario().rings.combine.queueChunks == 4; }, 5000));
+    QCOMPARE(w.scenario().rings.combine.senderCores, 4);
   }
 
   void cancelStopsTheSweepAndTheGuiKeepsResponding() {

@@ -521,7 +521,7 @@ class TeachingTest : public QObject {
     QVERIFY(shown.wait(120000));
     QCOMPARE(w.tabs()->currentIndex(), 1);  // card
     QCOMPARE(w.liveSnapshot()->stage, std::string("dispatch-streaming"));
-    QCOMPARE(w.scenario().rings.queueChunks, 2);
+    QCOMPARE(w.scenario().rings.combine.queueChunks, 2);
     QVERIFY(!panel->narration().isEmpty());
     QVERIFY(panel->nextButton()->isEnabled());
     QVERIFY(!panel->backButton()->isEnabled());

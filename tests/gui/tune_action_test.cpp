@@ -27,11 +27,11 @@ class TuneActionTest : public QObject {
     s.model.topk = 4;
     s.model.experts = 8;
     s.model.intermediate = 32;
-    s.rings.chunkBytes = 2048;
-    s.rings.queueChunks = 4;
-    s.rings.senderCores = 2;
-    s.rings.forwarderCores = 2;
-    s.rings.receiverCores = 2;
+    s.rings.setBoth(&RingTiling::chunkBytes, 2048);
+    s.rings.setBoth(&RingTiling::queueChunks, 4);
+    s.rings.setBoth(&RingTiling::senderCores, 2);
+    s.rings.setBoth(&RingTiling::forwarderCores, 2);
+    s.rings.setBoth(&RingTiling::receiverCores, 2);
     w.loadScenario(s);
     QSignalSpy done(&w, &MainWindow::tuneDone);
     w.startTune(3);

@@ -1,6 +1,7 @@
 #include "ui/models/field_docs.h"
 
 #include <QFile>
+#include <QObject>
 #include <QRegularExpression>
 #include <QStringList>
 
@@ -85,6 +86,14 @@ const QHash<QString, QString>& scenarioFieldDocs() {
 }
 
 QString fieldDoc(const QString& path) {
+  // A stage's own ring field is documented once, under the flat key it overrides.
+  for (const QString& stage : {QStringLiteral("dispatch"), QStringLiteral("combine")}) {
+    const QString prefix = "rings." + stage + ".";
+    if (path.startsWith(prefix)) {
+      const QString flat = scenarioFieldDocs().value("rings." + path.mid(prefix.size()));
+      if (!flat.isEmpty()) return flat + QObject::tr(" (the %1 stage's own)").arg(stage);
+    }
+  }
   return scenarioFieldDocs().value(path);
 }
 

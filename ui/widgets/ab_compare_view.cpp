@@ -41,8 +41,16 @@ void flatten(const nlohmann::json& j, const std::string& prefix,
 // "rings.chunk_bytes 65536 → 32768, …": the fields where `from` and `to` differ.
 QString scenarioDiff(const Scenario& from, const Scenario& to) {
   std::map<std::string, std::string> a, b;
-  flatten(scenarioToJson(from), "", a);
-  flatten(scenarioToJson(to), "", b);
+  nlohmann::json ja = scenarioToJson(from), jb = scenarioToJson(to);
+  // Rings written flat on one side and per stage on the other are compared per stage.
+  if (from.rings.same() != to.rings.same())
+    for (nlohmann::json* j : {&ja, &jb})
+      if (!(*j)["rings"].contains("dispatch")) {
+        const nlohmann::json r = (*j)["rings"];
+        (*j)["rings"] = {{"dispatch", r}, {"combine", r}};
+      }
+  flatten(ja, "", a);
+  flatten(jb, "", b);
   for (const auto& [k, v] : b) a.emplace(k, "(none)");
   QStringList parts;
   for (const auto& [k, v] : a) {

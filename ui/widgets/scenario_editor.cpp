@@ -133,9 +133,19 @@ void ScenarioEditor::rebuild() {
   addGroup(tr("Hardware profile"), json{{"profile", base_["hardware"]["profile"]}}, "hardware");
   addGroup(tr("Hardware fields (override the profile)"), base_["hardware"]["overrides"],
            "hardware.overrides");
-  for (const char* g : {"cluster", "model", "routing", "eplb", "rings", "combine", "workload"})
-    if (base_.contains(g))
-      addGroup(QString(g).replace(0, 1, QString(g).at(0).toUpper()), base_[g], g);
+  for (const char* g : {"cluster", "model", "routing", "eplb", "rings", "combine", "workload"}) {
+    if (!base_.contains(g)) continue;
+    if (std::string(g) == "rings") {
+      // Each streaming stage's tiling in its own group, whether the scenario is written
+      // flat (one tiling for both) or per stage; applying writes it back flat when equal.
+      const json& r = base_["rings"];
+      for (const char* stage : {"dispatch", "combine"})
+        addGroup(tr("Rings: %1").arg(stage), r.contains(stage) ? r[stage] : r,
+                 std::string("rings.") + stage);
+      continue;
+    }
+    addGroup(QString(g).replace(0, 1, QString(g).at(0).toUpper()), base_[g], g);
+  }
   groups_->addStretch(1);
   building_ = false;
 }
