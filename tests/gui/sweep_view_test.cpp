@@ -48,11 +48,14 @@ class SweepViewTest : public QObject {
     SweepView* v = w.sweep();
     QVERIFY(w.tabs()->indexOf(v) >= 0);
     // Every field the editor shows for these groups is offered (same JSON paths).
-    for (const char* f : {"model.tokens_per_rank", "rings.chunk_bytes", "routing.alpha",
+    for (const char* f : {"model.tokens_per_rank", "rings.combine.chunk_bytes", "routing.alpha",
                           "hardware.overrides.hccs_gbps_per_pair", "eplb.redundant_experts"}) {
       QVERIFY2(v->fieldCombo(0)->findText(f) >= 0, f);
       QVERIFY2(w.editor()->fieldEditor(f) != nullptr, f);
     }
+    // A flat ring field tiles both stages: the editor shows it as each stage's field.
+    QVERIFY(v->fieldCombo(0)->findText("rings.chunk_bytes") >= 0);
+    QVERIFY(w.editor()->fieldEditor("rings.dispatch.chunk_bytes") != nullptr);
     QCOMPARE(v->fieldCombo(1)->itemText(0), QString("(none)"));
     QCOMPARE(v->fieldCombo(0)->findText("dispatch_impl"), -1);
   }
