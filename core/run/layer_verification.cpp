@@ -218,6 +218,76 @@ static bool summedExpertRows(const LayerRun& run) {
   return run.impl() == DispatchImpl::Streaming && run.scenario().combine.sumLocalExperts;
 }
 
+// Rank r's plain combine output, token by token (a whole rank's reference would be
+// megabytes allocated, faulted in and freed per rank and design): each element within its
+// bound. Returns the elements checked; the first mismatch goes to `mm`, the largest
+// error / bound ratio to `worst`.
+static std::int64_t checkCombineRank(const LayerContext& ctx, const CombineShape& shape,
+                                     const CombineSource& src, int r, std::string& mm,
+                                     double& worst) {
+  std::vector<float> rowSum(static_cast<std::size_t>(ctx.H)), rowBound(rowSum.size());
+  std::vector<bf16> rowWant(rowSum.size()), rowScratch(rowSum.size());
+  const auto* got = ctx.cards[r].xOut->as<bf16>();
+  for (int t = 0; t < ctx.BS && mm.empty(); ++t) {
+    combineReferenceRow(shape, src, t, rowSum.data(), rowWant.data(), rowBound.data(),
+                        rowScratch.data());
+    const bf16* gotRow = got + static_cast<std::size_t>(t) * ctx.H;
+    for (int h = 0; h < ctx.H && mm.empty(); ++h) {
+      const double diff = std::fabs(double(bf16ToFloat(gotRow[h])) - bf16ToFloat(rowWant[h]));
+      worst = std::max(worst, diff / rowBound[h]);
+      if (!(diff <= rowBound[h]))
+        mm = "rank " + std::to_string(r) + " x_out element " +
+             std::to_string(static_cast<std::int64_t>(t) * ctx.H + h) + ": " +
+             std::to_string(bf16ToFloat(gotRow[h])) + " vs reference " +
+             std::to_string(bf16ToFloat(rowWant[h]));
+    }
+  }
+  return static_cast<std::int64_t>(ctx.BS) * ctx.H;
+}
+
+// Rank r's CombineAddRmsNorm outputs (x_out, y, rstd), each within its derived bound.
+// Returns the elements checked; the first mismatch goes to `mm`.
+static std::int64_t checkAddRmsNormRank(const LayerContext& ctx, const Scenario& sc,
+                                        const CombineShape& shape, const CombineSource& src,
+                                        const RankGating& g, int r, std::string& mm) {
+  const auto* got = ctx.cards[r].xOut->as<bf16>();
+  const CombineReference bound = combineReference(shape, src);
+  const AddRmsNormResult want =
+      addRmsNormReference(bound.sum, g.x, ctx.BS, ctx.H, static_cast<float>(sc.combine.rmsEps));
+  const auto* y = ctx.cards[r].normY->as<bf16>();
+  const auto* rstd = ctx.cards[r].rstd->as<float>();
+  for (int t = 0; t < ctx.BS && mm.empty(); ++t) {
+    // rstd = 1/sqrt(mean(x^2) + eps): an error d_h on x_out moves mean(x^2) by at most
+    // mean(2|x_h| d_h + d_h^2), so rstd by half that, relative. Only bf16 partials make
+    // d_h large enough to matter; fp32 runs keep the plain 2^-10.
+    double rel = 0x1p-10;
+    if (shape.partialRounding > 0) {
+      double moved = 0, sq = 0;
+      for (int h = 0; h < ctx.H; ++h) {
+        const std::size_t i = static_cast<std::size_t>(t) * ctx.H + h;
+        const double x = std::fabs(bf16ToFloat(want.xOut[i])), d = bound.bound[i];
+        moved += 2 * x * d + d * d;
+        sq += x * x;
+      }
+      rel += 0.5 * moved / (sq + ctx.H * sc.combine.rmsEps);
+    }
+    if (std::fabs(rstd[t] - want.rstd[t]) > rel * want.rstd[t])
+      mm = "rank " + std::to_string(r) + " rstd[" + std::to_string(t) +
+           "] differs beyond the derived relative bound " + std::to_string(rel);
+    for (int h = 0; h < ctx.H && mm.empty(); ++h) {
+      const std::size_t i = static_cast<std::size_t>(t) * ctx.H + h;
+      const double xb = bound.bound[i] + 0x1p-7 * std::fabs(bf16ToFloat(want.xOut[i]));
+      if (std::fabs(bf16ToFloat(got[i]) - bf16ToFloat(want.xOut[i])) > xb)
+        mm = "rank " + std::to_string(r) + " x_out element " + std::to_string(i) + " differs";
+      const double yb =
+          (xb * want.rstd[t] * rmsNormGamma(h)) + 0x1p-7 * std::fabs(bf16ToFloat(want.y[i]));
+      if (std::fabs(bf16ToFloat(y[i]) - bf16ToFloat(want.y[i])) > yb)
+        mm = "rank " + std::to_string(r) + " y element " + std::to_string(i) + " differs";
+    }
+  }
+  return static_cast<std::int64_t>(want.y.size());
+}
+
 // Combine (and CombineAddRmsNorm): each element within the reference's bound (one bf16 ulp
 // plus fp32 reordering; see combineReference), every token's row checked.
 std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const ReferenceLayer& ref) {
@@ -232,9 +302,6 @@ std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const Referenc
   std::string mm;
   std::int64_t elements = 0;
   double worst = 0;
-  // One token's reference row (the plain combine is checked token by token).
-  std::vector<float> rowSum(static_cast<std::size_t>(ctx.H)), rowBound(rowSum.size());
-  std::vector<bf16> rowWant(rowSum.size()), rowScratch(rowSum.size());
   for (int r = 0; r < R && mm.empty(); ++r) {
     const RankGating& g = (*ref.gating)[r];
     std::vector<std::uint8_t> keep = ref.updateExpert[r].balancedActiveMask.value_or(
@@ -255,62 +322,8 @@ std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const Referenc
     }
     const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep,
                             ctx.quantizedDispatch ? &routed : nullptr};
-    const auto* got = ctx.cards[r].xOut->as<bf16>();
-    if (!sc.combine.addRmsNorm) {
-      // Token by token: a whole rank's reference would be megabytes allocated, faulted in
-      // and freed per rank and design.
-      for (int t = 0; t < ctx.BS && mm.empty(); ++t) {
-        combineReferenceRow(shape, src, t, rowSum.data(), rowWant.data(), rowBound.data(),
-                            rowScratch.data());
-        const bf16* gotRow = got + static_cast<std::size_t>(t) * ctx.H;
-        for (int h = 0; h < ctx.H && mm.empty(); ++h) {
-          const double diff = std::fabs(double(bf16ToFloat(gotRow[h])) - bf16ToFloat(rowWant[h]));
-          worst = std::max(worst, diff / rowBound[h]);
-          if (!(diff <= rowBound[h]))
-            mm = "rank " + std::to_string(r) + " x_out element " +
-                 std::to_string(static_cast<std::int64_t>(t) * ctx.H + h) + ": " +
-                 std::to_string(bf16ToFloat(gotRow[h])) + " vs reference " +
-                 std::to_string(bf16ToFloat(rowWant[h]));
-        }
-      }
-      elements += static_cast<std::int64_t>(ctx.BS) * ctx.H;
-    } else {
-      const CombineReference bound = combineReference(shape, src);
-      const AddRmsNormResult want =
-          addRmsNormReference(bound.sum, g.x, ctx.BS, ctx.H, static_cast<float>(sc.combine.rmsEps));
-      const auto* y = ctx.cards[r].normY->as<bf16>();
-      const auto* rstd = ctx.cards[r].rstd->as<float>();
-      for (int t = 0; t < ctx.BS && mm.empty(); ++t) {
-        // rstd = 1/sqrt(mean(x^2) + eps): an error d_h on x_out moves mean(x^2) by at most
-        // mean(2|x_h| d_h + d_h^2), so rstd by half that, relative. Only bf16 partials make
-        // d_h large enough to matter; fp32 runs keep the plain 2^-10.
-        double rel = 0x1p-10;
-        if (shape.partialRounding > 0) {
-          double moved = 0, sq = 0;
-          for (int h = 0; h < ctx.H; ++h) {
-            const std::size_t i = static_cast<std::size_t>(t) * ctx.H + h;
-            const double x = std::fabs(bf16ToFloat(want.xOut[i])), d = bound.bound[i];
-            moved += 2 * x * d + d * d;
-            sq += x * x;
-          }
-          rel += 0.5 * moved / (sq + ctx.H * sc.combine.rmsEps);
-        }
-        if (std::fabs(rstd[t] - want.rstd[t]) > rel * want.rstd[t])
-          mm = "rank " + std::to_string(r) + " rstd[" + std::to_string(t) +
-               "] differs beyond the derived relative bound " + std::to_string(rel);
-        for (int h = 0; h < ctx.H && mm.empty(); ++h) {
-          const std::size_t i = static_cast<std::size_t>(t) * ctx.H + h;
-          const double xb = bound.bound[i] + 0x1p-7 * std::fabs(bf16ToFloat(want.xOut[i]));
-          if (std::fabs(bf16ToFloat(got[i]) - bf16ToFloat(want.xOut[i])) > xb)
-            mm = "rank " + std::to_string(r) + " x_out element " + std::to_string(i) + " differs";
-          const double yb =
-              (xb * want.rstd[t] * rmsNormGamma(h)) + 0x1p-7 * std::fabs(bf16ToFloat(want.y[i]));
-          if (std::fabs(bf16ToFloat(y[i]) - bf16ToFloat(want.y[i])) > yb)
-            mm = "rank " + std::to_string(r) + " y element " + std::to_string(i) + " differs";
-        }
-      }
-      elements += static_cast<std::int64_t>(want.y.size());
-    }
+    elements += sc.combine.addRmsNorm ? checkAddRmsNormRank(ctx, sc, shape, src, g, r, mm)
+                                      : checkCombineRank(ctx, shape, src, r, mm, worst);
   }
   char detail[160];
   std::snprintf(detail, sizeof detail, "%lld elements, worst error %.3f of the bound",

@@ -112,6 +112,129 @@ json ringTilingJson(const RingTiling& t) {
           {"receiver_cores", t.receiverCores}};
 }
 
+// Each section's reader; the caller has seen the section's key.
+void readCluster(const json& j, Scenario& s) {
+  const json& c = objectMember(j, "cluster", "cluster");
+  jf::rejectUnknownKeys(c, "cluster", {"servers", "cards_per_server"});
+  readInt(c, "cluster", "servers", s.cluster.servers, 1, 96);
+  readInt(c, "cluster", "cards_per_server", s.cluster.cardsPerServer, 1, 64);
+}
+
+void readModel(const json& j, Scenario& s) {
+  const json& m = objectMember(j, "model", "model");
+  jf::rejectUnknownKeys(
+      m, "model",
+      {"tokens_per_rank", "hidden", "experts", "topk", "intermediate", "dispatch_dtype"});
+  readInt(m, "model", "tokens_per_rank", s.model.tokensPerRank, 1, kMaxTokensPerRank);
+  readInt(m, "model", "hidden", s.model.hidden, 1, 16384);
+  readInt(m, "model", "experts", s.model.experts, 1, 1024);
+  readInt(m, "model", "topk", s.model.topk, 1, 16);
+  readInt(m, "model", "intermediate", s.model.intermediate, 1, 65536);
+  readEnum(m, "model", "dispatch_dtype", kDtypeNames, s.model.dispatchDtype);
+}
+
+void readRouting(const json& j, Scenario& s) {
+  const std::string p = "routing";
+  const json& r = objectMember(j, "routing", p);
+  jf::rejectUnknownKeys(r, p,
+                        {"distribution", "alpha", "hotspot_fraction", "hotspot_experts", "groups",
+                         "topk_groups", "trace_file"});
+  readEnum(r, p, "distribution", kRoutingNames, s.routing.kind);
+  readNumber(r, p, "alpha", s.routing.alpha, 0.0, 10.0);
+  readNumber(r, p, "hotspot_fraction", s.routing.hotspotFraction, 0.0, 1.0);
+  readInt(r, p, "hotspot_experts", s.routing.hotspotExperts, 1, 1024);
+  readInt(r, p, "groups", s.routing.groups, 1, 1024);
+  readInt(r, p, "topk_groups", s.routing.topkGroups, 1, 1024);
+  if (const json* t = jf::member(r, "trace_file"))
+    s.routing.traceFile = jf::string(*t, "routing.trace_file");
+}
+
+void readEplb(const json& j, Scenario& s) {
+  const std::string p = "eplb";
+  const json& e = objectMember(j, "eplb", p);
+  jf::rejectUnknownKeys(e, p,
+                        {"place_per_rank", "redundant_experts", "table_from", "groups",
+                         "balance_mode", "table", "pruning_threshold", "active_tokens"});
+  readInt(e, p, "place_per_rank", s.eplb.placePerRank, 0, kMaxPhysicalExperts);
+  readInt(e, p, "redundant_experts", s.eplb.redundantExperts, 0, kMaxPhysicalExperts);
+  readEnum(e, p, "table_from", kTableSourceNames, s.eplb.tableFrom);
+  readInt(e, p, "groups", s.eplb.groups, 1, kMaxPhysicalExperts);
+  readInt(e, p, "balance_mode", s.eplb.balanceMode, 0, 1);
+  if (const json* t = jf::member(e, "table")) {
+    // Only shape and int32 range here; the instance ids' meaning is checked by the
+    // MoeUpdateExpert validator, which names the same rules as the real kernel.
+    const auto rows = jf::intMatrix(*t, "eplb.table", 1024, kMaxRanks + 1,
+                                    std::numeric_limits<std::int32_t>::min(),
+                                    std::numeric_limits<std::int32_t>::max());
+    s.eplb.table.clear();
+    for (const auto& row : rows) s.eplb.table.emplace_back(row.begin(), row.end());
+  }
+  if (const json* t = jf::member(e, "pruning_threshold")) {
+    const json& a = jf::array(*t, "eplb.pruning_threshold", 16);
+    s.eplb.pruningThreshold.clear();
+    for (std::size_t i = 0; i < a.size(); ++i)
+      s.eplb.pruningThreshold.push_back(static_cast<float>(
+          jf::boundedNumber(a[i], jf::index("eplb.pruning_threshold", i), 0.0, 1.0)));
+  }
+  readInt(e, p, "active_tokens", s.eplb.activeTokens, -1, kMaxTokensPerRank);
+}
+
+void readRings(const json& j, Scenario& s) {
+  const std::string p = "rings";
+  const json& r = objectMember(j, "rings", p);
+  jf::rejectUnknownKeys(r, p,
+                        {"chunk_bytes", "queue_chunks", "sender_cores", "forwarder_cores",
+                         "receiver_cores", "dispatch", "combine"});
+  // The flat fields set both stages; a stage's own object then overrides them.
+  RingTiling both = s.rings.dispatch;
+  readRingTiling(r, p, both);
+  s.rings.dispatch = s.rings.combine = both;
+  for (auto [key, tiling] :
+       {std::pair{"dispatch", &s.rings.dispatch}, std::pair{"combine", &s.rings.combine}}) {
+    if (!jf::member(r, key)) continue;
+    const std::string sp = p + "." + key;
+    const json& stage = objectMember(r, key, sp);
+    jf::rejectUnknownKeys(
+        stage, sp,
+        {"chunk_bytes", "queue_chunks", "sender_cores", "forwarder_cores", "receiver_cores"});
+    readRingTiling(stage, sp, *tiling);
+  }
+}
+
+void readCombine(const json& j, Scenario& s) {
+  const std::string p = "combine";
+  const json& c = objectMember(j, "combine", p);
+  jf::rejectUnknownKeys(c, p,
+                        {"shared_expert", "add_rms_norm", "rms_eps", "rdma_batch_bytes",
+                         "partial_dtype", "ub_window_rows", "sum_local_experts"});
+  if (const json* m = jf::member(c, "shared_expert"))
+    s.combine.sharedExpert = jf::boolean(*m, jf::child(p, "shared_expert"));
+  if (const json* m = jf::member(c, "add_rms_norm"))
+    s.combine.addRmsNorm = jf::boolean(*m, jf::child(p, "add_rms_norm"));
+  readNumber(c, p, "rms_eps", s.combine.rmsEps, 1e-12, 1.0);
+  readInt(c, p, "rdma_batch_bytes", s.combine.rdmaBatchBytes, 0, kMaxChunkBytes);
+  readEnum(c, p, "partial_dtype", kPartialDtypeNames, s.combine.partialDtype);
+  readInt(c, p, "ub_window_rows", s.combine.ubWindowRows, 0, 4096);
+  if (const json* m = jf::member(c, "sum_local_experts"))
+    s.combine.sumLocalExperts = jf::boolean(*m, jf::child(p, "sum_local_experts"));
+}
+
+void readWorkload(const json& j, Scenario& s) {
+  const std::string p = "workload";
+  const json& w = objectMember(j, "workload", p);
+  jf::rejectUnknownKeys(w, p,
+                        {"kind", "ranks", "m", "n", "k", "tile_m", "tile_n", "tile_k", "stages"});
+  readEnum(w, p, "kind", kWorkloadNames, s.workload.kind);
+  readInt(w, p, "ranks", s.workload.ranks, 2, kMaxRanks);
+  readInt(w, p, "m", s.workload.m, 1, kMaxMatrixDim);
+  readInt(w, p, "n", s.workload.n, 1, kMaxMatrixDim);
+  readInt(w, p, "k", s.workload.k, 1, kMaxMatrixDim);
+  readInt(w, p, "tile_m", s.workload.tileM, 1, kMaxMatrixDim);
+  readInt(w, p, "tile_n", s.workload.tileN, 1, kMaxMatrixDim);
+  readInt(w, p, "tile_k", s.workload.tileK, 1, kMaxMatrixDim);
+  readInt(w, p, "stages", s.workload.stages, 1, 8);
+}
+
 }  // namespace
 
 Scenario scenarioFromJson(const json& j) {
@@ -133,132 +256,19 @@ Scenario scenarioFromJson(const json& j) {
   else
     s.hardware = builtinProfile(s.profileName);
 
-  if (jf::member(j, "cluster")) {
-    const json& c = objectMember(j, "cluster", "cluster");
-    jf::rejectUnknownKeys(c, "cluster", {"servers", "cards_per_server"});
-    readInt(c, "cluster", "servers", s.cluster.servers, 1, 96);
-    readInt(c, "cluster", "cards_per_server", s.cluster.cardsPerServer, 1, 64);
-  }
-
-  if (jf::member(j, "model")) {
-    const json& m = objectMember(j, "model", "model");
-    jf::rejectUnknownKeys(
-        m, "model",
-        {"tokens_per_rank", "hidden", "experts", "topk", "intermediate", "dispatch_dtype"});
-    readInt(m, "model", "tokens_per_rank", s.model.tokensPerRank, 1, kMaxTokensPerRank);
-    readInt(m, "model", "hidden", s.model.hidden, 1, 16384);
-    readInt(m, "model", "experts", s.model.experts, 1, 1024);
-    readInt(m, "model", "topk", s.model.topk, 1, 16);
-    readInt(m, "model", "intermediate", s.model.intermediate, 1, 65536);
-    readEnum(m, "model", "dispatch_dtype", kDtypeNames, s.model.dispatchDtype);
-  }
-
-  if (jf::member(j, "routing")) {
-    const std::string p = "routing";
-    const json& r = objectMember(j, "routing", p);
-    jf::rejectUnknownKeys(r, p,
-                          {"distribution", "alpha", "hotspot_fraction", "hotspot_experts", "groups",
-                           "topk_groups", "trace_file"});
-    readEnum(r, p, "distribution", kRoutingNames, s.routing.kind);
-    readNumber(r, p, "alpha", s.routing.alpha, 0.0, 10.0);
-    readNumber(r, p, "hotspot_fraction", s.routing.hotspotFraction, 0.0, 1.0);
-    readInt(r, p, "hotspot_experts", s.routing.hotspotExperts, 1, 1024);
-    readInt(r, p, "groups", s.routing.groups, 1, 1024);
-    readInt(r, p, "topk_groups", s.routing.topkGroups, 1, 1024);
-    if (const json* t = jf::member(r, "trace_file"))
-      s.routing.traceFile = jf::string(*t, "routing.trace_file");
-  }
-
-  if (jf::member(j, "eplb")) {
-    const std::string p = "eplb";
-    const json& e = objectMember(j, "eplb", p);
-    jf::rejectUnknownKeys(e, p,
-                          {"place_per_rank", "redundant_experts", "table_from", "groups",
-                           "balance_mode", "table", "pruning_threshold", "active_tokens"});
-    readInt(e, p, "place_per_rank", s.eplb.placePerRank, 0, kMaxPhysicalExperts);
-    readInt(e, p, "redundant_experts", s.eplb.redundantExperts, 0, kMaxPhysicalExperts);
-    readEnum(e, p, "table_from", kTableSourceNames, s.eplb.tableFrom);
-    readInt(e, p, "groups", s.eplb.groups, 1, kMaxPhysicalExperts);
-    readInt(e, p, "balance_mode", s.eplb.balanceMode, 0, 1);
-    if (const json* t = jf::member(e, "table")) {
-      // Only shape and int32 range here; the instance ids' meaning is checked by the
-      // MoeUpdateExpert validator, which names the same rules as the real kernel.
-      const auto rows = jf::intMatrix(*t, "eplb.table", 1024, kMaxRanks + 1,
-                                      std::numeric_limits<std::int32_t>::min(),
-                                      std::numeric_limits<std::int32_t>::max());
-      s.eplb.table.clear();
-      for (const auto& row : rows) s.eplb.table.emplace_back(row.begin(), row.end());
-    }
-    if (const json* t = jf::member(e, "pruning_threshold")) {
-      const json& a = jf::array(*t, "eplb.pruning_threshold", 16);
-      s.eplb.pruningThreshold.clear();
-      for (std::size_t i = 0; i < a.size(); ++i)
-        s.eplb.pruningThreshold.push_back(static_cast<float>(
-            jf::boundedNumber(a[i], jf::index("eplb.pruning_threshold", i), 0.0, 1.0)));
-    }
-    readInt(e, p, "active_tokens", s.eplb.activeTokens, -1, kMaxTokensPerRank);
-  }
-
-  if (jf::member(j, "rings")) {
-    const std::string p = "rings";
-    const json& r = objectMember(j, "rings", p);
-    jf::rejectUnknownKeys(r, p,
-                          {"chunk_bytes", "queue_chunks", "sender_cores", "forwarder_cores",
-                           "receiver_cores", "dispatch", "combine"});
-    // The flat fields set both stages; a stage's own object then overrides them.
-    RingTiling both = s.rings.dispatch;
-    readRingTiling(r, p, both);
-    s.rings.dispatch = s.rings.combine = both;
-    for (auto [key, tiling] :
-         {std::pair{"dispatch", &s.rings.dispatch}, std::pair{"combine", &s.rings.combine}}) {
-      if (!jf::member(r, key)) continue;
-      const std::string sp = p + "." + key;
-      const json& stage = objectMember(r, key, sp);
-      jf::rejectUnknownKeys(
-          stage, sp,
-          {"chunk_bytes", "queue_chunks", "sender_cores", "forwarder_cores", "receiver_cores"});
-      readRingTiling(stage, sp, *tiling);
-    }
-  }
-
-  if (jf::member(j, "combine")) {
-    const std::string p = "combine";
-    const json& c = objectMember(j, "combine", p);
-    jf::rejectUnknownKeys(c, p,
-                          {"shared_expert", "add_rms_norm", "rms_eps", "rdma_batch_bytes",
-                           "partial_dtype", "ub_window_rows", "sum_local_experts"});
-    if (const json* m = jf::member(c, "shared_expert"))
-      s.combine.sharedExpert = jf::boolean(*m, jf::child(p, "shared_expert"));
-    if (const json* m = jf::member(c, "add_rms_norm"))
-      s.combine.addRmsNorm = jf::boolean(*m, jf::child(p, "add_rms_norm"));
-    readNumber(c, p, "rms_eps", s.combine.rmsEps, 1e-12, 1.0);
-    readInt(c, p, "rdma_batch_bytes", s.combine.rdmaBatchBytes, 0, kMaxChunkBytes);
-    readEnum(c, p, "partial_dtype", kPartialDtypeNames, s.combine.partialDtype);
-    readInt(c, p, "ub_window_rows", s.combine.ubWindowRows, 0, 4096);
-    if (const json* m = jf::member(c, "sum_local_experts"))
-      s.combine.sumLocalExperts = jf::boolean(*m, jf::child(p, "sum_local_experts"));
-  }
+  if (jf::member(j, "cluster")) readCluster(j, s);
+  if (jf::member(j, "model")) readModel(j, s);
+  if (jf::member(j, "routing")) readRouting(j, s);
+  if (jf::member(j, "eplb")) readEplb(j, s);
+  if (jf::member(j, "rings")) readRings(j, s);
+  if (jf::member(j, "combine")) readCombine(j, s);
 
   readEnum(j, "", "payload", kPayloadNames, s.payload);
   readEnum(j, "", "dispatch_impl", kImplNames, s.dispatchImpl);
   readInt(j, "", "event_log_capacity", s.eventLogCapacity, 1024, std::int64_t{1} << 26);
   readInt(j, "", "bandwidth_update_ns", s.bandwidthUpdateNs, 0, 10000);
 
-  if (jf::member(j, "workload")) {
-    const std::string p = "workload";
-    const json& w = objectMember(j, "workload", p);
-    jf::rejectUnknownKeys(w, p,
-                          {"kind", "ranks", "m", "n", "k", "tile_m", "tile_n", "tile_k", "stages"});
-    readEnum(w, p, "kind", kWorkloadNames, s.workload.kind);
-    readInt(w, p, "ranks", s.workload.ranks, 2, kMaxRanks);
-    readInt(w, p, "m", s.workload.m, 1, kMaxMatrixDim);
-    readInt(w, p, "n", s.workload.n, 1, kMaxMatrixDim);
-    readInt(w, p, "k", s.workload.k, 1, kMaxMatrixDim);
-    readInt(w, p, "tile_m", s.workload.tileM, 1, kMaxMatrixDim);
-    readInt(w, p, "tile_n", s.workload.tileN, 1, kMaxMatrixDim);
-    readInt(w, p, "tile_k", s.workload.tileK, 1, kMaxMatrixDim);
-    readInt(w, p, "stages", s.workload.stages, 1, 8);
-  }
+  if (jf::member(j, "workload")) readWorkload(j, s);
 
   validateScenario(s);
   return s;
