@@ -13,6 +13,7 @@
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 #include "ui/models/lesson.h"
+#include "ui/run/paced_play.h"
 
 namespace moe::ui {
 
@@ -128,7 +129,10 @@ void RunController::setMode(Mode m) {
 }
 
 void RunController::play() {
-  if (run_ && !run_->finished() && !run_->deadlocked()) setMode(Mode::Playing);
+  if (!run_ || run_->finished() || run_->deadlocked()) return;
+  // Pacing starts afresh from what is shown: a quiet stretch begins at the chosen speed.
+  play_.setPace(dataMoving(run_->emulation()));
+  setMode(Mode::Playing);
 }
 
 void RunController::pause() {
@@ -303,6 +307,29 @@ void RunController::runToEnd() {
   if (run_ && !run_->finished()) setMode(Mode::ToEnd);
 }
 
+void RunController::skipToNextChange() {
+  if (!run_) return;
+  Simulator& sim = run_->emulation().sim();
+  if (sim.pendingEvents() == 0) return;
+  // The shown state is the one after the emulation's last instant: every later event lies
+  // after the play clock, so the first differing instant is the next moment to show. Run in
+  // one go, as a lesson step's re-run is: the worker is busy, the GUI is not.
+  const std::string stage = run_->currentStage();
+  const bool moving = dataMoving(run_->emulation());
+  while (sim.pendingEvents() > 0) {
+    run_->step();
+    if (sim.now() >= nextSample_) sampleMetrics(false);
+    if (instantComplete(sim) &&
+        (run_->currentStage() != stage || dataMoving(run_->emulation()) != moving))
+      break;
+  }
+  play_.follow(sim);
+  play_.setPace(dataMoving(run_->emulation()));
+  if (sim.pendingEvents() == 0 && mode_ != Mode::Paused) setMode(Mode::Paused);
+  emitFrame();
+  verifyIfFinished();  // after the frame: the reference check may take a while
+}
+
 bool RunController::busy() const {
   const Emulation& emu = run_->emulation();
   if (resolved_->workload() == WorkloadKind::AlltoallMatmulRs) {
@@ -366,10 +393,17 @@ void RunController::tick() {
   switch (mode_) {
     case Mode::Playing: {
       // Aim from the play clock, not from the last event's time: across a gap with no
-      // events the clock still moves, so playback never stalls.
-      const Time aimed = play_.aim(speed_, dtNs);
-      advance([aimed](const Simulator& s) { return s.nextEventTime() <= aimed; }, sliceBudgetMs_);
-      play_.settle(sim, aimed);
+      // events the clock still moves, so playback never stalls. Its pace follows the
+      // activity (pacing.h).
+      QElapsedTimer budget;
+      budget.start();
+      const qint64 budgetMs = sliceBudgetMs_;
+      playPaced(
+          *run_, play_, speed_, dtNs,
+          [this] {
+            if (run_->emulation().sim().now() >= nextSample_) sampleMetrics(false);
+          },
+          [&budget, budgetMs] { return budgetMs > 0 && budget.elapsed() >= budgetMs; });
       break;
     }
     case Mode::ToStageEnd:
