@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/machine/memory.h"
 #include "core/observe/trace_export.h"
 #include "core/run/a2a_matmul_report.h"
 #include "core/run/a2a_matmul_run.h"
@@ -59,6 +60,10 @@ void RunController::load(const Scenario& sc, Design design, Fault fault) {
   sc_ = sc;
   fault_ = fault;
   loaded_ = false;
+  // The runs may point at the old reference: they go first.
+  scrub_.reset();
+  run_.reset();
+  reference_.reset();
   resolved_.reset();
   design_ = workloadOf(design) == sc.workload.kind ? design : defaultDesign(sc.workload.kind);
   try {
@@ -66,6 +71,8 @@ void RunController::load(const Scenario& sc, Design design, Fault fault) {
     sc_ = resolved_->scenario();  // a generated eplb table is computed once per load
     // The fused workload has no experts: the window tells the Experts view so.
     if (resolved_->gating()) emit expertLoadReady(computeExpertLoad(*resolved_));
+    if (resolved_->workload() == WorkloadKind::MoeLayer)
+      reference_ = std::make_unique<const ReferenceLayer>(computeReference(*resolved_));
   } catch (const std::exception& e) {
     run_.reset();
     emit failed(QString::fromStdString(e.what()));
@@ -76,7 +83,11 @@ void RunController::load(const Scenario& sc, Design design, Fault fault) {
 }
 
 std::unique_ptr<SteppableRun> RunController::newRun() const {
-  return makeRun(*resolved_, design_, fault_);
+  if (!reference_) return makeRun(*resolved_, design_, fault_);
+  // Results and digest are those of a run that keeps everything; the views read no tensor.
+  auto run = makeLayerRun(*resolved_, design_, fault_);
+  run->freeTensorsWhenDead(reference_.get());
+  return run;
 }
 
 void RunController::reset() {
@@ -489,7 +500,9 @@ void RunController::verifyIfFinished() {
     v.summary = tr("DEADLOCK (hover here for the diagnosis)");
     v.details = QString::fromStdString(run_->emulation().deadlockDiagnosis());
   } else {
-    const auto checks = run_->verifyAgainstReference();
+    auto* layer = dynamic_cast<LayerRun*>(run_.get());
+    const auto checks =
+        layer && reference_ ? layer->verify(*reference_) : run_->verifyAgainstReference();
     int passed = 0;
     for (const VerificationCheck& c : checks) {
       passed += c.ok ? 1 : 0;
@@ -500,6 +513,12 @@ void RunController::verifyIfFinished() {
     v.ok = passed == static_cast<int>(checks.size());
     v.summary = v.ok ? tr("verified: %1/%1 checks pass").arg(checks.size())
                      : tr("FAILED: %1 of %2 checks").arg(checks.size() - passed).arg(checks.size());
+  }
+  // Nothing reads the finished run's tensors any more (its figures and digest are kept):
+  // their memory goes back to the system, so a Run ends where it began.
+  if (auto* layer = dynamic_cast<LayerRun*>(run_.get())) {
+    layer->releaseTensors();
+    GmArena::releasePooledChunks();
   }
   emit verificationReady(v);
 }

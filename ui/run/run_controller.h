@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "core/run/design.h"
+#include "core/run/reference_chain.h"
 #include "core/run/resolved_scenario.h"
 #include "core/runtime/layer_context.h"
 #include "core/runtime/steppable_run.h"
@@ -122,6 +123,10 @@ class RunController : public QObject {
   Design design_ = Design::Streaming;
   Fault fault_ = Fault::None;
   std::optional<ResolvedScenario> resolved_;  // the loaded scenario, resolved once
+  // The MoE layer's golden reference, computed once per load: the live run checks each
+  // stage against it as it ends and frees the tensors no later stage reads, as a CLI run
+  // does, so a Run holds what `moe-sim run` holds (the fused workload: none).
+  std::unique_ptr<const ReferenceLayer> reference_;
   std::unique_ptr<SteppableRun> run_;
   std::unique_ptr<SteppableRun> scrub_;
   std::uint64_t runId_ = 0;
