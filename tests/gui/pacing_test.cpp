@@ -2,7 +2,13 @@
 // default layer (computed without wall time), skip to the next interesting moment, and the
 // live controller on an injected clock giving the same schedule.
 
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QMap>
+#include <QProcess>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
 
@@ -16,6 +22,8 @@
 #include "ui/run/play_clock.h"
 #include "ui/run/run_controller.h"
 #include "ui/run/wall_clock.h"
+#include "ui/widgets/frame_log.h"
+#include "ui/widgets/main_window.h"
 
 namespace moe::ui::test {
 
@@ -190,6 +198,86 @@ class PacingTest : public QObject {
       QCOMPARE(shown[i].first, expected.stages[i].stage);
       QCOMPARE(shown[i].second, expected.stages[i].frames);
     }
+  }
+
+  void toolbarSkipAheadGoesToTheNextChange() {
+    MainWindow w;
+    if (!w.liveSnapshot()) {
+      QSignalSpy first(&w, &MainWindow::frameShown);
+      QVERIFY(first.wait(60000));
+    }
+    auto* skip = w.findChild<QAction*>("skip-ahead");
+    QVERIFY(skip);
+    QCOMPARE(skip->shortcut(), QKeySequence("Ctrl+Right"));
+    // From time 0: the first stage starts, then the next, each at its first instant.
+    const std::pair<const char*, Time> expected[] = {{"update-expert", 0}, {"layout", 1008792}};
+    for (const auto& [stage, t] : expected) {
+      QSignalSpy shown(&w, &MainWindow::frameShown);
+      skip->trigger();
+      QVERIFY(shown.wait(60000));
+      QCOMPARE(QString::fromStdString(w.liveSnapshot()->stage), QString(stage));
+      QCOMPARE(w.liveSnapshot()->now, t);
+    }
+  }
+
+  void frameLogWritesOneRowPerRedrawTick() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = QDir(dir.path()).filePath("frames.csv");
+    {
+      MainWindow w;
+      QVERIFY(!w.setFrameLog(QDir(dir.path()).filePath("no/such/dir/frames.csv")));
+      QVERIFY(w.setFrameLog(path));
+      w.show();
+      QSignalSpy shown(&w, &MainWindow::frameShown);
+      QVERIFY(shown.wait(60000));  // the timer ticked and redrew: a row with its shown time
+      QVERIFY(w.frameLog());
+    }  // closing the window flushes the log
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList rows = QString(f.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(rows.value(0),
+             QString("wall_ms,gap_ms,redraw_ms,paint_ms,emulated_ps,stage,playing,rss_mib"));
+    QVERIFY(rows.size() >= 2);
+    for (const QString& row : rows.mid(1)) {
+      const QStringList cells = row.split(',');
+      QCOMPARE(cells.size(), 8);
+      bool ok = false;
+      QVERIFY(cells[1].toDouble(&ok) >= 0 && ok);  // gap
+      QVERIFY(cells[2].toDouble(&ok) >= 0 && ok);  // redraw
+      QVERIFY(cells[3].toDouble(&ok) >= 0 && ok);  // paint
+      QCOMPARE(cells[6], QString("0"));            // nothing was played
+    }
+    QVERIFY(FrameLog::residentMiB() > 0);
+  }
+
+  void recordSpreadsItsFramesLikeTheRunButton() {
+    // --record at its defaults plays as the Run button does; at one frame a second, its
+    // frames per stage are the schedule's seconds per stage.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QProcess p;
+    p.start(MOE_WORKBENCH_PATH, {"--record", dir.path(), "--fps", "1"});
+    QVERIFY(p.waitForFinished(600000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    QFile csv(QDir(dir.path()).filePath("frames.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QMap<QString, int> frames;
+    int total = 0;
+    for (const QString& row : QString(csv.readAll()).split('\n', Qt::SkipEmptyParts).mid(1)) {
+      ++frames[row.split(',').value(2)];
+      ++total;
+    }
+    qInfo("record: %d frames, dispatch %d, experts %d, combine %d", total,
+          frames.value("dispatch-streaming"), frames.value("experts"),
+          frames.value("combine-streaming"));
+    QVERIFY(frames.value("dispatch-streaming") >= 20);
+    QVERIFY(frames.value("combine-streaming") >= 20);
+    QVERIFY(frames.value("experts") < frames.value("dispatch-streaming"));
+    QVERIFY(total >= 60 && total <= 180);
+    const PacedSchedule s = defaultSchedule(kSecond);
+    for (const char* stage : {"dispatch-streaming", "experts", "combine-streaming"})
+      QVERIFY2(std::abs(frames.value(stage) - s.framesOf(stage)) <= 1, stage);
   }
 };
 
