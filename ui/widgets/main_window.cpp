@@ -50,7 +50,13 @@ namespace moe::ui {
 
 namespace {
 constexpr int kFrameMs = 16;  // the coalescing redraw timer: at most ~60 redraws a second
+
+QString runToolTip() {
+  return QObject::tr(
+      "Play (Space): emulated time moves at the chosen speed while data moves between cards, "
+      "and fast-forwards through stretches where it does not");
 }
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   registerMetaTypes();
@@ -246,7 +252,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(editor_, &ScenarioEditor::validityChanged, this, [this](bool ok, const QString& msg) {
     scenarioValid_ = ok;
     run_->setEnabled(ok && !pause_->isEnabled());
-    run_->setToolTip(ok ? tr("Run at the chosen speed")
+    run_->setToolTip(ok ? runToolTip()
                         : tr("Disabled: the edited scenario is invalid (%1)").arg(msg));
   });
   connect(editor_, &ScenarioEditor::applyRequested, this,
@@ -335,9 +341,7 @@ void MainWindow::buildControls() {
   skip->setShortcut(QKeySequence("Ctrl+Right"));
   end->setShortcut(Qt::Key_End);
   reset->setShortcut(Qt::Key_Home);
-  run_->setToolTip(
-      tr("Play (Space): emulated time moves at the chosen speed while data moves between "
-         "cards, and fast-forwards through stretches where it does not"));
+  run_->setToolTip(runToolTip());
   pause_->setToolTip(tr("Pause playback (Space)"));
   pause_->setEnabled(false);
   back->setToolTip(
