@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QTabWidget>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
@@ -47,8 +48,9 @@ struct Options {
                            "US", "8"};
   QCommandLineOption fps{"fps", "With --record: frames per second (default 10).", "N", "10"};
   QCommandLineOption view{"view",
-                          "With --record: the view to record (cluster, card, experts, timeline, "
-                          "metrics, scenario, compare; default card).",
+                          "The view to open, and with --record the view to record (cluster, "
+                          "card, experts, timeline, metrics, scenario, compare; default card "
+                          "for --record, cluster otherwise).",
                           "NAME", "card"};
   QCommandLineOption frameLog{
       "frame-log",
@@ -182,6 +184,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (cli.isSet(o.speed)) w.setPlaybackSpeed(us * 1e6);
+  const auto& views = moe::ui::lessonViews();
+  const auto viewAt = std::find(views.begin(), views.end(), cli.value(o.view));
+  if (viewAt == views.end()) {
+    std::fprintf(
+        stderr, "--view: must be cluster, card, experts, timeline, metrics, scenario or compare\n");
+    return 2;
+  }
+  if (cli.isSet(o.view)) w.tabs()->setCurrentIndex(static_cast<int>(viewAt - views.begin()));
   if (cli.isSet(o.record)) {
     moe::ui::RecordOptions r;
     r.dir = cli.value(o.record);
@@ -190,13 +200,6 @@ int main(int argc, char** argv) {
     r.view = cli.value(o.view);
     if (!okFps || r.fps < 1 || r.fps > 60) {
       std::fprintf(stderr, "--fps: must be an integer from 1 to 60\n");
-      return 2;
-    }
-    const auto& views = moe::ui::lessonViews();
-    if (std::find(views.begin(), views.end(), r.view) == views.end()) {
-      std::fprintf(
-          stderr,
-          "--view: must be cluster, card, experts, timeline, metrics, scenario or compare\n");
       return 2;
     }
     r.psPerWallSecond = us * 1e6;
