@@ -3,9 +3,12 @@
 // per view and exits; an optional scenario file argument replaces the default, and
 // `--workload KIND` picks the workload (as in moe-sim run).
 
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QTabWidget>
+#include <QTimer>
 #include <algorithm>
 #include <cstdio>
 
@@ -14,6 +17,7 @@
 #include "screenshot.h"
 #include "ui/models/lesson.h"
 #include "ui/style/presenter.h"
+#include "ui/widgets/frame_log.h"
 #include "ui/widgets/main_window.h"
 
 namespace {
@@ -37,13 +41,25 @@ struct Options {
                             "simulated clock) and write numbered PNG frames, frames.csv and, "
                             "with ffmpeg, record.gif and record.mp4 into DIR.",
                             "DIR"};
-  QCommandLineOption speed{
-      "speed", "With --record: emulated microseconds per second (default 500).", "US", "500"};
+  QCommandLineOption speed{"speed",
+                           "Playback speed (Run and --record): emulated microseconds per second "
+                           "while data moves between cards; quiet stretches fast-forward "
+                           "(default 8).",
+                           "US", "8"};
   QCommandLineOption fps{"fps", "With --record: frames per second (default 10).", "N", "10"};
   QCommandLineOption view{"view",
-                          "With --record: the view to record (cluster, card, experts, timeline, "
-                          "metrics, scenario, compare; default card).",
+                          "The view to open, and with --record the view to record (cluster, "
+                          "card, experts, timeline, metrics, scenario, compare; default card "
+                          "for --record, cluster otherwise).",
                           "NAME", "card"};
+  QCommandLineOption frameLog{
+      "frame-log",
+      "Write one CSV row per redraw tick (gap since the previous tick, redraw and paint "
+      "time in ms, shown time, stage, resident memory) into FILE; with --autoplay, print the "
+      "worst gap, redraw and paint of the Run and the memory before and after it.",
+      "FILE"};
+  QCommandLineOption autoplay{
+      "autoplay", "Press Run at start-up and quit when the run ends (for --frame-log)."};
   QCommandLineOption failOnElided{
       "fail-on-elided",
       "With --screenshot: exit with code 3 if any label, button, tab or chart text is "
@@ -64,6 +80,8 @@ void describe(QCommandLineParser& cli, Options& o) {
   cli.addOption(o.speed);
   cli.addOption(o.fps);
   cli.addOption(o.view);
+  cli.addOption(o.frameLog);
+  cli.addOption(o.autoplay);
   cli.addPositionalArgument("scenario",
                             "Scenario JSON file (default: the built-in default scenario).");
 }
@@ -159,26 +177,29 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  bool okSpeed = false;
+  const double us = cli.value(o.speed).toDouble(&okSpeed);
+  if (!okSpeed || us < 1 || us > 10000) {
+    std::fprintf(stderr, "--speed: must be 1 to 10000 (emulated us per second)\n");
+    return 2;
+  }
+  if (cli.isSet(o.speed)) w.setPlaybackSpeed(us * 1e6);
+  const auto& views = moe::ui::lessonViews();
+  const auto viewAt = std::find(views.begin(), views.end(), cli.value(o.view));
+  if (viewAt == views.end()) {
+    std::fprintf(
+        stderr, "--view: must be cluster, card, experts, timeline, metrics, scenario or compare\n");
+    return 2;
+  }
+  if (cli.isSet(o.view)) w.tabs()->setCurrentIndex(static_cast<int>(viewAt - views.begin()));
   if (cli.isSet(o.record)) {
     moe::ui::RecordOptions r;
     r.dir = cli.value(o.record);
-    bool okSpeed = false, okFps = false;
-    const double us = cli.value(o.speed).toDouble(&okSpeed);
+    bool okFps = false;
     r.fps = cli.value(o.fps).toInt(&okFps);
     r.view = cli.value(o.view);
-    if (!okSpeed || us < 1 || us > 10000) {
-      std::fprintf(stderr, "--speed: must be 1 to 10000 (emulated us per second)\n");
-      return 2;
-    }
     if (!okFps || r.fps < 1 || r.fps > 60) {
       std::fprintf(stderr, "--fps: must be an integer from 1 to 60\n");
-      return 2;
-    }
-    const auto& views = moe::ui::lessonViews();
-    if (std::find(views.begin(), views.end(), r.view) == views.end()) {
-      std::fprintf(
-          stderr,
-          "--view: must be cluster, card, experts, timeline, metrics, scenario or compare\n");
       return 2;
     }
     r.psPerWallSecond = us * 1e6;
@@ -196,6 +217,24 @@ int main(int argc, char** argv) {
     const QSize size = presenter ? QSize(static_cast<int>(1920 / s), static_cast<int>(1080 / s))
                                  : QSize(1400, 900);
     return moe::ui::writeScreenshots(w, cli.value(shot), size, cli.isSet(o.failOnElided));
+  }
+  if (cli.isSet(o.frameLog) && !w.setFrameLog(cli.value(o.frameLog))) {
+    std::fprintf(stderr, "--frame-log: cannot write %s\n", qPrintable(cli.value(o.frameLog)));
+    return 2;
+  }
+  if (cli.isSet(o.autoplay)) {
+    // Quit once the run has ended and its verdict is in (the log's summary is complete);
+    // the verdict follows the last frame, so this looks a few times a second.
+    auto* poll = new QTimer(&w);
+    QObject::connect(poll, &QTimer::timeout, &w, [&w] {
+      const auto s = w.liveSnapshot();
+      if (!s || !(s->finished || s->deadlocked) || !w.verification().done) return;
+      if (const moe::ui::FrameLog* log = w.frameLog())
+        std::printf("%s", qPrintable(log->summaryText()));
+      QCoreApplication::quit();
+    });
+    poll->start(250);
+    QTimer::singleShot(0, &w, [&w] { w.runAction()->trigger(); });
   }
   w.show();
   return QApplication::exec();

@@ -9,6 +9,9 @@
 #include <QTextStream>
 #include <QTimer>
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ui/models/lesson.h"
 #include "ui/run/run_controller.h"
@@ -99,6 +102,7 @@ int recordPlayback(MainWindow& w, const RecordOptions& o) {
   const std::int64_t frameNs = 1000000000LL / o.fps;
   Time last = -1;
   int frame = 0;
+  std::vector<std::pair<std::string, int>> perStage;  // frames per stage, in order
   for (int slice = 0; slice < 1000000; ++slice) {
     clock->advance(frameNs);
     QMetaObject::invokeMethod(c, &RunController::tick);
@@ -121,6 +125,8 @@ int recordPlayback(MainWindow& w, const RecordOptions& o) {
       }
       out << frame << ',' << s->now << ',' << QString::fromStdString(s->stage) << ',' << o.view
           << '\n';
+      if (perStage.empty() || perStage.back().first != s->stage) perStage.emplace_back(s->stage, 0);
+      ++perStage.back().second;
     }
     if (s->finished || s->deadlocked) break;
   }
@@ -128,6 +134,11 @@ int recordPlayback(MainWindow& w, const RecordOptions& o) {
   const auto s = w.liveSnapshot();
   std::printf("wrote %d frames and frames.csv into %s (end at %lld ps, %s)\n", frame,
               qPrintable(o.dir), static_cast<long long>(s->now), s->stage.c_str());
+  // Each frame is 1/fps of the Run button's playback at this speed: the timing per stage.
+  for (const auto& [stage, n] : perStage)
+    std::printf("  %-20s %5d frames  %7.1f s\n", stage.c_str(), n, static_cast<double>(n) / o.fps);
+  std::printf("  %-20s %5d frames  %7.1f s of playback at %g us/s\n", "total", frame,
+              static_cast<double>(frame) / o.fps, o.psPerWallSecond / 1e6);
   if (!s->finished) {
     std::fprintf(stderr, "the run did not reach its end\n");
     return 1;

@@ -1,17 +1,20 @@
 #pragma once
 // `moe-workbench --record DIR`: plays the loaded scenario headlessly through the same
-// playback path as the Run button, on a simulated wall clock (`--speed`, `--fps`), and writes
-// numbered PNG frames plus frames.csv (frame, emulated time in ps, stage, view). With ffmpeg
+// playback path as the Run button, paced by activity the same way, on a simulated wall clock
+// (`--speed`, `--fps`), and writes numbered PNG frames plus frames.csv (frame, emulated time
+// in ps, stage, view). Frames divided by fps is how long the Run button plays. With ffmpeg
 // (Debian package `ffmpeg`) on the PATH it also writes record.gif and record.mp4 for slides.
 
 #include <QString>
+
+#include "ui/run/pacing.h"
 
 namespace moe::ui {
 class MainWindow;
 
 struct RecordOptions {
   QString dir;
-  double psPerWallSecond = 5e8;  // 500 us of emulated time per second of video
+  double psPerWallSecond = kDefaultPlaySpeed;  // the Run button's: the video is a Run
   int fps = 10;
   QString view = "card";  // a tab: cluster, card, experts, timeline, metrics, scenario, compare
 };

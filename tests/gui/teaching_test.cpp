@@ -547,8 +547,9 @@ class TeachingTest : public QObject {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     QProcess p;
-    // 2 ms of emulated time per second at 2 frames a second: about six frames.
-    p.start(MOE_WORKBENCH_PATH, {"--record", dir.path(), "--speed", "2000", "--fps", "2"});
+    // 500 us of emulated time per second while data moves, fast-forward through the experts
+    // stage, at 2 frames a second: about seven frames.
+    p.start(MOE_WORKBENCH_PATH, {"--record", dir.path(), "--speed", "500", "--fps", "2"});
     QVERIFY(p.waitForFinished(600000));
     QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
     QFile csv(QDir(dir.path()).filePath("frames.csv"));

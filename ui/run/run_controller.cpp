@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/machine/memory.h"
 #include "core/observe/trace_export.h"
 #include "core/run/a2a_matmul_report.h"
 #include "core/run/a2a_matmul_run.h"
@@ -13,6 +14,7 @@
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 #include "ui/models/lesson.h"
+#include "ui/run/paced_play.h"
 
 namespace moe::ui {
 
@@ -58,6 +60,10 @@ void RunController::load(const Scenario& sc, Design design, Fault fault) {
   sc_ = sc;
   fault_ = fault;
   loaded_ = false;
+  // The runs may point at the old reference: they go first.
+  scrub_.reset();
+  run_.reset();
+  reference_.reset();
   resolved_.reset();
   design_ = workloadOf(design) == sc.workload.kind ? design : defaultDesign(sc.workload.kind);
   try {
@@ -65,6 +71,8 @@ void RunController::load(const Scenario& sc, Design design, Fault fault) {
     sc_ = resolved_->scenario();  // a generated eplb table is computed once per load
     // The fused workload has no experts: the window tells the Experts view so.
     if (resolved_->gating()) emit expertLoadReady(computeExpertLoad(*resolved_));
+    if (resolved_->workload() == WorkloadKind::MoeLayer)
+      reference_ = std::make_unique<const ReferenceLayer>(computeReference(*resolved_));
   } catch (const std::exception& e) {
     run_.reset();
     emit failed(QString::fromStdString(e.what()));
@@ -75,7 +83,11 @@ void RunController::load(const Scenario& sc, Design design, Fault fault) {
 }
 
 std::unique_ptr<SteppableRun> RunController::newRun() const {
-  return makeRun(*resolved_, design_, fault_);
+  if (!reference_) return makeRun(*resolved_, design_, fault_);
+  // Results and digest are those of a run that keeps everything; the views read no tensor.
+  auto run = makeLayerRun(*resolved_, design_, fault_);
+  run->freeTensorsWhenDead(reference_.get());
+  return run;
 }
 
 void RunController::reset() {
@@ -128,7 +140,10 @@ void RunController::setMode(Mode m) {
 }
 
 void RunController::play() {
-  if (run_ && !run_->finished() && !run_->deadlocked()) setMode(Mode::Playing);
+  if (!run_ || run_->finished() || run_->deadlocked()) return;
+  // Pacing starts afresh from what is shown: a quiet stretch begins at the chosen speed.
+  play_.setPace(dataMoving(run_->emulation()));
+  setMode(Mode::Playing);
 }
 
 void RunController::pause() {
@@ -303,6 +318,29 @@ void RunController::runToEnd() {
   if (run_ && !run_->finished()) setMode(Mode::ToEnd);
 }
 
+void RunController::skipToNextChange() {
+  if (!run_) return;
+  Simulator& sim = run_->emulation().sim();
+  if (sim.pendingEvents() == 0) return;
+  // The shown state is the one after the emulation's last instant: every later event lies
+  // after the play clock, so the first differing instant is the next moment to show. Run in
+  // one go, as a lesson step's re-run is: the worker is busy, the GUI is not.
+  const std::string stage = run_->currentStage();
+  const bool moving = dataMoving(run_->emulation());
+  while (sim.pendingEvents() > 0) {
+    run_->step();
+    if (sim.now() >= nextSample_) sampleMetrics(false);
+    if (instantComplete(sim) &&
+        (run_->currentStage() != stage || dataMoving(run_->emulation()) != moving))
+      break;
+  }
+  play_.follow(sim);
+  play_.setPace(dataMoving(run_->emulation()));
+  if (sim.pendingEvents() == 0 && mode_ != Mode::Paused) setMode(Mode::Paused);
+  emitFrame();
+  verifyIfFinished();  // after the frame: the reference check may take a while
+}
+
 bool RunController::busy() const {
   const Emulation& emu = run_->emulation();
   if (resolved_->workload() == WorkloadKind::AlltoallMatmulRs) {
@@ -366,10 +404,17 @@ void RunController::tick() {
   switch (mode_) {
     case Mode::Playing: {
       // Aim from the play clock, not from the last event's time: across a gap with no
-      // events the clock still moves, so playback never stalls.
-      const Time aimed = play_.aim(speed_, dtNs);
-      advance([aimed](const Simulator& s) { return s.nextEventTime() <= aimed; }, sliceBudgetMs_);
-      play_.settle(sim, aimed);
+      // events the clock still moves, so playback never stalls. Its pace follows the
+      // activity (pacing.h).
+      QElapsedTimer budget;
+      budget.start();
+      const qint64 budgetMs = sliceBudgetMs_;
+      playPaced(
+          *run_, play_, speed_, dtNs,
+          [this] {
+            if (run_->emulation().sim().now() >= nextSample_) sampleMetrics(false);
+          },
+          [&budget, budgetMs] { return budgetMs > 0 && budget.elapsed() >= budgetMs; });
       break;
     }
     case Mode::ToStageEnd:
@@ -455,7 +500,9 @@ void RunController::verifyIfFinished() {
     v.summary = tr("DEADLOCK (hover here for the diagnosis)");
     v.details = QString::fromStdString(run_->emulation().deadlockDiagnosis());
   } else {
-    const auto checks = run_->verifyAgainstReference();
+    auto* layer = dynamic_cast<LayerRun*>(run_.get());
+    const auto checks =
+        layer && reference_ ? layer->verify(*reference_) : run_->verifyAgainstReference();
     int passed = 0;
     for (const VerificationCheck& c : checks) {
       passed += c.ok ? 1 : 0;
@@ -466,6 +513,12 @@ void RunController::verifyIfFinished() {
     v.ok = passed == static_cast<int>(checks.size());
     v.summary = v.ok ? tr("verified: %1/%1 checks pass").arg(checks.size())
                      : tr("FAILED: %1 of %2 checks").arg(checks.size() - passed).arg(checks.size());
+  }
+  // Nothing reads the finished run's tensors any more (its figures and digest are kept):
+  // their memory goes back to the system, so a Run ends where it began.
+  if (auto* layer = dynamic_cast<LayerRun*>(run_.get())) {
+    layer->releaseTensors();
+    GmArena::releasePooledChunks();
   }
   emit verificationReady(v);
 }

@@ -13,10 +13,12 @@
 #include <optional>
 
 #include "core/run/design.h"
+#include "core/run/reference_chain.h"
 #include "core/run/resolved_scenario.h"
 #include "core/runtime/layer_context.h"
 #include "core/runtime/steppable_run.h"
 #include "ui/run/frame.h"
+#include "ui/run/pacing.h"
 #include "ui/run/play_clock.h"
 #include "ui/run/wall_clock.h"
 
@@ -68,11 +70,16 @@ class RunController : public QObject {
   // first busy moment or the end), then paused; targetReached follows its frame.
   void runFromStartTo(const moe::ui::LessonTarget& target);
   void runToEnd();
+  // Skip to the next interesting moment: runs until the stage changes or data starts or
+  // stops moving between cards (pacing.h), and shows that instant. Playing goes on from
+  // there; paused stays paused. At the end, nothing happens.
+  void skipToNextChange();
   // Runs to a busy moment, for --screenshot and tests: the MoE layer until dispatch is
   // under way with data in some rings; the fused operator until 40% of the partial tiles
   // have reached their owner (mid-run: in the pipelined kernel all three roles are at work).
   void runUntilBusy();
-  // Emulated picoseconds per wall-clock second while playing.
+  // Emulated picoseconds per wall-clock second while data moves between cards; quiet
+  // stretches fast-forward from it (pacing.h).
   void setSpeed(double psPerWallSecond);
   void serveScrub();
   void exportTrace(const QString& path);
@@ -116,11 +123,15 @@ class RunController : public QObject {
   Design design_ = Design::Streaming;
   Fault fault_ = Fault::None;
   std::optional<ResolvedScenario> resolved_;  // the loaded scenario, resolved once
+  // The MoE layer's golden reference, computed once per load: the live run checks each
+  // stage against it as it ends and frees the tensors no later stage reads, as a CLI run
+  // does, so a Run holds what `moe-sim run` holds (the fused workload: none).
+  std::unique_ptr<const ReferenceLayer> reference_;
   std::unique_ptr<SteppableRun> run_;
   std::unique_ptr<SteppableRun> scrub_;
   std::uint64_t runId_ = 0;
   Mode mode_ = Mode::Paused;
-  double speed_ = 2e6;  // 2 us of emulated time per wall second
+  double speed_ = kDefaultPlaySpeed;
   QTimer* timer_ = nullptr;
   int tickMs_;
   qint64 sliceBudgetMs_;

@@ -49,10 +49,18 @@ QString ClusterWidget::headerText() const {
 }
 
 int ClusterWidget::headerHeight() const {
-  // The line wraps on a narrow (or presenter-scaled) view instead of running off the edge.
-  const QRect need = fontMetrics().boundingRect(QRect(0, 0, std::max(50, width() - 16), 1000),
-                                                Qt::TextWordWrap, headerText());
-  return std::max(26, need.height() + 8);
+  // Every card's and link's position depends on it, so a paint asks hundreds of times:
+  // wrapping the text each time was half of the window's paint time during a Run.
+  const QString text = headerText();
+  const int wrapWidth = std::max(50, width() - 16);
+  if (header_.height < 0 || header_.width != wrapWidth || header_.font != font() ||
+      header_.text != text) {
+    // The line wraps on a narrow (or presenter-scaled) view instead of running off the edge.
+    const QRect need =
+        fontMetrics().boundingRect(QRect(0, 0, wrapWidth, 1000), Qt::TextWordWrap, text);
+    header_ = {text, wrapWidth, font(), std::max(26, need.height() + 8)};
+  }
+  return header_.height;
 }
 
 QRectF ClusterWidget::serverRect(int server) const {

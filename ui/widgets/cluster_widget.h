@@ -3,6 +3,8 @@
 // chords coloured by their current load, and each card's RDMA NIC linked to the fabric
 // between servers, coloured by the busier of tx/rx. Clicking a card opens it.
 
+#include <QFont>
+#include <QString>
 #include <QWidget>
 #include <memory>
 
@@ -43,6 +45,14 @@ class ClusterWidget : public QWidget {
 
   std::shared_ptr<const Snapshot> snap_;
   int selected_ = -1;
+  // The header's wrapped height for the text, width and font it was measured with.
+  struct HeaderLayout {
+    QString text;
+    int width = -1;
+    QFont font;
+    int height = -1;
+  };
+  mutable HeaderLayout header_;
 };
 
 }  // namespace moe::ui

@@ -7,6 +7,8 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
+#include <QEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -24,6 +26,7 @@
 #include "core/run/design_registry.h"
 #include "core/run/expert_balance.h"
 #include "core/scenario/scenario_json.h"
+#include "ui/run/pacing.h"
 #include "ui/run/run_controller.h"
 #include "ui/style/palette.h"
 #include "ui/style/presenter.h"
@@ -33,6 +36,7 @@
 #include "ui/widgets/compare_view.h"
 #include "ui/widgets/core_grid_widget.h"
 #include "ui/widgets/experts_view.h"
+#include "ui/widgets/frame_log.h"
 #include "ui/widgets/lesson_panel.h"
 #include "ui/widgets/metrics_view.h"
 #include "ui/widgets/ring_strip_widget.h"
@@ -46,7 +50,13 @@ namespace moe::ui {
 
 namespace {
 constexpr int kFrameMs = 16;  // the coalescing redraw timer: at most ~60 redraws a second
+
+QString runToolTip() {
+  return QObject::tr(
+      "Play (Space): emulated time moves at the chosen speed while data moves between cards, "
+      "and fast-forwards through stretches where it does not");
 }
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   registerMetaTypes();
@@ -155,7 +165,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   frameTimer_ = new QTimer(this);
   frameTimer_->setInterval(kFrameMs);
-  connect(frameTimer_, &QTimer::timeout, this, &MainWindow::redraw);
+  connect(frameTimer_, &QTimer::timeout, this, [this] {
+    if (!frameLog_) return redraw();
+    QElapsedTimer took;
+    took.start();
+    redraw();
+    if (!live_) return;
+    const auto shown = shownSnapshot();
+    frameLog_->tick(static_cast<double>(took.nsecsElapsed()) / 1e6, shown->now, shown->stage,
+                    playing_);
+    if (live_->finished || live_->deadlocked) frameLog_->runEnded();
+  });
   frameTimer_->start();
 
   connect(controller_, &RunController::frameReady, this, &MainWindow::onFrame);
@@ -163,6 +183,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(experts_, &ExpertsView::rebalanceRequested, this, &MainWindow::rebalance);
   connect(controller_, &RunController::verificationReady, this, [this](const Verification& v) {
     verification_ = v;
+    if (frameLog_ && v.done) frameLog_->verdictIn();
     verifyLabel_->setText(v.summary);
     verifyLabel_->setToolTip(v.details.isEmpty()
                                  ? tr("Verification runs when the emulation reaches its end")
@@ -173,6 +194,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(controller_, &RunController::modeChanged, this, [this](int m) {
     const bool playing = m != static_cast<int>(RunController::Mode::Paused);
+    playing_ = playing;
     run_->setEnabled(!playing && scenarioValid_);
     pause_->setEnabled(playing);
   });
@@ -230,7 +252,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(editor_, &ScenarioEditor::validityChanged, this, [this](bool ok, const QString& msg) {
     scenarioValid_ = ok;
     run_->setEnabled(ok && !pause_->isEnabled());
-    run_->setToolTip(ok ? tr("Run at the chosen speed")
+    run_->setToolTip(ok ? runToolTip()
                         : tr("Disabled: the edited scenario is invalid (%1)").arg(msg));
   });
   connect(editor_, &ScenarioEditor::applyRequested, this,
@@ -281,6 +303,10 @@ void MainWindow::buildControls() {
   auto* stepS =
       bar->addAction(style()->standardIcon(QStyle::SP_MediaSkipForward), tr("Next stage"), this,
                      [this] { QMetaObject::invokeMethod(controller_, &RunController::stepStage); });
+  auto* skip = bar->addAction(
+      style()->standardIcon(QStyle::SP_ArrowForward), tr("Skip ahead"), this,
+      [this] { QMetaObject::invokeMethod(controller_, &RunController::skipToNextChange); });
+  skip->setObjectName("skip-ahead");
   auto* end = bar->addAction(tr("Run to end"), this, [this] {
     QMetaObject::invokeMethod(controller_, &RunController::runToEnd);
   });
@@ -312,15 +338,19 @@ void MainWindow::buildControls() {
   connect(stageBack, &QAction::triggered, this,
           [this] { QMetaObject::invokeMethod(controller_, &RunController::stepBackStage); });
   addAction(stageBack);
+  skip->setShortcut(QKeySequence("Ctrl+Right"));
   end->setShortcut(Qt::Key_End);
   reset->setShortcut(Qt::Key_Home);
-  run_->setToolTip(tr("Play: emulated time moves at the chosen speed (Space)"));
+  run_->setToolTip(runToolTip());
   pause_->setToolTip(tr("Pause playback (Space)"));
   pause_->setEnabled(false);
   back->setToolTip(
       tr("Step back by the chosen amount (Left). Re-runs the same scenario to the "
          "earlier time, so the state is exactly what it was"));
   fwd->setToolTip(tr("Step forward by the chosen amount (Right)"));
+  skip->setToolTip(
+      tr("Skip to the next interesting moment (Ctrl+Right): the next stage, or the next time "
+         "data starts or stops moving between cards. Playing goes on from there"));
   stepS->setToolTip(
       tr("Run until the current stage ends (Shift+Right); Shift+Left goes back to its start"));
   end->setToolTip(
@@ -333,11 +363,13 @@ void MainWindow::buildControls() {
   bar->setObjectName("run-settings");
   speed_ = new QComboBox;
   const std::pair<const char*, double> speeds[] = {
-      {"100 ns / s", 1e5}, {"1 us / s", 1e6}, {"2 us / s", 2e6},  {"10 us / s", 1e7},
-      {"100 us / s", 1e8}, {"1 ms / s", 1e9}, {"10 ms / s", 1e10}};
+      {"100 ns / s", 1e5}, {"1 us / s", 1e6},   {"2 us / s", 2e6}, {"8 us / s", 8e6},
+      {"10 us / s", 1e7},  {"100 us / s", 1e8}, {"1 ms / s", 1e9}, {"10 ms / s", 1e10}};
   for (const auto& [name, ps] : speeds) speed_->addItem(tr(name), ps);
-  speed_->setCurrentIndex(2);
-  speed_->setToolTip(tr("Emulated time per wall-clock second while running"));
+  speed_->setCurrentIndex(std::max(0, speed_->findData(kDefaultPlaySpeed)));
+  speed_->setToolTip(
+      tr("Emulated time per wall-clock second while data moves between cards. Where it does "
+         "not (the experts stage), playback fast-forwards, doubling its speed every second"));
   connect(speed_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
     const double ps = speed_->itemData(i).toDouble();
     QMetaObject::invokeMethod(controller_, [c = controller_, ps] { c->setSpeed(ps); });
@@ -440,8 +472,9 @@ void MainWindow::buildMenus() {
     QMessageBox::information(
         this, tr("Keyboard shortcuts"),
         tr("Space: play / pause\nRight / Left: step forward / back by the chosen amount\n"
-           "Shift+Right: next stage; Shift+Left: back to the stage start\nHome: reset; End: run "
-           "to the end\nF1: what am I looking at?"));
+           "Shift+Right: next stage; Shift+Left: back to the stage start\nCtrl+Right: skip to "
+           "the next interesting moment\nHome: reset; End: run to the end\nF1: what am I "
+           "looking at?"));
   });
 }
 
@@ -629,6 +662,22 @@ void MainWindow::redraw() {
   metrics_->refresh();
   inspector_->setHtml(describeSelection(*shown, selection_));
   emit frameShown();
+}
+
+bool MainWindow::setFrameLog(const QString& path) {
+  auto log = std::make_unique<FrameLog>();
+  if (!log->open(path)) return false;
+  frameLog_ = std::move(log);
+  return true;
+}
+
+bool MainWindow::event(QEvent* e) {
+  // The window paints every widget marked for update when it handles this request.
+  if (!frameLog_ || e->type() != QEvent::UpdateRequest) return QMainWindow::event(e);
+  frameLog_->paintBegan();
+  const bool handled = QMainWindow::event(e);
+  frameLog_->paintEnded();
+  return handled;
 }
 
 void MainWindow::select(const Selection& sel) {

@@ -39,6 +39,7 @@ class CompareView;
 class SweepView;
 class AbCompareView;
 class LessonPanel;
+class FrameLog;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -93,6 +94,12 @@ class MainWindow : public QMainWindow {
   const std::vector<std::pair<std::string, double>>& lessonValues() const { return lessonValues_; }
   // Regenerates the eplb table with EPLB from a per-expert load and re-runs the layer.
   void rebalance(const std::vector<double>& perExpertLoad, int redundantExperts);
+  // Logs every redraw tick's timing into `path` (frame_log.h); false if it cannot be written.
+  bool setFrameLog(const QString& path);
+  const FrameLog* frameLog() const { return frameLog_.get(); }
+
+ protected:
+  bool event(QEvent* e) override;
 
  signals:
   void frameShown();  // after the views took a new live frame
@@ -171,6 +178,8 @@ class MainWindow : public QMainWindow {
   QLabel* stageLabel_;
   QLabel* verifyLabel_;
   QPushButton* liveButton_;
+  std::unique_ptr<FrameLog> frameLog_;
+  bool playing_ = false;  // the controller is playing, stepping to a stage end or to the end
 };
 
 }  // namespace moe::ui
