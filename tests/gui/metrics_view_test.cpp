@@ -26,6 +26,7 @@ class MetricsViewTest : public QObject {
       MetricsSample s;
       s.t = static_cast<Time>(i) * 2739000;  // 0 .. 27.39 us in ps
       s.hbmGBps = i == 5 ? 12800.0 : 100.0;
+      s.hccsGBps = i == 5 ? 41.0 : 0.0;
       s.ringFill = 0.0055;
       s.busyCores = 640;
       samples.push_back(s);
@@ -39,20 +40,29 @@ class MetricsViewTest : public QObject {
       const auto xs = v->chart()->axes(Qt::Horizontal);
       const auto ys = v->chart()->axes(Qt::Vertical);
       QCOMPARE(xs.size(), 1);
-      QCOMPARE(ys.size(), 1);
+      QCOMPARE(ys.size(), v == views.at(0) ? 2 : 1);  // bandwidth: links and HBM apart
       auto* x = qobject_cast<QValueAxis*>(xs.at(0));
-      auto* y = qobject_cast<QValueAxis*>(ys.at(0));
-      QVERIFY(x && y);
+      QVERIFY(x);
       QCOMPARE(x->labelFormat(), QStringLiteral("%g"));
-      QCOMPARE(y->labelFormat(), QStringLiteral("%g"));
+      for (QAbstractAxis* a : ys) {
+        auto* y = qobject_cast<QValueAxis*>(a);
+        QVERIFY(y);
+        QCOMPARE(y->labelFormat(), QStringLiteral("%g"));
+      }
       QVERIFY(x->max() >= 27.39);
       if (timeMax < 0) timeMax = x->max();
       QCOMPARE(x->max(), timeMax);  // one time range for the three charts
     }
-    // The bandwidth chart: 12800 GB/s fits under a round maximum.
-    auto* bw = qobject_cast<QValueAxis*>(views.at(0)->chart()->axes(Qt::Vertical).at(0));
-    QVERIFY(bw->max() >= 12800);
-    QCOMPARE(bw->max(), std::round(bw->max() / 1000) * 1000);
+    // The bandwidth chart: HBM's 12800 GB/s on its own right axis, under a round maximum,
+    // and HCCS's 41 GB/s on the left one, not flattened under HBM's scale.
+    QChart* bwChart = views.at(0)->chart();
+    auto* links = qobject_cast<QValueAxis*>(bwChart->axes(Qt::Vertical).at(0));
+    auto* hbm = qobject_cast<QValueAxis*>(bwChart->axes(Qt::Vertical).at(1));
+    QCOMPARE(bwChart->axes(Qt::Vertical).at(1)->alignment(), Qt::AlignRight);
+    QVERIFY(hbm->max() >= 12800);
+    QCOMPARE(hbm->max(), std::round(hbm->max() / 1000) * 1000);
+    QVERIFY(links->max() >= 41);
+    QVERIFY2(links->max() <= 100, qPrintable(QString::number(links->max())));
   }
 };
 

@@ -40,9 +40,11 @@ class MetricsView : public QWidget {
 
   QLineSeries* series_[Count] = {};
   QValueAxis* x_[3] = {};
-  QValueAxis* y_[3] = {};
+  // Value axes: one per chart, and HBM's own on the bandwidth chart's right (kHbmAxis).
+  static constexpr int kHbmAxis = 3;
+  QValueAxis* y_[4] = {};
   QVector<QPointF> points_[Count];
-  double yMax_[3] = {1, 1, 1};
+  double yMax_[4] = {1, 1, 1, 1};
   bool dirty_ = false;
 };
 
