@@ -4,6 +4,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -41,8 +42,8 @@ void ClusterWidget::setSelectedCard(int card) {
 
 QString ClusterWidget::headerText() const {
   if (!snap_) return {};
-  return tr("%1 servers x %2 cards at %3 — link colour = current load (green idle, red "
-            "saturated); click a card to open it")
+  return tr("%1 servers x %2 cards at %3 — link colour = current load (grey idle, green "
+            "light, red saturated); click a card to open it")
       .arg(snap_->servers)
       .arg(snap_->cardsPerServer)
       .arg(timeText(snap_->now));
@@ -73,8 +74,16 @@ QRectF ClusterWidget::serverRect(int server) const {
   return QRectF((server % cols) * w + 8, top + (server / cols) * h + 4, w - 16, h - 8);
 }
 
-QPointF ClusterWidget::fabricPoint() const {
-  return {width() / 2.0, height() - kFabricH / 2.0};
+QRectF ClusterWidget::fabricRect() const {
+  return {width() * 0.25, height() - kFabricH + 6, width() * 0.5, kFabricH - 12};
+}
+
+QPointF ClusterWidget::fabricPoint(int card) const {
+  const QRectF f = fabricRect();
+  // The card's position across the view, scaled onto the box: the ends spread out in the
+  // cards' order instead of piling up at the box's corners.
+  const double across = std::clamp(cardCentre(card).x() / std::max(1, width()), 0.0, 1.0);
+  return {f.left() + 8 + across * (f.width() - 16), f.top()};
 }
 
 QPointF ClusterWidget::linkEnd(const LinkSnap& l) const {
@@ -85,7 +94,7 @@ QPointF ClusterWidget::linkEnd(const LinkSnap& l) const {
     case LinkInfo::Kind::SwitchRx:  // the switch sits in the middle of its server
       return serverRect(snap_->cards[l.srcCard].server).center() + QPointF(0, 8);
     default:
-      return fabricPoint();
+      return fabricPoint(l.srcCard);
   }
 }
 
@@ -140,11 +149,6 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
     p.drawText(serverRect(s).adjusted(8, 4, 0, 0), Qt::AlignTop | Qt::AlignLeft,
                tr("server %1").arg(s));
   }
-  const QRectF fabric(width() * 0.25, height() - kFabricH + 6, width() * 0.5, kFabricH - 12);
-  p.setBrush(QColor(0xe8, 0xee, 0xf6));
-  p.setPen(QPen(QColor(0x70, 0x80, 0xa0), 1));
-  p.drawRoundedRect(fabric, 6, 6);
-  p.drawText(fabric, Qt::AlignCenter, tr("RoCE RDMA fabric"));
   // Links first so the cards sit on top. A pair's two directions share one chord showing
   // the busier one; a card's switch ports share one spoke to its server's switch, and its
   // NIC one dashed line to the fabric, each showing the busier of tx and rx.
@@ -185,8 +189,14 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
   if (snap_->servers > 1)
     for (const CardSnap& c : snap_->cards) {
       p.setPen(QPen(loadColor(nicLoad[c.id]), 1.0 + 4.0 * nicLoad[c.id], Qt::DashLine));
-      p.drawLine(cardCentre(c.id), fabricPoint());
+      p.drawLine(cardCentre(c.id), fabricPoint(c.id));
     }
+  // The fabric after its lines, which end on its top edge: its name stays readable.
+  p.setBrush(QColor(0xe8, 0xee, 0xf6));
+  p.setPen(QPen(QColor(0x70, 0x80, 0xa0), 1));
+  p.drawRoundedRect(fabricRect(), 6, 6);
+  p.setPen(palette().text().color());
+  p.drawText(fabricRect(), Qt::AlignCenter, tr("RoCE RDMA fabric"));
   for (const CardSnap& c : snap_->cards) {
     int busy = 0, waiting = 0, total = 0;
     for (int id : c.aiv) {

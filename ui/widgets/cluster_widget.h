@@ -36,7 +36,10 @@ class ClusterWidget : public QWidget {
   QString headerText() const;
   int headerHeight() const;
   QRectF serverRect(int server) const;
-  QPointF fabricPoint() const;
+  QRectF fabricRect() const;
+  // Where a card's NIC line meets the fabric: on the box's top edge, in the cards' order, so the
+  // lines do not cross out the fabric's name.
+  QPointF fabricPoint(int card) const;
   // Where a link's line ends away from its source card: the peer card (HCCS pair), the
   // server's switch (switch ports) or the RDMA fabric (NIC).
   QPointF linkEnd(const LinkSnap& l) const;

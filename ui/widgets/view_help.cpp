@@ -12,7 +12,8 @@ QString viewHelp(const QString& view) {
         "h800-nvswitch profile) a line from a card to its server's switch is the card's switch "
         "port; a dashed line to the fabric is a card's RDMA NIC. Its colour and width are the "
         "current load of the busier direction "
-        "(green idle, red full). The bar under a card shows its vector cores: working, "
+        "(grey idle, then green to red as it fills up). The bar under a card shows its vector "
+        "cores: working, "
         "waiting, idle.</p><p>Click a card to open it in the Card view; click a link to see "
         "both directions in the Inspector.</p>");
   if (view == "Card")
