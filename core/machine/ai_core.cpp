@@ -110,6 +110,7 @@ OpRef AiCore::issue(std::shared_ptr<Op> op) {
     op->causalId = log->newOp(static_cast<CausalLog::OpKind>(op->kind),
                               static_cast<CausalLog::OpPipe>(op->pipe), id_, m_.sim().now(),
                               op->after ? op->after->causalId : -1, word);
+    if (op->qpPrevCausal >= 0) log->queuedBehind(op->causalId, op->qpPrevCausal);
   }
   auto& q = pipes_[static_cast<int>(op->pipe)];
   q.push_back(op);
@@ -179,7 +180,7 @@ void AiCore::opCrossed(void* p, std::uint64_t) {
   if (op->kind == Op::Kind::Rdma) c.sentOnQueuePair(op);
   if (CausalLog* log = c.m_.causalLog())
     log->transferEnded(
-        op->causalId, c.m_.sim().now(),
+        op->causalId, c.m_.sim().now(), op->path,
         op->kind == Op::Kind::Copy && op->wireBytes < kTinyCopyBytes ? nullptr : &c.m_.net());
   c.m_.sim().after(op->latency, Action{&AiCore::opLanded, op, 0});
 }
@@ -257,6 +258,7 @@ AiCore::QueuePair& AiCore::queuePair(int dstCard) {
 void AiCore::chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard) {
   auto& last = queuePair(dstCard).lastPosted;
   if (last && !last->done) op->qpPrev = last;
+  if (last) op->qpPrevCausal = last->causalId;
   last = op;
 }
 
@@ -274,7 +276,6 @@ void AiCore::land(Op* op) {
   if (op->kind == Op::Kind::WordRead) op->wordValue = op->word->value;
   op->done = true;
   op->landedAt = s.now();
-  if (CausalLog* log = m_.causalLog()) log->landed(op->causalId, s.now());
   op->qpPrev.reset();  // no chains of finished ops kept alive
   // Taken out before they run: a hook that adds a hook to this op must not extend the list
   // being run.

@@ -19,18 +19,17 @@ int CausalLog::newOp(OpKind kind, OpPipe pipe, int core, Time now, int after, in
 // The bottleneck is judged among the path's saturated resources (their flows' rates sum to
 // the capacity): the one giving each flow the least. A path with none saturated was not
 // slowed by sharing; it keeps the least capacity per flow, whose excess will be about zero.
-void CausalLog::sampleBottleneck(OpRecord& r, const FlowNetwork* net) const {
+void CausalLog::sampleBottleneck(OpRecord& r, const FlowPath& path, const FlowNetwork* net) const {
   if (!net) return;
-  bool bestSaturated = r.bottleneck >= 0 && r.bottleneckShare < r.pathCapacity;
-  for (int res : r.path) {
+  for (int res : path) {
     const NetResource& n = net->resource(res);
-    const double share = n.capacity / std::max(1, n.activeFlows);
+    const float share = static_cast<float>(n.capacity / std::max(1, n.activeFlows));
     const bool saturated = n.activeFlows > 1 && n.activeRate >= 0.999 * n.capacity;
-    if (r.bottleneck < 0 || (saturated && !bestSaturated) ||
-        (saturated == bestSaturated && share < r.bottleneckShare)) {
+    if (r.bottleneck < 0 || (saturated && !r.bottleneckSaturated) ||
+        (saturated == r.bottleneckSaturated && share < r.bottleneckShare)) {
       r.bottleneck = res;
       r.bottleneckShare = share;
-      bestSaturated = saturated;
+      r.bottleneckSaturated = saturated;
     }
   }
 }
@@ -40,20 +39,19 @@ void CausalLog::transferStarted(int op, Time now, std::int64_t bytes, const Flow
   OpRecord& r = ops_[static_cast<std::size_t>(op)];
   r.transferStart = now;
   r.bytes = bytes;
-  r.path = path;
   r.pathCapacity = 0;
   if (net)
     for (int res : path) {
-      const double c = net->resource(res).capacity;
+      const auto c = static_cast<float>(net->resource(res).capacity);
       r.pathCapacity = r.pathCapacity == 0 ? c : std::min(r.pathCapacity, c);
     }
-  sampleBottleneck(r, net);
+  sampleBottleneck(r, path, net);
 }
 
-void CausalLog::transferEnded(int op, Time now, const FlowNetwork* net) {
+void CausalLog::transferEnded(int op, Time now, const FlowPath& path, const FlowNetwork* net) {
   OpRecord& r = ops_[static_cast<std::size_t>(op)];
   r.transferEnd = now;
-  sampleBottleneck(r, net);
+  sampleBottleneck(r, path, net);
 }
 
 void CausalLog::programStarted(int core, Role role, Time now) {

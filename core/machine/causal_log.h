@@ -13,6 +13,7 @@
 // ordered behind, and for a fence, the op whose landing released it.
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -28,24 +29,25 @@ class CausalLog {
   enum class OpKind : std::uint8_t { Copy, Compute, Rdma, WordWrite, WordRead, Fence };
   enum class OpPipe : std::uint8_t { Mte2, Mte3, Vector, Scalar, Cube };
 
+  // Kept small: a run issues millions of ops.
   struct OpRecord {
     OpKind kind = OpKind::Compute;
     OpPipe pipe = OpPipe::Scalar;
+    bool bottleneckSaturated = false;
     int core = -1;
     Time issued = -1;
     Time transferStart = -1;  // on the flow network (or a tiny DMA's port time) ...
     Time transferEnd = -1;    // ... until its last byte crossed
-    Time landed = -1;
     std::int64_t bytes = 0;
-    FlowPath path;
-    // The path's most shared resource seen while the transfer ran (smallest capacity per
-    // active flow, sampled at its start and end), and the path's uncontended rate.
+    // The path's most shared resource seen while the transfer ran (a saturated one giving
+    // the least per flow, sampled at its start and end), and the path's uncontended rate.
     int bottleneck = -1;
-    double bottleneckShare = 0;  // bytes per ps
-    double pathCapacity = 0;     // bytes per ps: the smallest capacity on the path
-    int after = -1;              // a tail word's data op (it lands only after it)
-    int fenceCause = -1;         // a fence: the op whose landing released it
-    int word = -1;               // word ops: the word (wordName)
+    float bottleneckShare = 0;  // bytes per ps
+    float pathCapacity = 0;     // bytes per ps: the smallest capacity on the path
+    int after = -1;             // a tail word's data op (it lands only after it)
+    int qpPrev = -1;            // RDMA: the op posted before it on its queue pair
+    int fenceCause = -1;        // a fence: the op whose landing released it
+    int word = -1;              // word ops: the word (wordName)
   };
 
   enum class WaitKind : std::uint8_t { Op, Word, Sync };
@@ -77,8 +79,8 @@ class CausalLog {
   int newOp(OpKind kind, OpPipe pipe, int core, Time now, int after, int word);
   void transferStarted(int op, Time now, std::int64_t bytes, const FlowPath& path,
                        const FlowNetwork* net);
-  void transferEnded(int op, Time now, const FlowNetwork* net);
-  void landed(int op, Time now) { ops_[static_cast<std::size_t>(op)].landed = now; }
+  void transferEnded(int op, Time now, const FlowPath& path, const FlowNetwork* net);
+  void queuedBehind(int op, int prev) { ops_[static_cast<std::size_t>(op)].qpPrev = prev; }
   void fenceReleasedBy(int fence, int cause) {
     ops_[static_cast<std::size_t>(fence)].fenceCause = cause;
   }
@@ -96,9 +98,9 @@ class CausalLog {
   const std::string& wordName(int id) const { return wordNames_[static_cast<std::size_t>(id)]; }
 
  private:
-  void sampleBottleneck(OpRecord& r, const FlowNetwork* net) const;
+  void sampleBottleneck(OpRecord& r, const FlowPath& path, const FlowNetwork* net) const;
   std::vector<CoreLog> cores_;
-  std::vector<OpRecord> ops_;
+  std::deque<OpRecord> ops_;  // no copy of millions of records when it grows
   std::vector<std::string> wordNames_;
   std::unordered_map<const void*, int> wordIds_;
 };

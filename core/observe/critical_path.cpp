@@ -50,29 +50,33 @@ const OpRec* transferOf(const CausalLog& log, int id) {
   return r->transferStart >= 0 ? r : nullptr;
 }
 
-// A link in plain words: "NIC tx of card 3", "HCCS card 0 to card 1".
-std::string linkName(const Machine& m, int resource) {
+// A link in plain words: its kind ("NIC tx"), and which one ("of card 3").
+struct LinkWords {
+  std::string kind;
+  std::string which;
+};
+LinkWords linkWords(const Machine& m, int resource) {
   for (const LinkInfo& l : m.links()) {
     if (l.resource != resource) continue;
     const std::string card = "card " + std::to_string(l.srcCard);
     switch (l.kind) {
       case LinkInfo::Kind::Hccs:
-        return "HCCS links from " + card;
+        return {"HCCS links", "from " + card};
       case LinkInfo::Kind::NicTx:
-        return "NIC tx of " + card;
+        return {"NIC tx", "of " + card};
       case LinkInfo::Kind::NicRx:
-        return "NIC rx of " + card;
+        return {"NIC rx", "of " + card};
       case LinkInfo::Kind::Hbm:
-        return "HBM of " + card;
+        return {"HBM", "of " + card};
       case LinkInfo::Kind::MtePort:
-        return "DMA ports of " + card + "'s cores";
+        return {"DMA ports", "of " + card + "'s cores"};
       case LinkInfo::Kind::SwitchTx:
-        return "switch tx port of " + card;
+        return {"switch tx ports", "of " + card};
       case LinkInfo::Kind::SwitchRx:
-        return "switch rx port of " + card;
+        return {"switch rx ports", "of " + card};
     }
   }
-  return m.net().resource(resource).name;
+  return {m.net().resource(resource).name, ""};
 }
 
 // A word's ring or flag, without card and lane numbers, so a ring family adds up:
@@ -107,28 +111,64 @@ class Tally {
     it.ops += ops;
     it.bytes += bytes;
   }
-  // [a, b) spent on a transfer `tr`: the part by which it ran slower than its path's
-  // uncontended rate goes to its most shared link; the rest to `who` doing `what` (a role's
-  // work; without `what`, `who` is the whole label).
-  void addTransferWindow(const Machine& m, const OpRec* tr, Time a, Time b,
-                         CriticalPathItem::Kind kind, const std::string& who,
-                         const std::string& what, std::int64_t ops, std::int64_t bytes) {
+  // Names for the parts of a wait on a transfer: before it was on the wire (its pipe or
+  // queue pair busy, an RDMA post), on the wire at the path's uncontended rate, and after
+  // its last byte crossed (landing, a poll). A role's work uses one name for all three.
+  struct Parts {
+    CriticalPathItem::Kind kind;
+    std::string group;
+    std::string prefix;               // labels are "prefix detail"
+    std::string before, wire, after;  // the details
+  };
+  // [a, b) waiting for transfer `tr`. The part by which a transfer ran slower than its
+  // path's uncontended rate goes to its most shared link. Before `tr` started, an RDMA
+  // write waited for the writes ahead of it on its queue pair: their wire time (and links)
+  // count the same way, the gaps between them as `before`.
+  void addDelivery(const Machine& m, const CausalLog& log, const OpRec* tr, Time a, Time b,
+                   const Parts& p, std::int64_t ops) {
+    add(p.kind, p.group, p.prefix + " " + p.wire, p.wire, 0, ops, tr ? tr->bytes : 0);
+    if (!tr) {
+      add(p.kind, p.group, p.prefix + " " + p.before, p.before, b - a, 0, 0);
+      return;
+    }
+    Time hi = b;
+    if (tr->transferEnd >= 0 && tr->transferEnd < hi) {
+      const Time lo = std::max(a, tr->transferEnd);
+      add(p.kind, p.group, p.prefix + " " + p.after, p.after, hi - lo, 0, 0);
+      hi = lo;
+    }
+    // A queue pair's writes are on the wire one after the other: each earlier one covers
+    // the time before the next started. Bounded, in case of a very long chain.
+    for (int steps = 0; tr && hi > a && steps < 100000; ++steps) {
+      if (tr->transferStart >= 0 && tr->transferStart < hi && tr->transferEnd >= 0) {
+        const Time top = std::clamp(tr->transferEnd, a, hi);
+        add(p.kind, p.group, p.prefix + " " + p.before, p.before, hi - top, 0, 0);
+        const Time lo = std::max(a, tr->transferStart);
+        addWire(m, tr, lo, top, p);
+        hi = lo;
+      }
+      tr = tr->qpPrev >= 0 ? &log.op(tr->qpPrev) : nullptr;
+    }
+    add(p.kind, p.group, p.prefix + " " + p.before, p.before, hi - a, 0, 0);
+  }
+  // [a, b) of `tr` on the wire: the slowdown's share to the link, the rest as `p.wire`.
+  void addWire(const Machine& m, const OpRec* tr, Time a, Time b, const Parts& p) {
+    if (b <= a) return;
     Time link = 0;
-    if (tr && tr->transferEnd > tr->transferStart && tr->bottleneck >= 0 && tr->pathCapacity > 0) {
+    if (tr->transferEnd > tr->transferStart && tr->bottleneck >= 0 && tr->pathCapacity > 0) {
       const double actual = static_cast<double>(tr->transferEnd - tr->transferStart);
       const double ideal = static_cast<double>(tr->bytes) / tr->pathCapacity;
       const double excess = std::max(0.0, actual - ideal);
-      const Time overlap =
-          std::max<Time>(0, std::min(b, tr->transferEnd) - std::max(a, tr->transferStart));
-      link =
-          std::clamp<Time>(std::llround(static_cast<double>(overlap) * excess / actual), 0, b - a);
+      link = std::clamp<Time>(std::llround(static_cast<double>(b - a) * excess / actual), 0, b - a);
     }
-    if (link > 0)
-      add(CriticalPathItem::Kind::Link, linkName(m, tr->bottleneck) + " saturated", link);
-    if (what.empty())
-      add(kind, who, who, "", b - a - link, ops, bytes);
-    else
-      add(kind, who + " busy", who + " " + what, what, b - a - link, ops, bytes);
+    if (link > 0) {
+      // Links of a kind add up in the description ("NIC tx saturated 39%"), each named.
+      const LinkWords w = linkWords(m, tr->bottleneck);
+      const std::string label =
+          w.which.empty() ? w.kind + " saturated" : w.kind + " " + w.which + " saturated";
+      add(CriticalPathItem::Kind::Link, w.kind + " saturated", label, w.which, link, 0, 0);
+    }
+    add(p.kind, p.group, p.prefix + " " + p.wire, p.wire, b - a - link, 0, 0);
   }
   std::vector<CriticalPathItem> ranked(Time total) const {
     std::vector<CriticalPathItem> out;
@@ -222,8 +262,9 @@ CriticalPathAttribution attributeCriticalPath(const CausalLog& log, const Machin
     if (seg->kind == CausalLog::WaitKind::Op && seg->op >= 0) {
       const OpRec& op = log.op(seg->op);
       const OpRec* tr = transferOf(log, seg->op);
-      tally.addTransferWindow(m, tr, a, t, CriticalPathItem::Kind::Work, who, doing(log, op), 1,
-                              tr ? tr->bytes : 0);
+      const std::string what = doing(log, op);
+      tally.addDelivery(m, log, tr, a, t,
+                        {CriticalPathItem::Kind::Work, who + " busy", who, what, what, what}, 1);
       t = a;
       continue;
     }
@@ -233,11 +274,18 @@ CriticalPathAttribution attributeCriticalPath(const CausalLog& log, const Machin
       const Time from = std::max(w.issued, stage.start);
       const std::string family = w.word >= 0 ? wordFamily(log.wordName(w.word)) : "a flag";
       const OpRec* data = transferOf(log, seg->wakeOp);
-      const std::string label =
-          data ? "RDMA delivery to " + who + " (" + family + ": post, wire, landing, poll)"
-               : std::string(activityName(seg->activity)) + " on " + family +
-                     ": signal latency (write, poll)";
-      tally.addTransferWindow(m, data, from, t, CriticalPathItem::Kind::Signal, label, "", 0, 0);
+      if (data)
+        tally.addDelivery(
+            m, log, data, from, t,
+            {CriticalPathItem::Kind::Signal, "RDMA delivery to " + who + " (" + family + ")",
+             "RDMA delivery to " + who + " (" + family + "):", "post and queue-pair wait",
+             "wire time at the uncontended rate", "landing and poll"},
+            0);
+      else
+        tally.add(CriticalPathItem::Kind::Signal,
+                  std::string(activityName(seg->activity)) + " on " + family +
+                      ": signal latency (write, poll)",
+                  t - from);
       core = w.core;
       t = from;
       ++out.hops;
