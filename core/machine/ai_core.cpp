@@ -151,12 +151,20 @@ void AiCore::startOp(const std::shared_ptr<Op>& op) {
         break;
       }
       Op* fence = op.get();
+      // Without a causal log the hook captures two pointers, which std::function holds
+      // without allocating; the log's hook also notes which landing released the fence.
       CausalLog* log = m_.causalLog();
       for (auto& f : flying) {
+        if (!log) {
+          f->onLand.push_back([fence, &s] {
+            if (--fence->fenceWaitingOn == 0) s.after(0, Action{&AiCore::opLanded, fence, 0});
+          });
+          continue;
+        }
         const int cause = f->causalId;
         f->onLand.push_back([fence, &s, log, cause] {
           if (--fence->fenceWaitingOn != 0) return;
-          if (log) log->fenceReleasedBy(fence->causalId, cause);
+          log->fenceReleasedBy(fence->causalId, cause);
           s.after(0, Action{&AiCore::opLanded, fence, 0});
         });
       }
