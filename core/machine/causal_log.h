@@ -9,8 +9,9 @@
 // until it next suspended or ended (a program runs in zero emulated time between awaits, so
 // the next suspension starts where this one was resumed). A word wait records the write
 // that woke it, a barrier wait the last core to arrive. Ops record when they were issued,
-// when their transfer was on the flow network and landed, the data op a tail word was
-// ordered behind, and for a fence, the op whose landing released it.
+// when their transfer was on the flow network (with its path's uncontended rate and its
+// most shared resource), the data op a tail word was ordered behind, the op before an
+// RDMA write on its queue pair, and for a fence, the op whose landing released it.
 
 #include <cstdint>
 #include <deque>

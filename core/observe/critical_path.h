@@ -10,8 +10,9 @@
 // rate, which goes to the transfer's most shared link ("NIC tx of card 3 saturated"). A
 // segment waiting on a word (ring data, ring space, a flag) jumps to the core whose write
 // woke it, at the time it issued that write; the time from the issue to the wake is the
-// signal's latency (an RDMA tail's includes its data's wire time, split the same way). A
-// barrier jumps to its last arrival. So the path covers the stage from start to end once,
+// signal's latency (an RDMA tail's is its data's delivery: queue-pair wait, wire time,
+// landing, split the same way; the writes ahead on its queue pair count as its wire time).
+// A barrier jumps to its last arrival. So the path covers the stage from start to end once,
 // and the shares sum to 100%.
 
 #include <cstdint>
