@@ -1,6 +1,7 @@
 // `moe-sim run [SCENARIO.json] [--impl streaming|phased|flat|both|all] [--verify] [--trace FILE]
-//  [--csv FILE] [--export-transfers FILE] [--strict] [-j N]` (DESIGN.md §6): emulates one MoE
-//  layer, prints the per-stage table and the run digest. Exit 1 when verification fails or
+//  [--csv FILE] [--export-transfers FILE] [--strict] [-j N] [--why]` (DESIGN.md §6): emulates
+//  one MoE layer, prints the per-stage table and the run digest (with --why, what made up
+//  dispatch's and combine's time, from their critical paths). Exit 1 when verification fails or
 //  a deadlock is diagnosed; exit 2 under --strict when the scenario exceeds a documented
 //  limit of the real CANN operators.
 
@@ -31,6 +32,7 @@ struct RunOptions {
   std::string fault;
   std::string workload;
   bool strict = false;
+  bool why = false;
   unsigned jobs = 0;
 };
 
@@ -60,6 +62,9 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
   sub->add_flag("--strict", opt->strict,
                 "Treat every limit of the real CANN operators the scenario exceeds as an error "
                 "(exit 2) instead of a warning");
+  sub->add_flag("--why", opt->why,
+                "Explain dispatch's and combine's time: walk each one's critical path back from "
+                "its last event and rank the roles, links, rings and waits that made it up");
   sub->add_option("-j,--jobs", opt->jobs,
                   "Designs emulated at once (default: one per design, when the cores and the "
                   "memory allow); the report is the same either way")
@@ -87,6 +92,8 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
     moe::require(opt->fault.empty() || !fused, "--fault",
                  "applies to the moe-layer workload only (this run is alltoall-matmul-rs)");
     moe::require(opt->transfersFile.empty() || !fused, "--export-transfers",
+                 "applies to the moe-layer workload only (this run is alltoall-matmul-rs)");
+    moe::require(!opt->why || !fused, "--why",
                  "applies to the moe-layer workload only (this run is alltoall-matmul-rs)");
     moe::require(opt->fault.empty() || (sc.dispatchImpl != moe::DispatchImpl::Phased &&
                                         sc.dispatchImpl != moe::DispatchImpl::Flat),
@@ -138,7 +145,7 @@ const moesim::RegisterCommand kRun([](CLI::App& app, int& exitCode) {
     std::vector<moe::TransferLog> transfers;
     const moe::RunReport report =
         moe::runScenario(resolved, opt->verify, fault, progress,
-                         opt->transfersFile.empty() ? nullptr : &transfers, opt->jobs);
+                         opt->transfersFile.empty() ? nullptr : &transfers, opt->jobs, opt->why);
     line.clear();
     moesim::printReport(std::cout, report);
     writeOutputs([&](std::ostream& o) { moe::writeReportTrace(o, report); },

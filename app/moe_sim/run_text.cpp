@@ -206,6 +206,15 @@ void printReport(std::ostream& out, const RunReport& r) {
         }
         out << "\n";
       }
+  // --why: what made up each communication stage's time, from its critical path.
+  if (!r.why.empty()) {
+    out << "\nwhy (critical path of each stage, walked back from its last event; shares of the "
+           "stage's time)\n";
+    for (std::size_t i = 0; i < r.why.size() && i < r.results.size(); ++i)
+      for (const CriticalPathAttribution& a : r.why[i])
+        if (a.stage == StageId::Dispatch || a.stage == StageId::Combine)
+          out << "  " << r.results[i].design << " " << describeCriticalPath(a) << "\n";
+  }
   for (const RunResult& run : r.results)
     if (run.deadlocked) out << "\n" << run.deadlockText();
   if (r.verified) {

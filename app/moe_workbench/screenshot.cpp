@@ -16,6 +16,7 @@
 #include "ui/models/lesson.h"
 #include "ui/run/run_controller.h"
 #include "ui/widgets/card_view.h"
+#include "ui/widgets/compare_view.h"
 #include "ui/widgets/elided_text.h"
 #include "ui/widgets/lesson_panel.h"
 #include "ui/widgets/main_window.h"
@@ -87,6 +88,20 @@ int writeScreenshots(MainWindow& w, const QString& dir, QSize size, bool failOnE
       std::fprintf(stderr, "%s: elided: %s\n", names[i], qPrintable(e));
       elided = true;
     }
+  }
+  // The Compare tab again, scrolled down to its Why panel.
+  {
+    w.tabs()->setCurrentIndex(6);
+    w.compare()->showWhy();
+    QEventLoop loop;
+    QTimer::singleShot(150, &loop, &QEventLoop::quit);
+    loop.exec();
+    const QString file = QDir(dir).filePath("compare-why.png");
+    if (!w.grab().save(file)) {
+      std::fprintf(stderr, "cannot write %s\n", qPrintable(file));
+      return 1;
+    }
+    std::printf("wrote %s\n", qPrintable(file));
   }
   // A/B: the default run pinned as A, then B with half the ring chunk: A is marked stale
   // (its scenario is no longer the current one) and the figures sit side by side.

@@ -11,6 +11,10 @@
 
 namespace moe {
 
+// The causal log names op kinds and pipes by the same numbers.
+static_assert(static_cast<int>(CausalLog::OpKind::Fence) == static_cast<int>(Op::Kind::Fence));
+static_assert(static_cast<int>(CausalLog::OpPipe::Cube) == static_cast<int>(Pipe::Cube));
+
 namespace {
 // Op records come from the engine's block pool: a run makes and drops millions of them.
 std::shared_ptr<Op> newOp() {
@@ -24,7 +28,11 @@ Time cyclesToPs(double cycles, int clockMhz) {
 
 void OpRef::await_suspend(std::coroutine_handle<> h) const noexcept {
   op_->waiter = h;
-  op_->core->setActivity(op_->activity);
+  AiCore* core = op_->core;
+  core->setActivity(op_->activity);
+  if (CausalLog* log = core->machine().causalLog())
+    log->waitBegan(core->id(), core->role(), op_->activity, CausalLog::WaitKind::Op, op_->causalId,
+                   core->sim().now());
 }
 
 std::int64_t OpRef::await_resume() const noexcept {
@@ -53,6 +61,7 @@ void AiCore::resetUb() {
 
 void AiCore::finishProgram() {
   setActivity(Activity::Done);
+  if (CausalLog* log = m_.causalLog()) log->programEnded(id_, m_.sim().now());
   for (Word* w : writesTo_) m_.checkWaiters(*w);
   writesTo_.clear();
 }
@@ -96,6 +105,13 @@ void AiCore::setActivity(Activity a) {
 
 OpRef AiCore::issue(std::shared_ptr<Op> op) {
   op->core = this;
+  if (CausalLog* log = m_.causalLog()) {
+    const int word = op->word ? log->wordId(op->word, op->word->name) : -1;
+    op->causalId = log->newOp(static_cast<CausalLog::OpKind>(op->kind),
+                              static_cast<CausalLog::OpPipe>(op->pipe), id_, m_.sim().now(),
+                              op->after ? op->after->causalId : -1, word);
+    if (op->qpPrevCausal >= 0) log->queuedBehind(op->causalId, op->qpPrevCausal);
+  }
   auto& q = pipes_[static_cast<int>(op->pipe)];
   q.push_back(op);
   if (q.size() == 1) startOp(op);
@@ -120,6 +136,9 @@ void AiCore::startOp(const std::shared_ptr<Op>& op) {
       else
         m_.startTransfer(op->path, op->wireBytes, op->latency,
                          Action{&AiCore::opCrossed, op.get(), 0});
+      if (CausalLog* log = m_.causalLog())
+        log->transferStarted(op->causalId, s.now(), op->wireBytes, op->path,
+                             op->wireBytes < kTinyCopyBytes ? nullptr : &m_.net());
       break;
     case Op::Kind::Rdma:
       s.after(op->duration, Action{&AiCore::rdmaPosted, op.get(), 0});
@@ -132,10 +151,23 @@ void AiCore::startOp(const std::shared_ptr<Op>& op) {
         break;
       }
       Op* fence = op.get();
-      for (auto& f : flying)
-        f->onLand.push_back([fence, &s] {
-          if (--fence->fenceWaitingOn == 0) s.after(0, Action{&AiCore::opLanded, fence, 0});
+      // Without a causal log the hook captures two pointers, which std::function holds
+      // without allocating; the log's hook also notes which landing released the fence.
+      CausalLog* log = m_.causalLog();
+      for (auto& f : flying) {
+        if (!log) {
+          f->onLand.push_back([fence, &s] {
+            if (--fence->fenceWaitingOn == 0) s.after(0, Action{&AiCore::opLanded, fence, 0});
+          });
+          continue;
+        }
+        const int cause = f->causalId;
+        f->onLand.push_back([fence, &s, log, cause] {
+          if (--fence->fenceWaitingOn != 0) return;
+          log->fenceReleasedBy(fence->causalId, cause);
+          s.after(0, Action{&AiCore::opLanded, fence, 0});
         });
+      }
       break;
     }
   }
@@ -154,6 +186,10 @@ void AiCore::opCrossed(void* p, std::uint64_t) {
   AiCore& c = *op->core;
   if (op->kind == Op::Kind::Copy) c.leavePipe(op);
   if (op->kind == Op::Kind::Rdma) c.sentOnQueuePair(op);
+  if (CausalLog* log = c.m_.causalLog())
+    log->transferEnded(
+        op->causalId, c.m_.sim().now(), op->path,
+        op->kind == Op::Kind::Copy && op->wireBytes < kTinyCopyBytes ? nullptr : &c.m_.net());
   c.m_.sim().after(op->latency, Action{&AiCore::opLanded, op, 0});
 }
 
@@ -192,6 +228,8 @@ void AiCore::sendOnQueuePair(Op* op) {
   }
   q.sending = op;
   m_.startTransfer(op->path, op->wireBytes, op->latency, Action{&AiCore::opCrossed, op, 0});
+  if (CausalLog* log = m_.causalLog())
+    log->transferStarted(op->causalId, m_.sim().now(), op->wireBytes, op->path, &m_.net());
 }
 
 void AiCore::sentOnQueuePair(Op* op) {
@@ -204,6 +242,8 @@ void AiCore::sentOnQueuePair(Op* op) {
   if (!q.firstWaiting) q.lastWaiting = nullptr;
   next->qpNextToSend = nullptr;
   m_.startTransfer(next->path, next->wireBytes, next->latency, Action{&AiCore::opCrossed, next, 0});
+  if (CausalLog* log = m_.causalLog())
+    log->transferStarted(next->causalId, m_.sim().now(), next->wireBytes, next->path, &m_.net());
 }
 
 void AiCore::opLanded(void* p, std::uint64_t) {
@@ -226,6 +266,7 @@ AiCore::QueuePair& AiCore::queuePair(int dstCard) {
 void AiCore::chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard) {
   auto& last = queuePair(dstCard).lastPosted;
   if (last && !last->done) op->qpPrev = last;
+  if (last) op->qpPrevCausal = last->causalId;
   last = op;
 }
 
@@ -236,7 +277,7 @@ void AiCore::land(Op* op) {
   }
   if (op->kind == Op::Kind::WordWrite || (op->kind == Op::Kind::Rdma && op->word)) {
     --op->word->inFlightWrites;
-    m_.setWord(*op->word, op->wordValue);
+    m_.setWord(*op->word, op->wordValue, op);
     // The same value wakes nobody: if that was the writer's last word, its waiters are stuck.
     m_.checkWaiters(*op->word);
   }
@@ -418,6 +459,9 @@ void AiCore::WordChange::await_suspend(std::coroutine_handle<> h) {
   word->waiters.emplace_back(core, h);
   core->waitingOn_ = {word};
   core->setActivity(activity);
+  if (CausalLog* log = core->m_.causalLog())
+    log->waitBegan(core->id_, core->role_, activity, CausalLog::WaitKind::Word, -1,
+                   core->m_.sim().now());
   core->m_.checkWaiters(*word);
 }
 
@@ -440,6 +484,9 @@ void AiCore::AnyWordChange::await_suspend(std::coroutine_handle<> h) {
   for (Word* w : *words) w->waiters.emplace_back(core, h);
   core->waitingOn_ = *words;
   core->setActivity(activity);
+  if (CausalLog* log = core->m_.causalLog())
+    log->waitBegan(core->id_, core->role_, activity, CausalLog::WaitKind::Word, -1,
+                   core->m_.sim().now());
   if (!words->empty()) core->m_.checkWaiters(*words->front());
 }
 
@@ -459,6 +506,10 @@ void AiCore::WordChange::await_resume() noexcept {
 
 bool AiCore::SyncAwait::await_suspend(std::coroutine_handle<> h) {
   core->setActivity(Activity::WaitSync);
+  CausalLog* log = core->m_.causalLog();
+  if (log)
+    log->waitBegan(core->id_, core->role_, Activity::WaitSync, CausalLog::WaitKind::Sync, -1,
+                   core->m_.sim().now());
   SyncBarrier* b = barrier;
   core->waitWhat_ = [b] {
     return "SyncAll " + b->name() + ": " + std::to_string(b->arrived()) + " of " +
@@ -468,7 +519,10 @@ bool AiCore::SyncAwait::await_suspend(std::coroutine_handle<> h) {
   if (++b->arrived_ == b->participants_) {
     Simulator& s = core->sim();
     const Time release = s.now() + nanoseconds(core->m_.hw().syncAllNs);
-    for (auto& [c, handle] : b->waiting_) s.resumeAt(release, handle);
+    for (auto& [c, handle] : b->waiting_) {
+      if (log) log->barrierReleased(c->id_, core->id_, s.now());
+      s.resumeAt(release, handle);
+    }
     b->waiting_.clear();
     b->arrived_ = 0;
   }

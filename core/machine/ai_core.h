@@ -91,6 +91,8 @@ struct Op {
   bool pipeReleased = false;
   int fenceWaitingOn = 0;  // Fence: in-flight ops still to land
   Time landedAt = -1;
+  int causalId = -1;      // its record in the machine's causal log, if one is kept
+  int qpPrevCausal = -1;  // RDMA: the causal record of the op posted before it on its queue pair
   std::coroutine_handle<> waiter;
 };
 

@@ -213,7 +213,7 @@ Time Machine::wordLatency(const AiCore& from, const Word& w) const {
   return nanoseconds(hw_.rdmaLatencyNs);
 }
 
-void Machine::setWord(Word& w, std::int64_t value) {
+void Machine::setWord(Word& w, std::int64_t value, const Op* writer) {
   if (w.value == value) return;
   w.value = value;
   auto waiters = std::move(w.waiters);
@@ -221,6 +221,7 @@ void Machine::setWord(Word& w, std::int64_t value) {
   const Time wake = sim_.now() + nanoseconds(hw_.pollLatencyNs);
   for (auto& [core, handle] : waiters) {
     core->stopWaiting();  // it may also wait on other words: wake it exactly once
+    if (causalLog_ && writer) causalLog_->wokenBy(core->id(), writer->causalId);
     sim_.resumeAt(wake, handle);
   }
 }

@@ -13,6 +13,7 @@
 
 #include "core/engine/simulator.h"
 #include "core/machine/ai_core.h"
+#include "core/machine/causal_log.h"
 #include "core/machine/cluster_shape.h"
 #include "core/machine/flow_network.h"
 #include "core/machine/hardware_profile.h"
@@ -110,7 +111,8 @@ class Machine {
   // Scalar access latency from a core to a word's card.
   Time wordLatency(const AiCore& from, const Word& w) const;
   // Writes a word now (host-side init or a landed write) and wakes its waiters.
-  void setWord(Word& w, std::int64_t value);
+  // `writer`: the op whose landing writes it (the causal log names it as the waiters' wake).
+  void setWord(Word& w, std::int64_t value, const Op* writer = nullptr);
   // The early deadlock watch: records every waiter of `w` that can never be woken (see
   // Word::soleWriter) and halts the simulator, so a lost publish is diagnosed when the
   // last chance to fix it has passed, not when the whole layer has drained.
@@ -137,6 +139,10 @@ class Machine {
   }
   // Records every later transfer in `log` (nullptr: none). The log outlives the recording.
   void setTransferLog(TransferLog* log) { transferLog_ = log; }
+  // Records every later wait's cause in `log` (nullptr: none; causal_log.h). The log
+  // outlives the recording; recording changes no event.
+  void setCausalLog(CausalLog* log) { causalLog_ = log; }
+  CausalLog* causalLog() const { return causalLog_; }
 
   // Totals for the summary.
   std::int64_t overreadBytes = 0;  // extra bytes moved by DMA alignment (over-read + crop)
@@ -164,6 +170,7 @@ class Machine {
   std::deque<Word> words_;
   std::vector<const AiCore*> stuck_;
   TransferLog* transferLog_ = nullptr;
+  CausalLog* causalLog_ = nullptr;
 };
 
 }  // namespace moe

@@ -38,11 +38,12 @@ struct DesignRun {
   std::unique_ptr<LayerRun> run;
   RunResult result;
   std::int64_t tensorBytes = 0;
+  std::vector<CriticalPathAttribution> why;
 };
 
 DesignRun runDesign(const ResolvedScenario& rs, Design design, Fault fault,
-                    const ReferenceLayer* ref, const RunProgress& progress,
-                    TransferLog* transfers) {
+                    const ReferenceLayer* ref, const RunProgress& progress, TransferLog* transfers,
+                    bool why) {
   AllocationScope scope("the emulated cluster's GM and event log");
   DesignRun out;
   auto& run = out.run;
@@ -53,6 +54,11 @@ DesignRun runDesign(const ResolvedScenario& rs, Design design, Fault fault,
     transfers->design = run->design();
     run->emulation().machine().setTransferLog(transfers);
   }
+  std::optional<CausalLog> causes;
+  if (why) {
+    causes.emplace(run->emulation().machine().coreCount());
+    run->emulation().machine().setCausalLog(&*causes);
+  }
   if (progress) {
     // The same events in the same order as runToEnd, with a look every 2^16 of them.
     Simulator& sim = run->emulation().sim();
@@ -62,6 +68,11 @@ DesignRun runDesign(const ResolvedScenario& rs, Design design, Fault fault,
   }
   run->runToEnd();  // (after the loop above: only surfaces a kernel's exception)
   run->emulation().machine().setTransferLog(nullptr);
+  run->emulation().machine().setCausalLog(nullptr);
+  if (causes)
+    for (const StageReport& st : run->stages())
+      out.why.push_back(attributeCriticalPath(*causes, run->emulation().machine(), st));
+  causes.reset();
   std::vector<VerificationCheck> checks;
   if (ref) checks = run->verify(*ref);
   const Scenario& sc = rs.scenario();
@@ -90,7 +101,7 @@ unsigned designThreads(const ResolvedScenario& rs, std::size_t designs, unsigned
 
 RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
                       const RunProgress& progress, std::vector<TransferLog>* transfers,
-                      unsigned threads) {
+                      unsigned threads, bool why) {
   RunReport r;
   r.given = rs.given();
   r.scenario = rs.scenario();
@@ -126,7 +137,7 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
       designs.size(),
       [&](std::size_t i) {
         return runDesign(rs, designs[i], fault, ref ? &*ref : nullptr, serialProgress,
-                         transfers ? &(*transfers)[firstLog + i] : nullptr);
+                         transfers ? &(*transfers)[firstLog + i] : nullptr, why);
       },
       {r.designThreads, {}, nullptr});
   std::vector<std::uint64_t> digests;
@@ -136,6 +147,7 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
     r.tensorBytes = r.designThreads > 1 ? r.tensorBytes + d->tensorBytes
                                         : std::max(r.tensorBytes, d->tensorBytes);
     r.results.push_back(std::move(d->result));
+    r.why.push_back(std::move(d->why));
     digests.push_back(r.results.back().digest);
     r.runs.push_back(std::move(d->run));
   }

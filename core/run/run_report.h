@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/observe/critical_path.h"
 #include "core/run/expert_balance.h"
 #include "core/run/layer_run.h"
 #include "core/run/resolved_scenario.h"
@@ -23,6 +24,8 @@ struct RunReport {
   // order of scenarioDesigns.
   std::vector<std::unique_ptr<LayerRun>> runs;
   std::vector<RunResult> results;  // per run: stages, figures, verification, deadlock
+  // Per run, when asked for (`why`): each stage's critical-path attribution, in stage order.
+  std::vector<std::vector<CriticalPathAttribution>> why;
   bool verified = false;
   std::vector<VerificationCheck> crossChecks;  // phased vs streaming
   std::uint64_t digest = 0;
@@ -46,10 +49,13 @@ using RunProgress = std::function<void(const std::string& design, const std::str
 // design, where the fault is planted. `transfers`: each design's transfers are appended to
 // it (moe-sim run --export-transfers). `threads`: designs emulated at once (0: one per
 // design, up to the machine's cores, when their summed host memory fits; 1: one after the
-// other). The report does not depend on it, apart from peak RSS and tensorBytes.
+// other). The report does not depend on it, apart from peak RSS and tensorBytes. `why`:
+// each run keeps a causal log and the report holds every stage's critical-path attribution
+// (core/observe/critical_path.h); events and digests are the same either way.
 RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault = Fault::None,
                       const RunProgress& progress = {},
-                      std::vector<TransferLog>* transfers = nullptr, unsigned threads = 0);
+                      std::vector<TransferLog>* transfers = nullptr, unsigned threads = 0,
+                      bool why = false);
 // Bytes over a stage's time in GB/s; 0 for rounding dust or an empty stage.
 double achievedGBps(double bytes, Time t);
 void writeReportTrace(std::ostream& out, const RunReport& r);

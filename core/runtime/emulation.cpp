@@ -41,6 +41,7 @@ SyncBarrier& Emulation::addBarrier(std::string name, int participants) {
 void Emulation::launch(AiCore& core, Role role, Task body, Latch* latch) {
   core.resetUb();
   core.setRole(role);
+  if (CausalLog* log = machine_.causalLog()) log->programStarted(core.id(), role, sim_.now());
   sim_.spawn(runProgram(core, std::move(body), latch), core.name());
 }
 

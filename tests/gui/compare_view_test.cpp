@@ -43,6 +43,14 @@ class CompareViewTest : public QObject {
     for (QBarSet* set : bars->barSets()) colours.insert(set->color().rgb());
     QCOMPARE(colours.size(), 3);
     QCOMPARE(bars->barSets().at(2)->label(), QStringLiteral("flat"));
+
+    // The Why panel: each design's dispatch and combine, ranked from their critical paths.
+    QCOMPARE(r.why.size(), 6);
+    QVERIFY2(r.why.at(0).startsWith(QStringLiteral("phased dispatch ")), qPrintable(r.why.at(0)));
+    QVERIFY2(r.why.at(5).startsWith(QStringLiteral("flat combine ")), qPrintable(r.why.at(5)));
+    for (const QString& line : r.why)
+      QVERIFY2(line.contains(QStringLiteral(" cores busy ")), qPrintable(line));
+    QCOMPARE(view.whyText(), r.why.join("\n\n"));
   }
 };
 

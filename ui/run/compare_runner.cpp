@@ -71,7 +71,7 @@ void CompareRunner::run(const Scenario& input) {
       emit finished(compareA2aMatmul(resolved));
       return;
     }
-    const RunReport rep = runScenario(resolved, true);
+    const RunReport rep = runScenario(resolved, true, Fault::None, {}, nullptr, 0, /*why=*/true);
     CompareResult r;
     r.figureNames = QStringList{tr("total emulated time"),
                                 tr("dispatch stage"),
@@ -109,6 +109,10 @@ void CompareRunner::run(const Scenario& input) {
                                      : tr("FAIL"),
           QString::fromStdString(formatDigest(run.digest))};
       for (std::size_t f = 0; f < vals.size(); ++f) r.figures[f].push_back(vals[f]);
+      if (i < rep.why.size())
+        for (const CriticalPathAttribution& a : rep.why[i])
+          if (a.stage == StageId::Dispatch || a.stage == StageId::Combine)
+            r.why << QString::fromStdString(run.design + " " + describeCriticalPath(a));
     }
     bool cross = true;
     for (const VerificationCheck& c : rep.crossChecks) cross = cross && c.ok;

@@ -26,6 +26,9 @@ struct CompareResult {
   // Stacked: one bar per design made of its stages (designs whose stages differ, like the
   // fused kernel's one phase against the baseline's three); else grouped by stage.
   bool stacked = false;
+  // Per design, what made up its dispatch's and its combine's time, from their critical
+  // paths (core/observe/critical_path.h), one line each: "streaming combine 0.5 ms: ...".
+  QStringList why;
 };
 
 class CompareRunner : public QObject {

@@ -1,9 +1,11 @@
 #include "ui/widgets/compare_view.h"
 
 #include <QScrollArea>
+#include <QScrollBar>
 
 #include "ui/widgets/chart_column.h"
 
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -49,7 +51,21 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-  QScrollArea* body = chartColumn({table_, chart_}, 0);
+  // Why each design's dispatch and combine took their time: the same lines as
+  // `moe-sim run --why`, under the chart.
+  why_ = new QLabel;
+  why_->setWordWrap(true);
+  why_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  why_->setToolTip(
+      tr("Each stage's critical path, walked back from its last event: the shares of the "
+         "stage's time spent in each role's work, on saturated links and in signals"));
+  auto* whyBox = new QGroupBox(tr("Why (critical path)"));
+  auto* whyLayout = new QVBoxLayout(whyBox);
+  whyLayout->addWidget(why_);
+  whyBox->hide();
+  whyBox_ = whyBox;
+  QScrollArea* body = chartColumn({table_, chart_, whyBox}, 0);
+  body_ = body;
   chart_->setMinimumHeight(16 * chart_->fontMetrics().height());
   staleLabel_ = new QLabel(
       tr("Stale: these figures are for the previous scenario. Press the button to compare the "
@@ -75,6 +91,8 @@ void CompareView::setWorkload(WorkloadKind kind) {
   }
   chart_->chart()->setTitle({});
   verdict_->setText(tr("Not run yet."));
+  why_->clear();
+  whyBox_->hide();
   hasResult_ = false;
   setStale(false);
   run_->setEnabled(true);
@@ -105,12 +123,23 @@ QString CompareView::verdictText() const {
   return verdict_->text();
 }
 
+QString CompareView::whyText() const {
+  return why_->text();
+}
+
+void CompareView::showWhy() {
+  // Its title at the top: the panel is usually taller than what is left of the view.
+  body_->verticalScrollBar()->setValue(whyBox_->mapTo(body_->widget(), QPoint(0, 0)).y());
+}
+
 void CompareView::setResult(const CompareResult& r) {
   run_->setEnabled(true);
   hasResult_ = true;
   setStale(false);
   verdict_->setText(r.verdict);
   model_->setResult(r);
+  why_->setText(r.why.join("\n\n"));
+  whyBox_->setVisible(!r.why.isEmpty());
   QChart* chart = chart_->chart();
   chart->removeAllSeries();
   for (QAbstractAxis* a : chart->axes()) {

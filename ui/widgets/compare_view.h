@@ -1,7 +1,8 @@
 #pragma once
 // Compare mode: the designs of the scenario's workload side by side (phased, streaming and flat
 // dispatch, or pipelined vs sequential AlltoAll-Matmul-ReduceScatter): a table of key
-// figures and a chart of stage durations.
+// figures, a chart of stage durations and why each design's dispatch and combine took
+// their time (their critical paths).
 
 #include <QWidget>
 #include "ui/widgets/qt_charts.h"
@@ -15,6 +16,7 @@ MOE_CHARTS_END_NAMESPACE
 MOE_CHARTS_USE_NAMESPACE
 
 class QLabel;
+class QScrollArea;
 class QPushButton;
 class QTableView;
 
@@ -35,6 +37,10 @@ class CompareView : public QWidget {
   bool isStale() const { return stale_; }
   QString verdictText() const;
   QChartView* chartView() const { return chart_; }
+  // The "Why" panel's text: each design's dispatch and combine critical-path lines.
+  QString whyText() const;
+  // Scrolls the figures down to the Why panel (the screenshot of it).
+  void showWhy();
 
  signals:
   void runRequested();
@@ -45,6 +51,9 @@ class CompareView : public QWidget {
   QChartView* chart_;
   QLabel* verdict_;
   QPushButton* run_;
+  QLabel* why_;
+  QWidget* whyBox_;
+  QScrollArea* body_;
   QLabel* staleLabel_;
   bool stale_ = false;
   bool hasResult_ = false;
