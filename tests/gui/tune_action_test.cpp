@@ -109,6 +109,27 @@ class TuneActionTest : public QObject {
     QCOMPARE(dtype.size(), 1);
     QCOMPARE(d.table()->item(dtype[0]->row(), 1)->text(), QString("fp32"));
     QCOMPARE(d.table()->item(dtype[0]->row(), 2)->text(), QString("bf16"));
+    const QList<QTableWidgetItem*> batch =
+        d.table()->findItems("combine.rdma_batch_bytes", Qt::MatchExactly);
+    QCOMPARE(batch.size(), 1);
+    QCOMPARE(d.table()->item(batch[0]->row(), 3)->text(), QString("speed only"));
+  }
+
+  void aFieldEditedWhileTuneRanIsNamedAsSuch() {
+    // The dialog compares with the scenario as it is when the search ends: a field edited
+    // meanwhile is listed too, and Apply would put its old value back, so it says so.
+    Scenario tuned = tuneScenario();
+    Scenario current = tuned;
+    current.model.tokensPerRank = 32;
+    current.rings.combine.queueChunks = 8;  // a stage's own ring knob is still a knob
+    TuneDiffDialog d(current, tuned, "summary");
+    QCOMPARE(d.table()->rowCount(), 2);
+    const QList<QTableWidgetItem*> tokens =
+        d.table()->findItems("model.tokens_per_rank", Qt::MatchExactly);
+    QCOMPARE(tokens.size(), 1);
+    QVERIFY(d.table()->item(tokens[0]->row(), 3)->text().startsWith("not a Tune knob"));
+    QVERIFY(TuneDiffDialog::isTuneKnob("rings.combine.queue_chunks"));
+    QVERIFY(!TuneDiffDialog::isTuneKnob("model.tokens_per_rank"));
   }
 
   void keepCurrentLeavesTheScenarioAndTheRun() {

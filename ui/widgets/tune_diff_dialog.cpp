@@ -29,7 +29,24 @@ QString numericsNote(const std::string& path) {
   return QObject::tr("CHANGES THE NUMBERS: what the combine computes, not only how fast");
 }
 
+// A long value (a list such as an EPLB table) may wrap after its commas instead of widening
+// the table past the screen; short values stay exactly as the scenario file writes them.
+QString wrappable(QString value) {
+  if (value.size() > 32) value.replace(QLatin1Char(','), QStringLiteral(",\u200b"));
+  return value;
+}
+
 }  // namespace
+
+bool TuneDiffDialog::isTuneKnob(const std::string& path) {
+  // A ring knob is "rings.<field>" for both stages, or a stage's own "rings.<stage>.<field>".
+  std::string flat = path;
+  for (const char* stage : {"rings.dispatch.", "rings.combine."})
+    if (path.rfind(stage, 0) == 0) flat = "rings." + path.substr(std::string(stage).size());
+  for (const TuneKnob& k : tuneKnobs())
+    if (flat == k.path) return true;
+  return false;
+}
 
 bool TuneDiffDialog::changesNumerics(const std::string& path) {
   for (const TuneKnob& k : tuneKnobs())
@@ -42,6 +59,8 @@ TuneDiffDialog::TuneDiffDialog(const Scenario& current, const Scenario& tuned,
     : QDialog(parent), tuned_(tuned), changes_(scenarioChanges(current, tuned)) {
   setWindowTitle(tr("Apply the tuned scenario?"));
   auto* lay = new QVBoxLayout(this);
+  // Never smaller than its contents: the note must not slide over the table's last rows.
+  lay->setSizeConstraint(QLayout::SetMinimumSize);
   auto* top = new QLabel(summary);
   top->setWordWrap(true);
   lay->addWidget(top);
@@ -68,8 +87,12 @@ TuneDiffDialog::TuneDiffDialog(const Scenario& current, const Scenario& tuned,
     const bool num = changesNumerics(c.path);
     const QString cells[4] = {
         (num ? QStringLiteral("⚠ ") : QString()) + QString::fromStdString(c.path),
-        QString::fromStdString(c.from), QString::fromStdString(c.to),
-        num ? numericsNote(c.path) : tr("speed only")};
+        wrappable(QString::fromStdString(c.from)), wrappable(QString::fromStdString(c.to)),
+        num ? numericsNote(c.path)
+        : isTuneKnob(c.path)
+            ? tr("speed only")
+            : tr("not a Tune knob: edited while Tune ran, and Apply puts back the value "
+                 "Tune started from")};
     for (int col = 0; col < 4; ++col) {
       auto* item = new QTableWidgetItem(cells[col]);
       if (num) {
@@ -85,6 +108,7 @@ TuneDiffDialog::TuneDiffDialog(const Scenario& current, const Scenario& tuned,
   // Widths first, then row heights: the wrapped explanations size their rows to this width.
   table_->setFocusPolicy(Qt::NoFocus);
   table_->resizeColumnsToContents();
+  for (int c = 0; c < 3; ++c) table_->setColumnWidth(c, std::min(table_->columnWidth(c), 320));
   table_->setColumnWidth(3, 430);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->resizeRowsToContents();
@@ -117,6 +141,10 @@ TuneDiffDialog::TuneDiffDialog(const Scenario& current, const Scenario& tuned,
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   lay->addWidget(buttons);
+  // A layout sizes word-wrapped labels for an unknown width and can leave the dialog too
+  // short; give each its height at the table's width so nothing overlaps.
+  for (QLabel* label : findChildren<QLabel*>())
+    if (label->wordWrap()) label->setMinimumHeight(label->heightForWidth(table_->minimumWidth()));
 }
 
 }  // namespace moe::ui

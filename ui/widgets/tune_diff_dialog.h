@@ -28,6 +28,8 @@ class TuneDiffDialog : public QDialog {
   QPushButton* keepButton() const { return keep_; }
   // True for a field whose change alters the combine's numerics (Tune's numerics knobs).
   static bool changesNumerics(const std::string& path);
+  // True for a field Tune searches (either stage's ring knobs included).
+  static bool isTuneKnob(const std::string& path);
 
  private:
   Scenario tuned_;
