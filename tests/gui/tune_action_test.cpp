@@ -92,6 +92,27 @@ class TuneActionTest : public QObject {
              qPrintable(w.statusBar()->currentMessage()));
   }
 
+  void aTuneThatChangesNothingAsksNothing() {
+    // A budget of two engine runs (the scenario itself and phased) tries no other knobs:
+    // nothing to offer, so no dialog, and the status says so.
+    TuneOptions o;
+    o.budget = 2;
+    const Scenario s = tuneScenario();
+    QVERIFY(scenarioChanges(s, tuneStreaming(s, o).tuned).empty());
+    MainWindow w;
+    w.loadScenario(s);
+    QSignalSpy offered(&w, &MainWindow::tuneOffered);
+    QSignalSpy done(&w, &MainWindow::tuneDone);
+    w.startTune(2);
+    QVERIFY(done.wait(120000));
+    QCOMPARE(offered.count(), 0);
+    QVERIFY(w.findChild<TuneDiffDialog*>() == nullptr);
+    QCOMPARE(w.scenario(), s);
+    QVERIFY2(
+        w.statusBar()->currentMessage().endsWith("nothing to change: the current tiling stays"),
+        qPrintable(w.statusBar()->currentMessage()));
+  }
+
   void theNumericsKnobsAreMarked() {
     // A tuned scenario that flips both numerics knobs and one tiling knob.
     Scenario a = tuneScenario();
