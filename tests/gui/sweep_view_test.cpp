@@ -1,12 +1,14 @@
-// The Sweep view through the real window and its worker thread: one axis gives a line per
-// design, two axes a heat map with the invalid point marked, a click loads that point's
-// scenario into the editor and the live run, cancel stops a sweep without blocking the GUI,
-// and Save CSV writes the rows `moe-sim sweep --csv` writes.
+// The Sweep view through the real window and its worker thread: the point count shows before
+// a run, one axis gives a line per design, two axes a heat map with the invalid points marked
+// and every one's reason listed, a click loads that point's scenario into the editor and the
+// live run, cancel stops a sweep without blocking the GUI, and Save CSV writes the rows
+// `moe-sim sweep --csv` writes.
 
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTabWidget>
@@ -93,7 +95,7 @@ class SweepViewTest : public QObject {
     QCOMPARE(w.editor()->scenario(), expect);
   }
 
-  void twoAxesDrawAHeatMapWithTheInvalidPointNamed() {
+  void twoAxesDrawAHeatMapWithTheInvalidPointsNamed() {
     MainWindow w;
     w.loadScenario(smallScenario());
     SweepView* v = w.sweep();
@@ -109,11 +111,64 @@ class SweepViewTest : public QObject {
     QVERIFY(h->cell(1, 0).value.has_value());
     QVERIFY(!h->cell(0, 1).value.has_value());  // 64 senders: more cores than a card has
     QCOMPARE(h->cell(0, 1).text, QString("invalid"));
-    QVERIFY(v->statusLabel()->text().contains("rings: sender_cores"));
+    // Both points with 64 senders are invalid, and both are listed with the reason.
+    QCOMPARE(h->cell(1, 1).text, QString("invalid"));
+    QCOMPARE(v->problemsList()->count(), 2);
+    for (int i = 0; i < 2; ++i)
+      QVERIFY(v->problemsList()->item(i)->text().contains("rings: sender_cores"));
     // Clicking the cell of point 2 (queue 4, senders 4) loads it.
     QTest::mouseClick(h, Qt::LeftButton, {}, h->cellRect(1, 0).center());
     QVERIFY(QTest::qWaitFor([&] { return w.scenario().rings.combine.queueChunks == 4; }, 5000));
     QCOMPARE(w.scenario().rings.combine.senderCores, 4);
+  }
+
+  void everyInvalidPointGetsItsReason() {
+    MainWindow w;
+    w.loadScenario(smallScenario());
+    SweepView* v = w.sweep();
+    // Points (4, 4) run; (4, 0) breaks the ring depth rule, (64, 4) and (64, 0) the core
+    // count rule: three invalid points, two different reasons.
+    setAxis(v, 0, "rings.sender_cores", "4, 64");
+    setAxis(v, 1, "rings.queue_chunks", "4, 0");
+    QVERIFY(v->start());
+    QVERIFY(QTest::qWaitFor([&] { return v->result() != nullptr; }, 120000));
+    QListWidget* list = v->problemsList();
+    QVERIFY(!list->isHidden());
+    QCOMPARE(list->count(), 3);
+    QVERIFY(v->statusLabel()->text().contains("3 invalid or failed"));
+    // Each invalid point: its values, then the validation's field path and rule.
+    QVERIFY(list->item(0)->text().startsWith(
+        "point 1 (rings.sender_cores = 4, rings.queue_chunks = 0): invalid: rings"));
+    QVERIFY(list->item(0)->text().endsWith("rings.queue_chunks: must be in [1, 4096], got 0"));
+    QVERIFY(list->item(1)->text().startsWith(
+        "point 2 (rings.sender_cores = 64, rings.queue_chunks = 4): invalid: rings"));
+    QVERIFY(list->item(1)->text().contains(
+        "sender_cores + forwarder_cores + receiver_cores = 80 must be <= the profile's aiv_cores"));
+    QVERIFY(list->item(2)->text().startsWith("point 3 ("));
+    // The heat map cell of each invalid point carries the same reason as its tooltip.
+    HeatMapWidget* h = v->heatMap();
+    QVERIFY(h->cell(0, 0).tip.isEmpty());
+    QCOMPARE(h->cell(0, 1).tip, list->item(0)->text());
+    QCOMPARE(h->cell(1, 0).tip, list->item(1)->text());
+    QCOMPARE(h->cell(1, 1).tip, list->item(2)->text());
+  }
+
+  void thePointCountShowsBeforeRunning() {
+    MainWindow w;
+    SweepView* v = w.sweep();
+    // The default axis, rings.chunk_bytes 16384:131072:*2, is 4 points.
+    QCOMPARE(v->progressBar()->maximum(), 4);
+    QCOMPARE(v->progressBar()->text(), QString("0 / 4 points"));
+    setAxis(v, 0, "rings.queue_chunks", "2, 4, 8");
+    QCOMPARE(v->progressBar()->text(), QString("0 / 3 points"));
+    setAxis(v, 1, "rings.sender_cores", "4:16:4");
+    QCOMPARE(v->progressBar()->text(), QString("0 / 12 points"));
+    // Axes that are not a sweep yet say so, with the reason as the tooltip.
+    v->valuesEdit(1)->setText("4:16:0");
+    QCOMPARE(v->progressBar()->text(), QString("no points yet"));
+    QVERIFY(v->progressBar()->toolTip().contains("axes[1].range.step: must not be 0"));
+    setAxis(v, 1, "(none)", "");
+    QCOMPARE(v->progressBar()->text(), QString("0 / 3 points"));
   }
 
   void cancelStopsTheSweepAndTheGuiKeepsResponding() {

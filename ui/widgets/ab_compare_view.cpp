@@ -1,5 +1,6 @@
 #include "ui/widgets/ab_compare_view.h"
 
+#include "ui/models/scenario_diff.h"
 #include "ui/widgets/chart_column.h"
 
 #include <QHBoxLayout>
@@ -17,9 +18,6 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 #include <algorithm>
-#include <map>
-
-#include "core/scenario/scenario_json.h"
 
 namespace moe::ui {
 
@@ -27,46 +25,6 @@ namespace {
 
 const char* kSideName[2] = {"A", "B"};
 const QColor kSideColor[2] = {QColor(0x33, 0x66, 0xcc), QColor(0xdd, 0x77, 0x11)};
-
-void flatten(const nlohmann::json& j, const std::string& prefix,
-             std::map<std::string, std::string>& out) {
-  if (!j.is_object()) {
-    out[prefix] = j.dump();
-    return;
-  }
-  for (auto it = j.begin(); it != j.end(); ++it)
-    flatten(*it, prefix.empty() ? it.key() : prefix + "." + it.key(), out);
-}
-
-// "rings.chunk_bytes 65536 → 32768, …": the fields where `from` and `to` differ.
-QString scenarioDiff(const Scenario& from, const Scenario& to) {
-  std::map<std::string, std::string> a, b;
-  nlohmann::json ja = scenarioToJson(from), jb = scenarioToJson(to);
-  // Rings written flat on one side and per stage on the other are compared per stage.
-  if (from.rings.same() != to.rings.same())
-    for (nlohmann::json* j : {&ja, &jb})
-      if (!(*j)["rings"].contains("dispatch")) {
-        const nlohmann::json r = (*j)["rings"];
-        (*j)["rings"] = {{"dispatch", r}, {"combine", r}};
-      }
-  flatten(ja, "", a);
-  flatten(jb, "", b);
-  for (const auto& [k, v] : b) a.emplace(k, "(none)");
-  QStringList parts;
-  for (const auto& [k, v] : a) {
-    const auto it = b.find(k);
-    const std::string w = it == b.end() ? "(none)" : it->second;
-    if (v == w) continue;
-    if (parts.size() == 3) {
-      parts << QObject::tr("…");
-      break;
-    }
-    parts << QString("%1 %2 → %3")
-                 .arg(QString::fromStdString(k), QString::fromStdString(v).left(16),
-                      QString::fromStdString(w).left(16));
-  }
-  return parts.join(", ");
-}
 
 void clearChart(QChart* chart) {
   chart->removeAllSeries();
@@ -157,7 +115,7 @@ void AbCompareView::refresh() {
                  .arg(kSideName[s], QString::fromStdString(std::string(designName(r.design))),
                       r.error.isEmpty() ? tr("digest %1").arg(r.digest) : r.error);
       if (isStale(s)) {
-        QString diff = scenarioDiff(r.scenario, current_);
+        QString diff = scenarioDiffSummary(r.scenario, current_);
         if (r.design != design_)
           diff = (diff.isEmpty() ? QString() : diff + ", ") +
                  tr("design %1 → %2")

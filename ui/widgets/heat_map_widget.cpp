@@ -1,8 +1,10 @@
 #include "ui/widgets/heat_map_widget.h"
 
 #include <QFontMetrics>
+#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <algorithm>
 
 #include "ui/style/palette.h"
@@ -117,6 +119,18 @@ void HeatMapWidget::paintEvent(QPaintEvent*) {
 void HeatMapWidget::mousePressEvent(QMouseEvent* e) {
   const QPoint cell = cellAt(e->pos());
   if (cell.x() >= 0) emit cellClicked(cell.x(), cell.y());
+}
+
+bool HeatMapWidget::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(e);
+    const QPoint c = cellAt(help->pos());
+    if (c.x() >= 0 && !cell(c.x(), c.y()).tip.isEmpty()) {
+      QToolTip::showText(help->globalPos(), cell(c.x(), c.y()).tip, this);
+      return true;
+    }
+  }
+  return QWidget::event(e);
 }
 
 }  // namespace moe::ui

@@ -2,7 +2,8 @@
 // A heat map of one figure over two sweep axes: one cell per point, coloured from the
 // smallest to the largest value (loadColor's ramp), the value printed in the cell, axis
 // values along the edges. A cell without a value (an invalid point, or one a cancel
-// skipped) is grey and says why. Clicking a cell reports its column and row.
+// skipped) is grey and says why; its tooltip gives the whole reason. Clicking a cell reports
+// its column and row.
 
 #include <QString>
 #include <QStringList>
@@ -19,6 +20,7 @@ class HeatMapWidget : public QWidget {
   struct Cell {
     std::optional<double> value;
     QString text;  // what the cell shows (the value formatted, or why there is none)
+    QString tip;   // the cell's tooltip (an invalid point's whole reason); "" for the default
   };
   // cells[row * columns + column]; columns along x (xTitle), rows along y (yTitle).
   void setData(const QString& title, const QString& xTitle, const QStringList& xLabels,
@@ -37,6 +39,7 @@ class HeatMapWidget : public QWidget {
  protected:
   void paintEvent(QPaintEvent*) override;
   void mousePressEvent(QMouseEvent* e) override;
+  bool event(QEvent* e) override;
 
  private:
   QRect grid() const;

@@ -43,6 +43,7 @@
 #include "ui/widgets/scenario_editor.h"
 #include "ui/widgets/sweep_view.h"
 #include "ui/widgets/timeline_widget.h"
+#include "ui/widgets/tune_diff_dialog.h"
 #include "ui/widgets/view_help.h"
 #include "ui/widgets/workspace_stages_widget.h"
 
@@ -229,12 +230,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage(tr("Tuning the streaming tiling: %1 of %2 runs").arg(done).arg(total));
   });
   connect(tuneRunner_, &TuneRunner::finished, this,
-          [this](const Scenario& tuned, const QString& summary) {
-            tune_->setEnabled(true);
-            loadScenario(tuned);
-            statusBar()->showMessage(summary, 20000);
-            emit tuneDone();
-          });
+          [this](const Scenario& tuned, const QString& summary) { offerTuned(tuned, summary); });
   connect(tuneRunner_, &TuneRunner::failed, this, [this](const QString& m) {
     tune_->setEnabled(true);
     statusBar()->showMessage(m, 12000);
@@ -626,6 +622,31 @@ void MainWindow::startTune(int budget) {
   statusBar()->showMessage(tr("Tuning the streaming tiling…"));
   QMetaObject::invokeMethod(tuneRunner_,
                             [r = tuneRunner_, sc = scenario_, budget] { r->run(sc, budget); });
+}
+
+void MainWindow::offerTuned(const Scenario& tuned, const QString& summary) {
+  tune_->setEnabled(true);
+  // Compared with the scenario as it is now: edits made while the search ran show as changes.
+  auto* dialog = new TuneDiffDialog(scenario_, tuned, summary, this);
+  if (dialog->changes().empty()) {
+    delete dialog;
+    statusBar()->showMessage(summary + tr(" — nothing to change: the current tiling stays"), 20000);
+    emit tuneDone();
+    return;
+  }
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::finished, this, [this, dialog, summary](int result) {
+    if (result == QDialog::Accepted) {
+      loadScenario(dialog->tuned());
+      statusBar()->showMessage(tr("Applied: %1").arg(summary), 20000);
+    } else {
+      statusBar()->showMessage(tr("Kept the current scenario; the tuned one was not applied"),
+                               12000);
+    }
+    emit tuneDone();
+  });
+  dialog->open();  // window-modal, and the event loop keeps running
+  emit tuneOffered();
 }
 
 void MainWindow::startCompare() {

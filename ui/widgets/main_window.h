@@ -75,7 +75,8 @@ class MainWindow : public QMainWindow {
   void step(bool forward);
   void startCompare();
   // Tunes the streaming design's tiling of the current scenario in the tune thread (the
-  // same search as `moe-sim tune`), then loads the result.
+  // same search as `moe-sim tune`), then shows what it would change (TuneDiffDialog) and
+  // loads the result only if the user applies it.
   void startTune(int budget = 48);
   QAction* tuneAction() const { return tune_; }
   // Sets the playback speed (emulated ps per wall second) and shows it in the speed box.
@@ -105,7 +106,8 @@ class MainWindow : public QMainWindow {
   void frameShown();  // after the views took a new live frame
   void scrubShown();  // after the views took a scrubbed snapshot
   void compareDone();
-  void tuneDone();
+  void tuneOffered();  // the tune dialog is open, waiting for Apply or Keep current
+  void tuneDone();     // after Apply, Keep current, a failure or a search that found no change
   void abDone(int side);
   void lessonStepShown();
 
@@ -128,6 +130,8 @@ class MainWindow : public QMainWindow {
   void setDesignChoices(WorkloadKind kind);
   // Measures the shown lesson step's expectations and fills its narration's numbers.
   void measureLessonStep();
+  // Asks with a TuneDiffDialog whether to load the tuned scenario.
+  void offerTuned(const Scenario& tuned, const QString& summary);
 
   QThread worker_;
   QThread compareThread_;

@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStackedWidget>
@@ -22,6 +23,7 @@
 #include "core/studies/sweep_table.h"
 #include "core/util/error.h"
 #include "core/util/output_file.h"
+#include "ui/models/sweep_problems.h"
 #include "ui/style/palette.h"
 #include "ui/widgets/heat_map_widget.h"
 
@@ -123,6 +125,14 @@ SweepView::SweepView(SweepRunner* runner, QWidget* parent) : QWidget(parent), ru
   buttons->addWidget(save_);
   status_ = new QLabel(tr("Choose one or two fields and their values, then run."));
   status_->setWordWrap(true);
+  problems_ = new QListWidget;
+  problems_->setToolTip(tr("Every point without figures and why (click one to load it)"));
+  problems_->setMaximumHeight(110);
+  // A reason is read whole: long ones wrap rather than scroll sideways.
+  problems_->setWordWrap(true);
+  problems_->setResizeMode(QListView::Adjust);
+  problems_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  problems_->hide();
 
   line_ = new QChartView(new QChart);
   line_->setRenderHint(QPainter::Antialiasing);
@@ -136,6 +146,7 @@ SweepView::SweepView(SweepRunner* runner, QWidget* parent) : QWidget(parent), ru
   lay->addLayout(form);
   lay->addLayout(buttons);
   lay->addWidget(status_);
+  lay->addWidget(problems_);
   lay->addWidget(charts_, 1);
 
   connect(run_, &QPushButton::clicked, this, [this] { start(); });
@@ -156,6 +167,13 @@ SweepView::SweepView(SweepRunner* runner, QWidget* parent) : QWidget(parent), ru
     progress_->setValue(done);
   });
   connect(runner_, &SweepRunner::finished, this, &SweepView::onFinished);
+  connect(problems_, &QListWidget::itemActivated, this,
+          [this](QListWidgetItem* item) { loadPoint(item->data(Qt::UserRole).toULongLong()); });
+  for (int a = 0; a < 2; ++a) {
+    connect(field_[a], QOverload<int>::of(&QComboBox::currentIndexChanged), this,
+            [this] { updatePointCount(); });
+    connect(values_[a], &QLineEdit::textChanged, this, [this] { updatePointCount(); });
+  }
   setScenario(Scenario{});
 }
 
@@ -183,14 +201,14 @@ void SweepView::setScenario(const Scenario& sc) {
                                                       designName(defaultDesign(sc.workload.kind))))
                                                 : d)));
   design_->blockSignals(false);
+  updatePointCount();
 }
 
 bool SweepView::showsHeatMap() const {
   return charts_->currentWidget() == heat_;
 }
 
-bool SweepView::start() {
-  if (running_) return false;
+std::shared_ptr<const SweepSpec> SweepView::specFromControls() const {
   json j{{"base", scenarioToJson(scenario_)}, {"axes", json::array()}};
   j["axes"].push_back(axisJson(field_[0]->currentText(), values_[0]->text()));
   if (field_[1]->currentText() != kNone)
@@ -198,16 +216,40 @@ bool SweepView::start() {
   j["designs"] = json::array();
   for (Design d : designsOf(scenario_.workload.kind))
     j["designs"].push_back(std::string(designName(d)));
+  auto spec = std::make_shared<const SweepSpec>(sweepFromJson(j, "."));
+  require(spec->pointCount() <= 400, "axes",
+          "the view runs at most 400 points (moe-sim sweep runs more)");
+  return spec;
+}
+
+void SweepView::updatePointCount() {
+  if (running_) return;
+  try {
+    const std::size_t n = specFromControls()->pointCount();
+    progress_->setRange(0, static_cast<int>(n));
+    progress_->setValue(0);
+    progress_->setFormat(tr("%v / %m points"));
+    progress_->setToolTip(tr("%1 points, each run for every design").arg(n));
+  } catch (const InputError& e) {
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    progress_->setFormat(tr("no points yet"));
+    progress_->setToolTip(QString::fromStdString(e.what()));
+  }
+}
+
+bool SweepView::start() {
+  if (running_) return false;
   std::shared_ptr<const SweepSpec> spec;
   try {
-    spec = std::make_shared<const SweepSpec>(sweepFromJson(j, "."));
-    require(spec->pointCount() <= 400, "axes",
-            "the view runs at most 400 points (moe-sim sweep runs more)");
+    spec = specFromControls();
   } catch (const InputError& e) {
     status_->setText(tr("Not a sweep: %1").arg(QString::fromStdString(e.what())));
     status_->setStyleSheet("color:#b00020");
     return false;
   }
+  problems_->clear();
+  problems_->hide();
   status_->setStyleSheet("");
   status_->setText(
       tr("Running %1 points on %2 design(s)…").arg(spec->pointCount()).arg(spec->designs.size()));
@@ -235,23 +277,20 @@ void SweepView::onFinished(const std::shared_ptr<const SweepResult>& r) {
   const int k = figure_->findText(keep);
   figure_->setCurrentIndex(k >= 0 ? k : figure_->findText("total_us"));
   figure_->blockSignals(false);
-  std::size_t done = 0, invalid = 0;
-  QString firstProblem;
-  for (const auto& rows : r->points) {
-    if (rows.empty()) continue;
-    ++done;
-    const std::string status = rows.front()["status"];
-    if (status != "ok") {
-      ++invalid;
-      if (firstProblem.isEmpty())
-        firstProblem = QString::fromStdString(rows.front()["message"].is_string()
-                                                  ? rows.front()["message"].get<std::string>()
-                                                  : status);
-    }
+  std::size_t done = 0;
+  for (const auto& rows : r->points) done += rows.empty() ? 0 : 1;
+  const std::vector<SweepProblem> problems = sweepProblems(*r);
+  problems_->clear();
+  for (const SweepProblem& p : problems) {
+    auto* item = new QListWidgetItem(p.text, problems_);
+    item->setToolTip(p.text);
+    item->setData(Qt::UserRole, static_cast<qulonglong>(p.point));
   }
+  problems_->setVisible(!problems.empty());
   QString text = tr("%1 of %2 points done").arg(done).arg(r->points.size());
   if (r->cancelled) text += tr(" (cancelled)");
-  if (invalid) text += tr("; %1 invalid or failed, e.g. %2").arg(invalid).arg(firstProblem);
+  if (!problems.empty())
+    text += tr("; %1 invalid or failed, each listed below with its reason").arg(problems.size());
   status_->setText(text + tr(". Click a point to load its scenario."));
   redraw();
   emit sweepDone();
@@ -279,6 +318,9 @@ void SweepView::redraw() {
         cell.value = figureOf(r, figure);
         cell.text = cell.value ? figureText(figure, *cell.value)
                                : QString::fromStdString(r["status"].get<std::string>());
+        const QString problem = rowProblem(r);
+        if (!problem.isEmpty())
+          cell.tip = tr("point %1 (%2): %3").arg(p).arg(pointValuesText(spec, p), problem);
       }
     }
     heat_->setData(

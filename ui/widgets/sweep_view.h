@@ -2,8 +2,10 @@
 // The Sweep view: one or two scenario fields (the editor's fields) with their values, run
 // over the current scenario in a worker thread (SweepRunner) with a progress bar and a
 // cancel button; a chosen figure as a line chart over one axis (one line per design) or a
-// heat map over two (for the chosen design). Clicking a point loads its scenario; the rows
-// save as the same CSV `moe-sim sweep --csv` writes.
+// heat map over two (for the chosen design). The point count shows as soon as the axes are
+// set; after a run every invalid or failed point is listed with its reason (and a heat map
+// cell's tooltip gives it). Clicking a point loads its scenario; the rows save as the same
+// CSV `moe-sim sweep --csv` writes.
 
 #include <QWidget>
 #include <memory>
@@ -21,6 +23,7 @@ MOE_CHARTS_USE_NAMESPACE
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QListWidget;
 class QProgressBar;
 class QPushButton;
 class QStackedWidget;
@@ -46,6 +49,8 @@ class SweepView : public QWidget {
   QPushButton* cancelButton() const { return cancel_; }
   QProgressBar* progressBar() const { return progress_; }
   QLabel* statusLabel() const { return status_; }
+  // One line per invalid or failed point of the last run, with its reason; hidden when none.
+  QListWidget* problemsList() const { return problems_; }
   HeatMapWidget* heatMap() const { return heat_; }
   QChartView* lineChart() const { return line_; }
   bool showsHeatMap() const;
@@ -65,6 +70,10 @@ class SweepView : public QWidget {
 
  private:
   void onFinished(const std::shared_ptr<const SweepResult>& r);
+  // The sweep the controls describe (at most 400 points). Throws InputError.
+  std::shared_ptr<const SweepSpec> specFromControls() const;
+  // Shows the controls' point count in the progress bar before a run (or why there is none).
+  void updatePointCount();
   void redraw();
   void chooseCsvFile();
 
@@ -79,6 +88,7 @@ class SweepView : public QWidget {
   QPushButton* save_;
   QProgressBar* progress_;
   QLabel* status_;
+  QListWidget* problems_;
   QStackedWidget* charts_;
   QChartView* line_;
   HeatMapWidget* heat_;
