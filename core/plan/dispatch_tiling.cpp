@@ -195,7 +195,7 @@ RingTilings proposeTiling(const Scenario& scIn, int P) {
   const HardwareProfile& hw = sc.hardware;
   // One tiling for both stages: each check below reads it through sc.
   RingTiling t;
-  auto apply = [&] { sc.rings.dispatch = sc.rings.combine = t; };
+  auto apply = [&] { sc.rings.setBoth(t); };
   const int fifth = std::max(1, hw.aivCores / 5);
   t.senderCores = fifth;
   t.receiverCores = fifth;

@@ -99,7 +99,9 @@ struct RingTilings {
     if (same()) return "rings";
     return st == RingStage::Dispatch ? "rings.dispatch" : "rings.combine";
   }
-  // Both stages at once: `field` is a member pointer, e.g. &RingTiling::chunkBytes.
+  // Both stages at once: one whole tiling, or one field (`field` is a member pointer, e.g.
+  // &RingTiling::chunkBytes).
+  void setBoth(const RingTiling& t) { dispatch = combine = t; }
   template <class T>
   void setBoth(T RingTiling::*field, std::type_identity_t<T> value) {
     dispatch.*field = value;

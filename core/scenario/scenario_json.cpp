@@ -188,7 +188,7 @@ void readRings(const json& j, Scenario& s) {
   // The flat fields set both stages; a stage's own object then overrides them.
   RingTiling both = s.rings.dispatch;
   readRingTiling(r, p, both);
-  s.rings.dispatch = s.rings.combine = both;
+  s.rings.setBoth(both);
   for (auto [key, tiling] :
        {std::pair{"dispatch", &s.rings.dispatch}, std::pair{"combine", &s.rings.combine}}) {
     if (!jf::member(r, key)) continue;

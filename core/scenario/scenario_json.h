@@ -14,6 +14,10 @@ namespace moe {
 // Every key is optional and defaults to the Scenario struct default. Runs
 // validateScenario() on the result.
 Scenario scenarioFromJson(const nlohmann::json& j);
+// A ring tiling's JSON keys (flat under "rings", or under "rings.dispatch" / "rings.combine"),
+// as readRingTiling reads them.
+inline constexpr const char* kRingTilingKeys[] = {"chunk_bytes", "queue_chunks", "sender_cores",
+                                                  "forwarder_cores", "receiver_cores"};
 
 // Every field; hardware overrides are written as the fields that differ from the named
 // built-in profile. scenarioFromJson(scenarioToJson(s)) == s for any valid s.

@@ -104,10 +104,8 @@ std::size_t SweepSpec::pointCount() const {
 namespace {
 // The ring tiling's fields: rings.<f> sets both stages, rings.dispatch.<f> and
 // rings.combine.<f> one, whichever form (flat or per stage) the base is written in.
-constexpr const char* kRingFields[] = {"chunk_bytes", "queue_chunks", "sender_cores",
-                                       "forwarder_cores", "receiver_cores"};
 bool isRingField(const std::string& name) {
-  for (const char* f : kRingFields)
+  for (const char* f : kRingTilingKeys)
     if (name == f) return true;
   return false;
 }
@@ -154,7 +152,7 @@ std::vector<std::string> sweepableFields(const Scenario& base) {
   // Both forms of the ring fields, whichever the base's JSON is written in.
   std::vector<std::string> rings;
   for (const char* prefix : {"rings.", "rings.dispatch.", "rings.combine."})
-    for (const char* f : kRingFields) rings.push_back(std::string(prefix) + f);
+    for (const char* f : kRingTilingKeys) rings.push_back(std::string(prefix) + f);
   std::erase_if(fields, [](const std::string& f) { return f.rfind("rings.", 0) == 0; });
   const auto at = std::find_if(fields.begin(), fields.end(),
                                [](const std::string& f) { return f.rfind("combine.", 0) == 0; });

@@ -268,11 +268,7 @@ TEST(CombineKnobs, SendersOfEveryCardSpreadOverTheServersPorts) {
   s.routing.kind = RoutingKind::Uniform;
   s.payload = PayloadMode::None;
   s.dispatchImpl = DispatchImpl::Streaming;
-  s.rings.setBoth(&RingTiling::chunkBytes, 98304);
-  s.rings.setBoth(&RingTiling::queueChunks, 16);
-  s.rings.setBoth(&RingTiling::senderCores, 8);
-  s.rings.setBoth(&RingTiling::forwarderCores, 8);
-  s.rings.setBoth(&RingTiling::receiverCores, 8);
+  s.rings.setBoth(RingTiling{98304, 16, 8, 8, 8});
   const auto run = runStreaming(s);
   ASSERT_TRUE(run->finished()) << run->emulation().deadlockDiagnosis();
   const StageReport& c = combineStage(*run);

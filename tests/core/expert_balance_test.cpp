@@ -32,11 +32,7 @@ Scenario hotspotScenario() {
   s.routing.kind = RoutingKind::Hotspot;
   s.routing.hotspotFraction = 0.5;
   s.routing.hotspotExperts = 2;
-  s.rings.setBoth(&RingTiling::chunkBytes, 4096);
-  s.rings.setBoth(&RingTiling::queueChunks, 4);
-  s.rings.setBoth(&RingTiling::senderCores, 3);
-  s.rings.setBoth(&RingTiling::forwarderCores, 2);
-  s.rings.setBoth(&RingTiling::receiverCores, 3);
+  s.rings.setBoth(RingTiling{4096, 4, 3, 2, 3});
   s.eplb.redundantExperts = 8;  // one spare slot per rank
   s.eplb.tableFrom = EplbTableSource::ExpectedLoad;
   return s;

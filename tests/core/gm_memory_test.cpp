@@ -32,11 +32,7 @@ Scenario smallFull(DispatchImpl impl) {
   s.model.hidden = 512;
   s.model.topk = 4;
   s.model.experts = 16;
-  s.rings.setBoth(&RingTiling::chunkBytes, 8192);
-  s.rings.setBoth(&RingTiling::queueChunks, 4);
-  s.rings.setBoth(&RingTiling::senderCores, 2);
-  s.rings.setBoth(&RingTiling::forwarderCores, 2);
-  s.rings.setBoth(&RingTiling::receiverCores, 2);
+  s.rings.setBoth(RingTiling{8192, 4, 2, 2, 2});
   s.dispatchImpl = impl;
   return s;
 }

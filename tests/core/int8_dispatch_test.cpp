@@ -92,11 +92,7 @@ Scenario twoServersOfEight() {
   s.model.intermediate = 64;
   s.model.dispatchDtype = DispatchDtype::Int8;
   s.routing.kind = RoutingKind::PowerLaw;
-  s.rings.setBoth(&RingTiling::chunkBytes, 8192);
-  s.rings.setBoth(&RingTiling::queueChunks, 4);
-  s.rings.setBoth(&RingTiling::senderCores, 3);
-  s.rings.setBoth(&RingTiling::forwarderCores, 3);
-  s.rings.setBoth(&RingTiling::receiverCores, 3);
+  s.rings.setBoth(RingTiling{8192, 4, 3, 3, 3});
   s.combine.sharedExpert = true;  // the shared expert sees x itself, not its round trip
   return s;
 }

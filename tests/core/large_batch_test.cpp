@@ -24,11 +24,7 @@ Scenario largeBatch(int tokens, PayloadMode payload) {
   s.model.experts = 8;
   s.model.intermediate = 16;
   s.payload = payload;
-  s.rings.setBoth(&RingTiling::chunkBytes, 4096);
-  s.rings.setBoth(&RingTiling::queueChunks, 4);
-  s.rings.setBoth(&RingTiling::senderCores, 2);
-  s.rings.setBoth(&RingTiling::forwarderCores, 1);
-  s.rings.setBoth(&RingTiling::receiverCores, 2);
+  s.rings.setBoth(RingTiling{4096, 4, 2, 1, 2});
   return s;
 }
 

@@ -28,11 +28,7 @@ Scenario smallScenario(int servers, int cardsPerServer) {
   s.model.experts = 4 * servers * cardsPerServer;
   s.model.intermediate = 64;
   s.routing.kind = RoutingKind::PowerLaw;
-  s.rings.setBoth(&RingTiling::chunkBytes, 4096);
-  s.rings.setBoth(&RingTiling::queueChunks, 4);
-  s.rings.setBoth(&RingTiling::senderCores, 3);
-  s.rings.setBoth(&RingTiling::forwarderCores, 2);
-  s.rings.setBoth(&RingTiling::receiverCores, 3);
+  s.rings.setBoth(RingTiling{4096, 4, 3, 2, 3});
   return s;
 }
 

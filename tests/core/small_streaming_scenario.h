@@ -22,11 +22,7 @@ inline Scenario smallStreamingScenario(int servers, int cardsPerServer,
   s.model.topk = 4;
   s.model.experts = 2 * servers * cardsPerServer;
   s.model.intermediate = 32;
-  s.rings.setBoth(&RingTiling::chunkBytes, 2048);
-  s.rings.setBoth(&RingTiling::queueChunks, 4);
-  s.rings.setBoth(&RingTiling::senderCores, 2);
-  s.rings.setBoth(&RingTiling::forwarderCores, 3);
-  s.rings.setBoth(&RingTiling::receiverCores, 2);
+  s.rings.setBoth(RingTiling{2048, 4, 2, 3, 2});
   s.dispatchImpl = DispatchImpl::Streaming;
   return s;
 }

@@ -30,11 +30,7 @@ Scenario tuneScenario() {
   s.model.topk = 4;
   s.model.experts = 8;
   s.model.intermediate = 32;
-  s.rings.setBoth(&RingTiling::chunkBytes, 2048);
-  s.rings.setBoth(&RingTiling::queueChunks, 4);
-  s.rings.setBoth(&RingTiling::senderCores, 2);
-  s.rings.setBoth(&RingTiling::forwarderCores, 2);
-  s.rings.setBoth(&RingTiling::receiverCores, 2);
+  s.rings.setBoth(RingTiling{2048, 4, 2, 2, 2});
   return s;
 }
 

@@ -22,7 +22,15 @@ const int kAxisOf[] = {0, 0, 3, 1, 1, 2, 2};
 }  // namespace
 
 MetricsView::MetricsView(QWidget* parent) : QWidget(parent) {
-  auto* bandwidth = addChart(tr("Link bandwidth by type"), tr("GB/s"), {Hccs, Nic, Hbm});
+  auto* bandwidth = addChart(tr("Link bandwidth by type"), tr("links GB/s"), {Hccs, Nic, Hbm});
+  // HBM on its own axis on the right (kAxisOf).
+  auto* hbm = new QValueAxis;
+  hbm->setTitleText(tr("HBM GB/s"));
+  hbm->setRange(0, 1);
+  bandwidth->chart()->addAxis(hbm, Qt::AlignRight);
+  series_[Hbm]->detachAxis(y_[0]);
+  series_[Hbm]->attachAxis(hbm);
+  y_[kHbmAxis] = hbm;
   auto* occupancy = addChart(tr("Buffer occupancy"), tr("%"), {RingFill, StageFill});
   occupancy->setToolTip(
       tr("Ring bytes in flight / ring capacity, and workspace-stage bytes "
@@ -64,16 +72,6 @@ QChartView* MetricsView::addChart(const QString& title, const QString& yTitle,
   }
   x_[chartIndex] = x;
   y_[chartIndex] = y;
-  if (series_[Hbm] != nullptr && series_[Hbm]->chart() == chart) {
-    auto* hbm = new QValueAxis;
-    hbm->setTitleText(tr("HBM GB/s"));
-    hbm->setRange(0, 1);
-    chart->addAxis(hbm, Qt::AlignRight);
-    series_[Hbm]->detachAxis(y);
-    series_[Hbm]->attachAxis(hbm);
-    y->setTitleText(tr("links GB/s"));
-    y_[kHbmAxis] = hbm;
-  }
   auto* view = new QChartView(chart);
   view->setRenderHint(QPainter::Antialiasing);
   view->setToolTip(title + tr(" — sampled by the worker on a grid of emulated time"));
