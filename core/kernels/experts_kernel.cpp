@@ -43,8 +43,7 @@ Task expertCore(LayerContext& ctx, int d, AiCore& core, std::vector<ExpertShare>
       if (!g.expertOut->bytes.empty() && !g.expandX->bytes.empty()) {
         const bf16* x = g.expandX->as<bf16>() + r0 * ctx.H;
         bf16* y = g.expertOut->as<bf16>() + r0 * ctx.H;
-        for (std::int64_t i = 0; i < n * ctx.H; ++i)
-          y[i] = floatToBf16(c.a * bf16ToFloat(x[i]) + c.b);
+        for (std::int64_t i = 0; i < n; ++i) expertRow(c, x + i * ctx.H, y + i * ctx.H, ctx.H);
       }
     }
   }

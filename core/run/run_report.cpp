@@ -147,7 +147,7 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
     r.tensorBytes = r.designThreads > 1 ? r.tensorBytes + d->tensorBytes
                                         : std::max(r.tensorBytes, d->tensorBytes);
     r.results.push_back(std::move(d->result));
-    r.why.push_back(std::move(d->why));
+    if (why) r.why.push_back(std::move(d->why));
     digests.push_back(r.results.back().digest);
     r.runs.push_back(std::move(d->run));
   }

@@ -13,12 +13,12 @@ inline float bf16ToFloat(bf16 v) {
   return std::bit_cast<float>(static_cast<std::uint32_t>(v) << 16);
 }
 
+// Written as a select rather than an early return so that loops over rows vectorize.
 inline bf16 floatToBf16(float f) {
-  std::uint32_t u = std::bit_cast<std::uint32_t>(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<bf16>((u >> 16) | 0x40u);  // quiet NaN
-  const std::uint32_t lsb = (u >> 16) & 1u;
-  u += 0x7fffu + lsb;
-  return static_cast<bf16>(u >> 16);
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  const std::uint32_t rounded = u + 0x7fffu + ((u >> 16) & 1u);
+  const std::uint32_t quietNan = u | 0x00400000u;
+  return static_cast<bf16>((((u & 0x7fffffffu) > 0x7f800000u) ? quietNan : rounded) >> 16);
 }
 
 }  // namespace moe
