@@ -85,16 +85,19 @@ void printExpertLoad(std::ostream& out, const RunReport& r) {
 }
 }  // namespace
 
-void printReport(std::ostream& out, const RunReport& r) {
-  const Scenario& sc = r.scenario;
+namespace {
+
+void printScenarioLine(std::ostream& out, const Scenario& sc) {
   out << "moe-sim: scenario \"" << sc.name << "\": " << sc.cluster.servers << " server(s) x "
       << sc.cluster.cardsPerServer << " cards (" << sc.profileName << "), "
       << sc.model.tokensPerRank << " tokens/rank, H " << sc.model.hidden << ", top-"
       << sc.model.topk << " of " << sc.model.experts << " experts, " << routingName(sc.routing.kind)
       << " routing, payload " << (sc.payload == PayloadMode::Full ? "full" : "none") << ", seed "
       << sc.seed << "\n";
-  printExpertLoad(out, r);
-  out << "\n";
+}
+
+// One row per stage, one column group (time, HCCS and RDMA bandwidth) per design.
+void printStageTable(std::ostream& out, const RunReport& r) {
   char line[256];
   std::snprintf(line, sizeof line, "%-20s", "stage");
   out << line;
@@ -133,6 +136,13 @@ void printReport(std::ostream& out, const RunReport& r) {
     out << line;
   }
   out << "\n\n";
+}
+
+// Each design's buffers and engine counters, what the real operators would need, and the
+// RDMA posts per stage.
+void printBuffersAndPosts(std::ostream& out, const RunReport& r) {
+  const Scenario& sc = r.scenario;
+  char line[256];
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const RunResult& run = r.results[i];
     out << run.design << ": dispatch comm buffers "
@@ -168,6 +178,10 @@ void printReport(std::ostream& out, const RunReport& r) {
                     st.meanRdmaPostBytes(), static_cast<double>(st.rdmaDataBytes) / (1 << 20));
       out << line;
     }
+}
+
+void printMemory(std::ostream& out, const RunReport& r) {
+  const Scenario& sc = r.scenario;
   out << "memory: layer tensors " << fmt("%.2f", static_cast<double>(r.tensorBytes) / (1 << 20))
       << " MiB (x, expanded rows, expert outputs, combine output; "
       << (sc.payload == PayloadMode::Full ? "each freed once dead" : "not held: payload none")
@@ -178,8 +192,12 @@ void printReport(std::ostream& out, const RunReport& r) {
         << fmt("%.2f", static_cast<double>(r.peakRssBytes) / static_cast<double>(r.tensorBytes))
         << "x)";
   out << "\n";
-  // Where each role's time went, stage by stage (summed over all cores of that role): a
-  // whole-run sum mixed the dispatch's forwarders with the combine's.
+}
+
+// Where each role's time went, stage by stage (summed over all cores of that role): a
+// whole-run sum mixed the dispatch's forwarders with the combine's.
+void printRoleActivity(std::ostream& out, const RunReport& r) {
+  char line[256];
   out << "\ntime per stage, role and activity (us, summed over cores)\n";
   std::snprintf(line, sizeof line, "%-11s %-18s %-14s", "design", "stage", "role");
   out << line;
@@ -206,27 +224,45 @@ void printReport(std::ostream& out, const RunReport& r) {
         }
         out << "\n";
       }
-  // --why: what made up each communication stage's time, from its critical path.
-  if (!r.why.empty()) {
-    out << "\nwhy (critical path of each stage, walked back from its last event; shares of the "
-           "stage's time)\n";
-    for (std::size_t i = 0; i < r.why.size() && i < r.results.size(); ++i)
-      for (const CriticalPathAttribution& a : r.why[i])
-        if (a.stage == StageId::Dispatch || a.stage == StageId::Combine)
-          out << "  " << r.results[i].design << " " << describeCriticalPath(a) << "\n";
-  }
+}
+
+// --why: what made up each communication stage's time, from its critical path.
+void printWhy(std::ostream& out, const RunReport& r) {
+  if (r.why.empty()) return;
+  out << "\nwhy (critical path of each stage, walked back from its last event; shares of the "
+         "stage's time)\n";
+  for (std::size_t i = 0; i < r.why.size() && i < r.results.size(); ++i)
+    for (const CriticalPathAttribution& a : r.why[i])
+      if (a.stage == StageId::Dispatch || a.stage == StageId::Combine)
+        out << "  " << r.results[i].design << " " << describeCriticalPath(a) << "\n";
+}
+
+void printVerification(std::ostream& out, const RunReport& r) {
+  if (!r.verified) return;
+  out << "\nverification:\n";
+  for (const RunResult& run : r.results)
+    for (const auto& c : run.verification)
+      out << "  [" << (c.ok ? "ok" : "FAIL") << "] " << run.design << ": " << c.name << " ("
+          << c.detail << ")\n";
+  for (const auto& c : r.crossChecks)
+    out << "  [" << (c.ok ? "ok" : "FAIL") << "] " << c.name << " (" << c.detail << ")\n";
+  out << "verification: " << (r.ok() ? "passed" : "FAILED") << "\n";
+}
+
+}  // namespace
+
+void printReport(std::ostream& out, const RunReport& r) {
+  printScenarioLine(out, r.scenario);
+  printExpertLoad(out, r);
+  out << "\n";
+  printStageTable(out, r);
+  printBuffersAndPosts(out, r);
+  printMemory(out, r);
+  printRoleActivity(out, r);
+  printWhy(out, r);
   for (const RunResult& run : r.results)
     if (run.deadlocked) out << "\n" << run.deadlockText();
-  if (r.verified) {
-    out << "\nverification:\n";
-    for (const RunResult& run : r.results)
-      for (const auto& c : run.verification)
-        out << "  [" << (c.ok ? "ok" : "FAIL") << "] " << run.design << ": " << c.name << " ("
-            << c.detail << ")\n";
-    for (const auto& c : r.crossChecks)
-      out << "  [" << (c.ok ? "ok" : "FAIL") << "] " << c.name << " (" << c.detail << ")\n";
-    out << "verification: " << (r.ok() ? "passed" : "FAILED") << "\n";
-  }
+  printVerification(out, r);
   out << "\ndigest: " << formatDigest(r.digest) << "\n";
   // With several designs the line above combines them; each design's own digest is the one
   // a sweep row of that design shows.

@@ -91,6 +91,81 @@ float asDtype(float v, const std::string& dtype) {
   return v;
 }
 
+// expert_scales: [BS][K] numbers in one of three dtypes, each rounded to that dtype once.
+std::vector<float> updateExpertScales(const json& in, int bs, int k) {
+  std::string dt;
+  const json* s = &typedValue(in, "expert_scales", {"float32", "float16", "bfloat16"}, &dt);
+  jf::array(*s, "expert_scales", kUpdateExpertMaxBs + 1);
+  // The shape is checked here, per row, because flattening would hide a ragged matrix.
+  require(s->size() == std::size_t(bs), "expert_scales",
+          "must have as many rows as expert_ids (" + std::to_string(bs) + "), got " +
+              std::to_string(s->size()));
+  std::vector<float> flat;
+  for (std::size_t t = 0; t < s->size(); ++t) {
+    const std::string rp = jf::index("expert_scales", t);
+    jf::array((*s)[t], rp, kUpdateExpertMaxK + 1);
+    require((*s)[t].size() == std::size_t(k), rp,
+            "must have as many entries as an expert_ids row (" + std::to_string(k) + "), got " +
+                std::to_string((*s)[t].size()));
+    for (std::size_t j = 0; j < (*s)[t].size(); ++j)
+      flat.push_back(asDtype(fp32((*s)[t][j], jf::index(rp, j)), dt));
+  }
+  return flat;
+}
+
+// pruning_threshold: (K,) or (1, K) fp32 values, as the real operator takes it.
+std::vector<float> updateExpertThreshold(const json& in) {
+  std::string dt;
+  const json* th = &typedValue(in, "pruning_threshold", {"float32"}, &dt);
+  jf::array(*th, "pruning_threshold", kUpdateExpertMaxK + 1);
+  // The real operator takes (K,) or (1, K).
+  const json* row = th;
+  std::string rowPath = "pruning_threshold";
+  if (th->size() == 1 && (*th)[0].is_array()) {
+    row = &(*th)[0];
+    rowPath = jf::index("pruning_threshold", 0);
+    jf::array(*row, rowPath, kUpdateExpertMaxK + 1);
+  }
+  std::vector<float> v;
+  for (std::size_t j = 0; j < row->size(); ++j) v.push_back(fp32((*row)[j], jf::index(rowPath, j)));
+  return v;
+}
+
+std::vector<uint8_t> updateExpertActiveMask(const json& in) {
+  std::string dt;
+  const json* am = &typedValue(in, "active_mask", {"bool"}, &dt);
+  jf::array(*am, "active_mask", kUpdateExpertMaxBs + 1);
+  std::vector<uint8_t> v;
+  for (std::size_t t = 0; t < am->size(); ++t)
+    v.push_back(jf::boolean((*am)[t], jf::index("active_mask", t)) ? 1 : 0);
+  return v;
+}
+
+// The outputs as the real operator names them; [BS][K] matrices as nested arrays.
+json updateExpertOutputs(const UpdateExpertArgs& a, const UpdateExpertResult& r) {
+  json out = json::object();
+  json ids = json::array();
+  for (int t = 0; t < a.bs; ++t) {
+    json row = json::array();
+    for (int j = 0; j < a.k; ++j) row.push_back(r.balancedIds[std::size_t(t) * a.k + j]);
+    ids.push_back(std::move(row));
+  }
+  out["balanced_expert_ids"] = std::move(ids);
+  if (r.balancedActiveMask) {
+    json mask = json::array();
+    for (int t = 0; t < a.bs; ++t) {
+      json row = json::array();
+      for (int j = 0; j < a.k; ++j)
+        row.push_back((*r.balancedActiveMask)[std::size_t(t) * a.k + j] != 0);
+      mask.push_back(std::move(row));
+    }
+    out["balanced_active_mask"] = std::move(mask);
+  }
+  // Instances per rank are the pipeline's notion; a table it could not use has none.
+  if (r.placePerRank > 0) out["place_per_rank"] = r.placePerRank;
+  return out;
+}
+
 json updateExpert(const json& in, const OpOptions& opt) {
   jf::rejectUnknownKeys(in, "",
                         {"expert_ids", "eplb_table", "local_rank_id", "world_size", "balance_mode",
@@ -115,77 +190,13 @@ json updateExpert(const json& in, const OpOptions& opt) {
   a.worldSize = int32Field(in, "world_size");
   a.balanceMode = int32Field(in, "balance_mode");
 
-  if (jf::member(in, "expert_scales")) {
-    std::string dt;
-    const json* s = &typedValue(in, "expert_scales", {"float32", "float16", "bfloat16"}, &dt);
-    jf::array(*s, "expert_scales", kUpdateExpertMaxBs + 1);
-    // The shape is checked here, per row, because flattening would hide a ragged matrix.
-    require(s->size() == std::size_t(bs), "expert_scales",
-            "must have as many rows as expert_ids (" + std::to_string(bs) + "), got " +
-                std::to_string(s->size()));
-    std::vector<float> flat;
-    for (std::size_t t = 0; t < s->size(); ++t) {
-      const std::string rp = jf::index("expert_scales", t);
-      jf::array((*s)[t], rp, kUpdateExpertMaxK + 1);
-      require((*s)[t].size() == std::size_t(k), rp,
-              "must have as many entries as an expert_ids row (" + std::to_string(k) + "), got " +
-                  std::to_string((*s)[t].size()));
-      for (std::size_t j = 0; j < (*s)[t].size(); ++j)
-        flat.push_back(asDtype(fp32((*s)[t][j], jf::index(rp, j)), dt));
-    }
-    a.expertScales = std::move(flat);
-  }
-  if (jf::member(in, "pruning_threshold")) {
-    std::string dt;
-    const json* th = &typedValue(in, "pruning_threshold", {"float32"}, &dt);
-    jf::array(*th, "pruning_threshold", kUpdateExpertMaxK + 1);
-    // The real operator takes (K,) or (1, K).
-    const json* row = th;
-    std::string rowPath = "pruning_threshold";
-    if (th->size() == 1 && (*th)[0].is_array()) {
-      row = &(*th)[0];
-      rowPath = jf::index("pruning_threshold", 0);
-      jf::array(*row, rowPath, kUpdateExpertMaxK + 1);
-    }
-    std::vector<float> v;
-    for (std::size_t j = 0; j < row->size(); ++j)
-      v.push_back(fp32((*row)[j], jf::index(rowPath, j)));
-    a.pruningThreshold = std::move(v);
-  }
-  if (jf::member(in, "active_mask")) {
-    std::string dt;
-    const json* am = &typedValue(in, "active_mask", {"bool"}, &dt);
-    jf::array(*am, "active_mask", kUpdateExpertMaxBs + 1);
-    std::vector<uint8_t> v;
-    for (std::size_t t = 0; t < am->size(); ++t)
-      v.push_back(jf::boolean((*am)[t], jf::index("active_mask", t)) ? 1 : 0);
-    a.activeMask = std::move(v);
-  }
-
+  if (jf::member(in, "expert_scales")) a.expertScales = updateExpertScales(in, bs, k);
+  if (jf::member(in, "pruning_threshold")) a.pruningThreshold = updateExpertThreshold(in);
+  if (jf::member(in, "active_mask")) a.activeMask = updateExpertActiveMask(in);
   std::vector<UpdateExpertWarning> warnings;
   const UpdateExpertResult r = updateExpertReference(a, UpdateExpertRules::RealOperator, &warnings);
   reportWarnings(warnings, opt);
-  json out = json::object();
-  json ids = json::array();
-  for (int t = 0; t < a.bs; ++t) {
-    json row = json::array();
-    for (int j = 0; j < a.k; ++j) row.push_back(r.balancedIds[std::size_t(t) * a.k + j]);
-    ids.push_back(std::move(row));
-  }
-  out["balanced_expert_ids"] = std::move(ids);
-  if (r.balancedActiveMask) {
-    json mask = json::array();
-    for (int t = 0; t < a.bs; ++t) {
-      json row = json::array();
-      for (int j = 0; j < a.k; ++j)
-        row.push_back((*r.balancedActiveMask)[std::size_t(t) * a.k + j] != 0);
-      mask.push_back(std::move(row));
-    }
-    out["balanced_active_mask"] = std::move(mask);
-  }
-  // Instances per rank are the pipeline's notion; a table it could not use has none.
-  if (r.placePerRank > 0) out["place_per_rank"] = r.placePerRank;
-  return out;
+  return updateExpertOutputs(a, r);
 }
 
 json layout(const json& in) {
