@@ -72,14 +72,132 @@ struct HeldBatches {
   }
 };
 
+// The lane's UB window of fp32 running sums, one row per partial being summed, with the
+// least recently used row spilled to the GM workspace when a new partial needs a row.
+struct AccumWindow {
+  AccumWindow(AiCore& core, std::vector<PartialSlot>& slots, Buffer* win, int rows, Buffer* acc,
+              std::int64_t accBytes, std::int64_t metaBytes, std::int64_t rowF32)
+      : core(core),
+        slots(slots),
+        win(win),
+        acc(acc),
+        accBytes(accBytes),
+        metaBytes(metaBytes),
+        rowF32(rowF32),
+        key(rows, -1),
+        lastUse(rows, 0) {}
+  AiCore& core;
+  std::vector<PartialSlot>& slots;
+  Buffer* win;
+  Buffer* acc;  // the GM workspace, or null when the window holds every partial
+  std::int64_t accBytes, metaBytes, rowF32;
+  std::vector<std::int64_t> key, lastUse;
+  std::int64_t clock = 0;
+
+  Region row(int w) const { return Region{win, w * accBytes + metaBytes, rowF32}; }
+  Region spilled(const PartialSlot& s) const { return Region{acc, s.workspace * rowF32, rowF32}; }
+  // A free row, or else the least recently used one.
+  int victim() const {
+    for (int j = 0; j < static_cast<int>(key.size()); ++j)
+      if (key[j] < 0) return j;
+    int w = 0;
+    for (int j = 1; j < static_cast<int>(key.size()); ++j)
+      if (lastUse[j] < lastUse[w]) w = j;
+    return w;
+  }
+  // Gives slot `k` a row (spilling the row's holder first, reading back the slot's own sum
+  // if it was spilled earlier) and marks it used.
+  Task bringIn(std::size_t k, bool first) {
+    PartialSlot& s = slots[k];
+    if (s.window < 0) {
+      const int w = victim();
+      if (key[w] >= 0) {  // spill: landed before the row is reused
+        PartialSlot& old = slots[static_cast<std::size_t>(key[w])];
+        co_await core.copy(spilled(old), row(w));
+        old.window = -1;
+      }
+      s.window = w;
+      key[w] = static_cast<std::int64_t>(k);
+      if (!first) co_await core.copy(row(w), spilled(s));  // spilled earlier: read back
+    }
+    lastUse[s.window] = ++clock;
+  }
+  void release(PartialSlot& s) {
+    key[s.window] = -1;
+    s.window = -1;
+  }
+};
+
+// Batches toward the partial rings on other servers: one per (owner server, channel) that
+// this lane sends partials to over RDMA, with its GM staging area and the number of
+// partials it will carry.
+HeldBatches openBatches(LayerContext& ctx, int f, AiCore& core, const CombineRings& rings,
+                        const std::vector<PartialSlot>& slots) {
+  const CombinePlan& plan = rings.plan;
+  // Whole partials per post: as many as rdma_batch_bytes holds, at least one, at most what
+  // one write into a partial ring can carry (its capacity).
+  const std::int64_t pb = partialRecordBytes(ctx.sc);
+  const std::int64_t capacity = ctx.sc.rings.combine.chunkBytes * ctx.sc.rings.combine.queueChunks;
+  const std::int64_t perPost =
+      std::max<std::int64_t>(1, std::min(ctx.sc.combine.rdmaBatchBytes, capacity) / pb);
+  HeldBatches held{core, pb, perPost, {}};
+  held.batches.resize(static_cast<std::size_t>(ctx.S) * plan.channels);
+  for (int S = 0; S < ctx.S; ++S)
+    for (int t = 0; t < ctx.BS; ++t) {
+      const PartialSlot& s = slots[static_cast<std::size_t>(S) * ctx.BS + t];
+      const int owner = S * ctx.cps + ctx.localOf(f);
+      if (s.workspace < 0 || owner == f) continue;
+      const int c = plan.channel(ctx, t);
+      RdmaBatch& b = held.batches[static_cast<std::size_t>(S) * plan.channels + c];
+      if (b.ring == nullptr) {
+        b.ring =
+            rings.partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
+        b.stage = ctx.m.allocGm(
+            f, 2 * held.perPost * held.pb,
+            core.name() + ".combine-batch-s" + std::to_string(S) + "c" + std::to_string(c), true,
+            /*sparse=*/true);  // small pages: a half holds only the partials staged in it
+      }
+      ++b.remaining;
+    }
+  return held;
+}
+
+// A complete partial of (owner, token) leaves for the owner's receiver: straight into the
+// owner's partial ring when the owner is this card (a local copy, no NIC), else into the
+// RDMA batch toward the owner's server.
+Task sendPartial(LayerContext& ctx, int f, AiCore& core, const CombineRings& rings,
+                 HeldBatches& held, Region out, RecordMeta p) {
+  const CombinePlan& plan = rings.plan;
+  const int c = plan.channel(ctx, p.token);
+  if (p.srcRank != f) {
+    const auto S = static_cast<std::size_t>(ctx.serverOf(p.srcRank));
+    co_await held.add(held.batches[S * plan.channels + c], out, p);
+    co_return;
+  }
+  RingBuffer& dst =
+      *rings.partial[f][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
+  co_await dst.waitSpace(core, held.pb);
+  dst.writeFromUb(core, out, {p}, held.pb);
+  co_await core.fence(Pipe::Mte3);  // landed: the tail may say so, the row is free
+  dst.publishTail(core);
+}
+
+// The finished fp32 sum rounded once to the bf16 partial record that goes on the wire.
+Task roundToBf16(LayerContext& ctx, AiCore& core, Region sum, Buffer* wire) {
+  co_await core.vector(ctx.H, 4);
+  if (wire->bytes.empty()) co_return;
+  const auto* p = reinterpret_cast<const float*>(sum.ptr());
+  auto* o = reinterpret_cast<bf16*>(wire->data() + ctx.metaBytes);
+  for (int h = 0; h < ctx.H; ++h) o[h] = floatToBf16(p[h]);
+}
+
 }  // namespace
 
 Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
                    std::shared_ptr<const CombineRings> rings, int lane) {
   Machine& m = ctx.m;
   const CombinePlan& plan = rings->plan;
-  const CombineConfig& cc = ctx.sc.combine;
-  const bool bf16Wire = cc.partialDtype == PartialDtype::Bf16;
+  const bool bf16Wire = ctx.sc.combine.partialDtype == PartialDtype::Bf16;
   const std::int64_t rb = ctx.recordBytes, pb = partialRecordBytes(ctx.sc);
   const std::int64_t accBytes = partialAccumBytes(ctx.sc), rowF32 = ctx.H * 4LL;
   const int batch =
@@ -105,42 +223,10 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
   Buffer* acc = slotCount > window ? m.allocGm(f, slotCount * rowF32, core.name() + ".combine-acc",
                                                true, /*sparse=*/true)
                                    : nullptr;
-  std::vector<std::int64_t> windowKey(window, -1), windowUse(window, 0);
-  std::int64_t clock = 0;
-  auto winRow = [&](int w) { return Region{win, w * accBytes + ctx.metaBytes, rowF32}; };
-  auto accRow = [&](const PartialSlot& s) { return Region{acc, s.workspace * rowF32, rowF32}; };
+  AccumWindow sums(core, slots, win, window, acc, accBytes, ctx.metaBytes, rowF32);
 
-  // Batches toward the partial rings on other servers.
-  // Whole partials per post: as many as rdma_batch_bytes holds, at least one, at most what
-  // one write into a partial ring can carry (its capacity).
-  const std::int64_t capacity = ctx.sc.rings.combine.chunkBytes * ctx.sc.rings.combine.queueChunks;
-  const std::int64_t perPost =
-      std::max<std::int64_t>(1, std::min(cc.rdmaBatchBytes, capacity) / pb);
-  HeldBatches held{core, pb, perPost, {}};
-  held.batches.resize(static_cast<std::size_t>(ctx.S) * plan.channels);
-  for (int S = 0; S < ctx.S; ++S)
-    for (int t = 0; t < ctx.BS; ++t) {
-      const PartialSlot& s = slots[static_cast<std::size_t>(S) * ctx.BS + t];
-      const int owner = S * ctx.cps + ctx.localOf(f);
-      if (s.workspace < 0 || owner == f) continue;
-      const int c = plan.channel(ctx, t);
-      RdmaBatch& b = held.batches[static_cast<std::size_t>(S) * plan.channels + c];
-      if (b.ring == nullptr) {
-        b.ring =
-            rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
-        b.stage = m.allocGm(
-            f, 2 * perPost * pb,
-            core.name() + ".combine-batch-s" + std::to_string(S) + "c" + std::to_string(c), true,
-            /*sparse=*/true);  // small pages: a half holds only the partials staged in it
-      }
-      ++b.remaining;
-    }
+  HeldBatches held = openBatches(ctx, f, core, *rings, slots);
 
-  std::vector<PolledRing> inputs;
-  for (int dl = 0; dl < ctx.cps; ++dl) {
-    RingBuffer* r = rings->ipc[f][dl * plan.lanes + lane];
-    inputs.push_back({r, dl, plan.fwdRows[f][dl * plan.lanes + lane]});
-  }
   auto reduce = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
     for (std::size_t i = 0; i < metas.size(); ++i) {
       const RecordMeta& meta = metas[i];
@@ -149,27 +235,9 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
       PartialSlot& s = slots[key];
       const bool first = s.seen == 0;
       const bool last = ++s.seen == expected[key];
-      if (s.window < 0) {  // bring the partial into the window: a free row, or evict the LRU
-        int w = -1;
-        for (int j = 0; j < window && w < 0; ++j)
-          if (windowKey[j] < 0) w = j;
-        if (w < 0) {
-          w = 0;
-          for (int j = 1; j < window; ++j)
-            if (windowUse[j] < windowUse[w]) w = j;
-        }
-        if (windowKey[w] >= 0) {  // spill: landed before the row is reused
-          PartialSlot& old = slots[static_cast<std::size_t>(windowKey[w])];
-          co_await core.copy(accRow(old), winRow(w));
-          old.window = -1;
-        }
-        s.window = w;
-        windowKey[w] = static_cast<std::int64_t>(key);
-        if (!first) co_await core.copy(winRow(w), accRow(s));  // spilled earlier: read back
-      }
-      windowUse[s.window] = ++clock;
+      co_await sums.bringIn(key, first);
       co_await core.vector(ctx.H, 4);  // sum += w * y, in fp32
-      const Region sum = winRow(s.window);
+      const Region sum = sums.row(s.window);
       if (!win->bytes.empty()) {
         const auto* y = rx->as<bf16>() + (static_cast<std::int64_t>(i) * rb + ctx.metaBytes) / 2;
         auto* p = reinterpret_cast<float*>(sum.ptr());
@@ -177,38 +245,26 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
         for (int h = 0; h < ctx.H; ++h) p[h] = (first ? 0.0f : p[h]) + w * bf16ToFloat(y[h]);
       }
       if (!last) continue;
-      if (acc != nullptr) ctx.consumed(accRow(s));  // a spilled sum never returns to GM now
+      if (acc != nullptr) ctx.consumed(sums.spilled(s));  // a spilled sum never returns to GM now
       // Complete: this server's partial of (owner, token) goes to the owner's receiver.
       Region out{win, s.window * accBytes, accBytes};
       if (bf16Wire) {  // rounded once, here
-        co_await core.vector(ctx.H, 4);
-        if (!wire->bytes.empty()) {
-          const auto* p = reinterpret_cast<const float*>(sum.ptr());
-          auto* o = reinterpret_cast<bf16*>(wire->data() + ctx.metaBytes);
-          for (int h = 0; h < ctx.H; ++h) o[h] = floatToBf16(p[h]);
-        }
+        co_await roundToBf16(ctx, core, sum, wire);
         out = whole(wire);
       }
-      const int owner = meta.srcRank;
-      const int c = plan.channel(ctx, meta.token);
       RecordMeta p;
-      p.srcRank = owner;
+      p.srcRank = meta.srcRank;  // the owner
       p.token = meta.token;
       p.contributions = expected[key];
-      if (owner == f) {  // the owner is this card: a local copy, no NIC
-        RingBuffer& dst =
-            *rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
-        co_await dst.waitSpace(core, pb);
-        dst.writeFromUb(core, out, {p}, pb);
-        co_await core.fence(Pipe::Mte3);  // landed: the tail may say so, the row is free
-        dst.publishTail(core);
-      } else {
-        co_await held.add(held.batches[static_cast<std::size_t>(S) * plan.channels + c], out, p);
-      }
-      windowKey[s.window] = -1;
-      s.window = -1;
+      co_await sendPartial(ctx, f, core, *rings, held, out, p);
+      sums.release(s);
     }
   };
+  // The lane's input: one IPC ring from each card of this server.
+  std::vector<PolledRing> inputs;
+  for (int dl = 0; dl < ctx.cps; ++dl)
+    inputs.push_back(
+        {rings->ipc[f][dl * plan.lanes + lane], dl, plan.fwdRows[f][dl * plan.lanes + lane]});
   co_await pollRings(core, std::move(inputs), rx, batch, rb, reduce, &held);
   co_await held.flush();
   co_await core.fence(Pipe::Scalar);
