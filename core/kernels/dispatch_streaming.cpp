@@ -220,14 +220,17 @@ Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<Polle
 
 }  // namespace
 
-void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
+namespace {
+
+// Every ring of the streaming dispatch: per card, a direct IPC ring from each card of its
+// server, and per other server and channel an RDMA ring and its forwarded IPC rings.
+std::shared_ptr<StreamingRings> addDispatchRings(LayerContext& ctx) {
   Emulation& emu = ctx.emu;
   const RingTiling& t = ctx.sc.rings.dispatch;
   const int C = ctx.channels;
   const int channelChunks = dispatchChannelQueueChunks(ctx.sc);
   auto name = [](int card) { return "card" + std::to_string(card); };
   auto channelName = [C](int ch) { return C > 1 ? " ch" + std::to_string(ch) : std::string(); };
-  // The forwarders keep the ring table alive for as long as they run.
   auto shared = std::make_shared<StreamingRings>();
   StreamingRings& rings = *shared;
   const int cards = ctx.R;
@@ -261,77 +264,106 @@ void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
   for (const RingBuffer& r : emu.rings())
     ctx.commBufferBytes += r.capacity() + 2 * kControlLineBytes;
 
-  for (int c = 0; c < cards; ++c) {
-    // Senders: targets round-robin over the sender cores, the other servers' channels first:
-    // a core works through its targets one after another, and an RDMA target (a channel of
-    // the tokens bound for that server, over one NIC) is the longest, so it must not wait
-    // behind a card's. Channel-major, starting at the next server: the first round of
-    // targets reaches every server, and the cards of a cluster do not all begin with the
-    // same one (which loaded some servers' NICs twice while others idled).
-    std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
-    int next = 0;
-    for (int ch = 0; ch < C; ++ch)
-      for (int i = 1; i < ctx.S; ++i) {
-        const int S = (ctx.serverOf(c) + i) % ctx.S;
-        const int f = S * ctx.cps + ctx.localOf(c);
-        perSender[next++ % t.senderCores].push_back({rings.rdma[f][ctx.serverOf(c) * C + ch], true,
-                                                     S, ctx.channelFirst(ch),
-                                                     ctx.channelFirst(ch + 1)});
+  return shared;
+}
+
+void launchSenders(LayerContext& ctx, int c, const StreamingRings& rings, Latch& done) {
+  const RingTiling& t = ctx.sc.rings.dispatch;
+  const int C = ctx.channels;
+  // Senders: targets round-robin over the sender cores, the other servers' channels first:
+  // a core works through its targets one after another, and an RDMA target (a channel of
+  // the tokens bound for that server, over one NIC) is the longest, so it must not wait
+  // behind a card's. Channel-major, starting at the next server: the first round of
+  // targets reaches every server, and the cards of a cluster do not all begin with the
+  // same one (which loaded some servers' NICs twice while others idled).
+  std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
+  int next = 0;
+  for (int ch = 0; ch < C; ++ch)
+    for (int i = 1; i < ctx.S; ++i) {
+      const int S = (ctx.serverOf(c) + i) % ctx.S;
+      const int f = S * ctx.cps + ctx.localOf(c);
+      perSender[next++ % t.senderCores].push_back({rings.rdma[f][ctx.serverOf(c) * C + ch], true, S,
+                                                   ctx.channelFirst(ch), ctx.channelFirst(ch + 1)});
+    }
+  for (int l = 0; l < ctx.cps; ++l) {
+    const int d = ctx.serverOf(c) * ctx.cps + l;
+    perSender[next++ % t.senderCores].push_back(
+        {rings.direct[d][ctx.localOf(c)], false, d, 0, ctx.BS});
+  }
+  for (int i = 0; i < t.senderCores; ++i) {
+    if (perSender[i].empty()) continue;
+    AiCore& core = ctx.m.aiv(c, i);
+    for (auto& tg : perSender[i]) tg.ring->producerCore = core.id();
+    done.add(1);
+    ctx.emu.launch(core, Role::Sender, streamingSender(ctx, c, core, perSender[i]), &done);
+  }
+}
+
+void launchForwarders(LayerContext& ctx, int c, const std::shared_ptr<StreamingRings>& shared,
+                      Latch& done) {
+  const RingTiling& t = ctx.sc.rings.dispatch;
+  const int C = ctx.channels;
+  StreamingRings& rings = *shared;
+  // Forwarders: this card's RDMA rings (one per other server and channel) round-robin over
+  // the forwarder cores; each feeds its own forwarded IPC ring on every card here.
+  std::vector<std::vector<PolledRing>> perFwd(t.forwarderCores);
+  int next = 0;
+  for (int S = 0; S < ctx.S; ++S)
+    if (S != ctx.serverOf(c))
+      for (int ch = 0; ch < C; ++ch) {
+        RingBuffer* r = rings.rdma[c][S * C + ch];
+        perFwd[next++ % t.forwarderCores].push_back({r, r->producerCard(), 0, ch});
       }
-    for (int l = 0; l < ctx.cps; ++l) {
-      const int d = ctx.serverOf(c) * ctx.cps + l;
-      perSender[next++ % t.senderCores].push_back(
-          {rings.direct[d][ctx.localOf(c)], false, d, 0, ctx.BS});
+  for (int i = 0; i < t.forwarderCores; ++i) {
+    if (perFwd[i].empty()) continue;
+    AiCore& core = ctx.m.aiv(c, t.senderCores + i);
+    for (auto& p : perFwd[i]) {
+      p.ring->consumerCore = core.id();
+      const int from = ctx.serverOf(p.source) * C + p.channel;
+      for (int l = 0; l < ctx.cps; ++l)
+        rings.fwd[ctx.serverOf(c) * ctx.cps + l][ctx.localOf(c)][from]->producerCore = core.id();
     }
-    for (int i = 0; i < t.senderCores; ++i) {
-      if (perSender[i].empty()) continue;
-      AiCore& core = ctx.m.aiv(c, i);
-      for (auto& tg : perSender[i]) tg.ring->producerCore = core.id();
-      done.add(1);
-      emu.launch(core, Role::Sender, streamingSender(ctx, c, core, perSender[i]), &done);
-    }
-    // Forwarders: this card's RDMA rings (one per other server and channel) round-robin over
-    // the forwarder cores; each feeds its own forwarded IPC ring on every card here.
-    std::vector<std::vector<PolledRing>> perFwd(t.forwarderCores);
-    next = 0;
+    done.add(1);
+    ctx.emu.launch(core, Role::Forwarder, streamingForwarder(ctx, c, core, perFwd[i], shared),
+                   &done);
+  }
+}
+
+void launchReceivers(LayerContext& ctx, int c, const StreamingRings& rings, Latch& done) {
+  const RingTiling& t = ctx.sc.rings.dispatch;
+  const int C = ctx.channels;
+  // Receivers: direct and forwarded IPC rings round-robin over the receiver cores. A
+  // forwarded ring carries one channel of the tokens of the source with the forwarder's
+  // local index on the ring's origin server.
+  std::vector<std::vector<PolledRing>> perRecv(t.receiverCores);
+  int next = 0;
+  for (int l = 0; l < ctx.cps; ++l)
+    perRecv[next++ % t.receiverCores].push_back(
+        {rings.direct[c][l], rings.direct[c][l]->producerCard()});
+  for (int l = 0; l < ctx.cps; ++l)
     for (int S = 0; S < ctx.S; ++S)
-      if (S != ctx.serverOf(c))
-        for (int ch = 0; ch < C; ++ch) {
-          RingBuffer* r = rings.rdma[c][S * C + ch];
-          perFwd[next++ % t.forwarderCores].push_back({r, r->producerCard(), 0, ch});
-        }
-    for (int i = 0; i < t.forwarderCores; ++i) {
-      if (perFwd[i].empty()) continue;
-      AiCore& core = ctx.m.aiv(c, t.senderCores + i);
-      for (auto& p : perFwd[i]) {
-        p.ring->consumerCore = core.id();
-        const int from = ctx.serverOf(p.source) * C + p.channel;
-        for (int l = 0; l < ctx.cps; ++l)
-          rings.fwd[ctx.serverOf(c) * ctx.cps + l][ctx.localOf(c)][from]->producerCore = core.id();
-      }
-      done.add(1);
-      emu.launch(core, Role::Forwarder, streamingForwarder(ctx, c, core, perFwd[i], shared), &done);
-    }
-    // Receivers: direct and forwarded IPC rings round-robin over the receiver cores. A
-    // forwarded ring carries one channel of the tokens of the source with the forwarder's
-    // local index on the ring's origin server.
-    std::vector<std::vector<PolledRing>> perRecv(t.receiverCores);
-    next = 0;
-    for (int l = 0; l < ctx.cps; ++l)
-      perRecv[next++ % t.receiverCores].push_back(
-          {rings.direct[c][l], rings.direct[c][l]->producerCard()});
-    for (int l = 0; l < ctx.cps; ++l)
-      for (int S = 0; S < ctx.S; ++S)
-        for (int ch = 0; ch < C; ++ch)
-          if (RingBuffer* r = rings.fwd[c][l][S * C + ch])
-            perRecv[next++ % t.receiverCores].push_back({r, S * ctx.cps + l, 0, ch});
-    for (int i = 0; i < t.receiverCores; ++i) {
-      if (perRecv[i].empty()) continue;
-      AiCore& core = ctx.m.aiv(c, t.senderCores + t.forwarderCores + i);
-      for (auto& p : perRecv[i]) p.ring->consumerCore = core.id();
-      done.add(1);
-      emu.launch(core, Role::Receiver, streamingReceiver(ctx, c, core, perRecv[i], i == 0), &done);
-    }
+      for (int ch = 0; ch < C; ++ch)
+        if (RingBuffer* r = rings.fwd[c][l][S * C + ch])
+          perRecv[next++ % t.receiverCores].push_back({r, S * ctx.cps + l, 0, ch});
+  for (int i = 0; i < t.receiverCores; ++i) {
+    if (perRecv[i].empty()) continue;
+    AiCore& core = ctx.m.aiv(c, t.senderCores + t.forwarderCores + i);
+    for (auto& p : perRecv[i]) p.ring->consumerCore = core.id();
+    done.add(1);
+    ctx.emu.launch(core, Role::Receiver, streamingReceiver(ctx, c, core, perRecv[i], i == 0),
+                   &done);
+  }
+}
+
+}  // namespace
+
+void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
+  // The forwarders keep the ring table alive for as long as they run.
+  const std::shared_ptr<StreamingRings> rings = addDispatchRings(ctx);
+  for (int c = 0; c < ctx.R; ++c) {
+    launchSenders(ctx, c, *rings, done);
+    launchForwarders(ctx, c, rings, done);
+    launchReceivers(ctx, c, *rings, done);
   }
 }
 
