@@ -111,9 +111,9 @@ Task stalledCore(LayerContext& ctx, AiCore& core) {
   co_await hang;
 }
 
-}  // namespace
-
-void launchCombineStreaming(LayerContext& ctx, Latch& done) {
+// Every ring of the streaming combine: per card, an IPC ring from each card of its server
+// per lane, and a partial ring (local or RDMA) from each server per channel.
+std::shared_ptr<CombineRings> addCombineRings(LayerContext& ctx) {
   Emulation& emu = ctx.emu;
   const RingTiling& t = ctx.sc.rings.combine;
   auto rings = std::make_shared<CombineRings>();
@@ -145,6 +145,86 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
       }
   for (std::size_t i = firstRing; i < emu.rings().size(); ++i)
     ctx.combineBufferBytes += emu.rings()[i].capacity() + 2 * kControlLineBytes;
+  return rings;
+}
+
+void launchSenders(LayerContext& ctx, int c, const std::shared_ptr<CombineRings>& rings,
+                   Latch& done) {
+  const RingTiling& t = ctx.sc.rings.combine;
+  const CombinePlan& plan = rings->plan;
+  // Senders: targets (card, lane) round-robin over the sender cores. Each card starts with
+  // its own forwarders and goes on with the next card's: if every card began with card 0,
+  // all senders would write into card 0's port (and feed its forwarders) at once while
+  // the other cards' ports and forwarders idle, and so on card after card.
+  std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
+  int next = 0;
+  for (int j = 0; j < ctx.cps; ++j)
+    for (int L = 0; L < plan.lanes; ++L) {
+      const int f = ctx.serverOf(c) * ctx.cps + (ctx.localOf(c) + j) % ctx.cps;
+      if (plan.fwdRows[f][ctx.localOf(c) * plan.lanes + L] == 0) continue;  // nothing to send
+      perSender[next++ % t.senderCores].push_back({f, L});
+    }
+  for (int i = 0; i < t.senderCores; ++i) {
+    if (perSender[i].empty()) continue;
+    AiCore& core = ctx.m.aiv(c, i);
+    for (const auto& tg : perSender[i])
+      rings->ipc[tg.f][ctx.localOf(c) * plan.lanes + tg.lane]->producerCore = core.id();
+    done.add(1);
+    ++rings->sendersLeft[c];
+    ctx.emu.launch(core, Role::Sender, combineSender(ctx, c, core, rings, perSender[i]), &done);
+  }
+}
+
+void launchForwarders(LayerContext& ctx, int c, const std::shared_ptr<CombineRings>& rings,
+                      Latch& done) {
+  const RingTiling& t = ctx.sc.rings.combine;
+  const CombinePlan& plan = rings->plan;
+  // Forwarders: one core per lane (a set of (destination server, channel) pairs).
+  for (int L = 0; L < plan.lanes; ++L) {
+    AiCore& core = ctx.m.aiv(c, t.senderCores + L);
+    if (ctx.fault == Fault::StallCore && c == 0 && L == 0) {  // injected: this core hangs
+      done.add(1);
+      ctx.emu.launch(core, Role::Forwarder, stalledCore(ctx, core), &done);
+      continue;
+    }
+    for (int dl = 0; dl < ctx.cps; ++dl)
+      rings->ipc[c][dl * plan.lanes + L]->consumerCore = core.id();
+    for (int S = 0; S < ctx.S; ++S) {
+      const int owner = S * ctx.cps + ctx.localOf(c);
+      for (int ch = 0; ch < plan.channels; ++ch)
+        if (plan.laneOf(S, ch) == L)
+          rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(c)) * plan.channels + ch]
+              ->producerCore = core.id();
+    }
+    done.add(1);
+    ctx.emu.launch(core, Role::Forwarder, forwarderCore(ctx, c, core, rings, L), &done);
+  }
+}
+
+void launchReceivers(LayerContext& ctx, int c, const std::shared_ptr<CombineRings>& rings,
+                     Latch& done) {
+  const RingTiling& t = ctx.sc.rings.combine;
+  const CombinePlan& plan = rings->plan;
+  // Receivers: channels round-robin over the receiver cores.
+  std::vector<std::vector<int>> perRecv(t.receiverCores);
+  for (int ch = 0; ch < plan.channels; ++ch) perRecv[ch % t.receiverCores].push_back(ch);
+  for (int i = 0; i < t.receiverCores; ++i) {
+    if (perRecv[i].empty()) continue;
+    AiCore& core = ctx.m.aiv(c, t.senderCores + t.forwarderCores + i);
+    for (int ch : perRecv[i])
+      for (int S = 0; S < ctx.S; ++S)
+        rings->partial[c][static_cast<std::size_t>(S) * plan.channels + ch]->consumerCore =
+            core.id();
+    done.add(1);
+    ctx.emu.launch(core, Role::Receiver, receiverCore(ctx, c, core, rings, perRecv[i]), &done);
+  }
+}
+
+}  // namespace
+
+void launchCombineStreaming(LayerContext& ctx, Latch& done) {
+  const std::shared_ptr<CombineRings> rings = addCombineRings(ctx);
+  const CombinePlan& plan = rings->plan;
   if (ctx.fault == Fault::DropTail) {
     // The busiest IPC ring into card 0 loses its last tail publish: its forwarder waits
     // for data that is there but never announced.
@@ -155,60 +235,9 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
   }
 
   for (int c = 0; c < ctx.R; ++c) {
-    // Senders: targets (card, lane) round-robin over the sender cores. Each card starts with
-    // its own forwarders and goes on with the next card's: if every card began with card 0,
-    // all senders would write into card 0's port (and feed its forwarders) at once while
-    // the other cards' ports and forwarders idle, and so on card after card.
-    std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
-    int next = 0;
-    for (int j = 0; j < ctx.cps; ++j)
-      for (int L = 0; L < plan.lanes; ++L) {
-        const int f = ctx.serverOf(c) * ctx.cps + (ctx.localOf(c) + j) % ctx.cps;
-        if (plan.fwdRows[f][ctx.localOf(c) * plan.lanes + L] == 0) continue;  // nothing to send
-        perSender[next++ % t.senderCores].push_back({f, L});
-      }
-    for (int i = 0; i < t.senderCores; ++i) {
-      if (perSender[i].empty()) continue;
-      AiCore& core = ctx.m.aiv(c, i);
-      for (const auto& tg : perSender[i])
-        rings->ipc[tg.f][ctx.localOf(c) * plan.lanes + tg.lane]->producerCore = core.id();
-      done.add(1);
-      ++rings->sendersLeft[c];
-      emu.launch(core, Role::Sender, combineSender(ctx, c, core, rings, perSender[i]), &done);
-    }
-    // Forwarders: one core per lane (a set of (destination server, channel) pairs).
-    for (int L = 0; L < plan.lanes; ++L) {
-      AiCore& core = ctx.m.aiv(c, t.senderCores + L);
-      if (ctx.fault == Fault::StallCore && c == 0 && L == 0) {  // injected: this core hangs
-        done.add(1);
-        emu.launch(core, Role::Forwarder, stalledCore(ctx, core), &done);
-        continue;
-      }
-      for (int dl = 0; dl < ctx.cps; ++dl)
-        rings->ipc[c][dl * plan.lanes + L]->consumerCore = core.id();
-      for (int S = 0; S < ctx.S; ++S) {
-        const int owner = S * ctx.cps + ctx.localOf(c);
-        for (int ch = 0; ch < plan.channels; ++ch)
-          if (plan.laneOf(S, ch) == L)
-            rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(c)) * plan.channels + ch]
-                ->producerCore = core.id();
-      }
-      done.add(1);
-      emu.launch(core, Role::Forwarder, forwarderCore(ctx, c, core, rings, L), &done);
-    }
-    // Receivers: channels round-robin over the receiver cores.
-    std::vector<std::vector<int>> perRecv(t.receiverCores);
-    for (int ch = 0; ch < plan.channels; ++ch) perRecv[ch % t.receiverCores].push_back(ch);
-    for (int i = 0; i < t.receiverCores; ++i) {
-      if (perRecv[i].empty()) continue;
-      AiCore& core = ctx.m.aiv(c, t.senderCores + t.forwarderCores + i);
-      for (int ch : perRecv[i])
-        for (int S = 0; S < ctx.S; ++S)
-          rings->partial[c][static_cast<std::size_t>(S) * plan.channels + ch]->consumerCore =
-              core.id();
-      done.add(1);
-      emu.launch(core, Role::Receiver, receiverCore(ctx, c, core, rings, perRecv[i]), &done);
-    }
+    launchSenders(ctx, c, rings, done);
+    launchForwarders(ctx, c, rings, done);
+    launchReceivers(ctx, c, rings, done);
   }
 }
 
