@@ -39,6 +39,43 @@ Task loadIds(LayerContext& ctx, int rank, AiCore& core, Buffer* ids, Buffer* mas
 // Tokens come in windows of at most kRoutingWindowTokens: a batch of at most 512 tokens is
 // loaded once for all blocks; a larger one is walked window by window in every block (the
 // grid-stride loop over the lanes continues across windows).
+// The expert ids of one window of tokens in UB: token w0 + i's K ids at ids[i * K].
+struct WindowIds {
+  const std::int32_t* ids;
+  int w0, n, K;
+};
+
+// Expert block: lane t % 256 counts token t's hits on experts [begin, end).
+void countExpertHits(const WindowIds& w, const LayoutBlock& b, std::vector<int>& perLane) {
+  const int width = b.end - b.begin;
+  for (int i = 0; i < w.n; ++i)
+    for (int j = 0; j < w.K; ++j) {
+      const int e = w.ids[i * w.K + j];
+      if (e >= b.begin && e < b.end) ++perLane[((w.w0 + i) % kLanes) * width + (e - b.begin)];
+    }
+}
+
+// Rank block: a token counts once per rank and once per server it touches; its row of
+// is_token_in_rank goes to `inRank` (one row of `stride` bytes per token of the window).
+void countRankHits(const WindowIds& w, const LayoutBlock& b, int P, std::uint8_t* inRank,
+                   std::int64_t stride, std::vector<int>& perLane, std::vector<int>& perLaneRdma) {
+  const int width = b.end - b.begin;
+  for (int i = 0; i < w.n; ++i) {
+    bool inServer = false;
+    for (int r = b.begin; r < b.end; ++r) {
+      bool hit = false;
+      for (int j = 0; j < w.K; ++j) {
+        const int e = w.ids[i * w.K + j];
+        hit = hit || (e >= 0 && e / P == r);
+      }
+      inRank[i * stride + (r - b.begin)] = hit;
+      if (hit) ++perLane[((w.w0 + i) % kLanes) * width + (r - b.begin)];
+      inServer = inServer || hit;
+    }
+    if (inServer) ++perLaneRdma[(w.w0 + i) % kLanes];
+  }
+}
+
 Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlock> blocks) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[rank];
@@ -78,30 +115,11 @@ Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlo
         co_await loadIds(ctx, rank, core, ids, mask, w0, n);
       }
       co_await core.vector(static_cast<std::int64_t>(n) * K, 4);
-      if (b.countsExperts) {
-        // Expert block: lane t % 256 counts token t's hits on experts [begin, end).
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j < K; ++j) {
-            const int e = idx[i * K + j];
-            if (e >= b.begin && e < b.end) ++perLane[((w0 + i) % kLanes) * width + (e - b.begin)];
-          }
-      } else {
-        // Rank block: a token counts once per rank and once per server it touches.
-        for (int i = 0; i < n; ++i) {
-          bool inServer = false;
-          for (int r = b.begin; r < b.end; ++r) {
-            bool hit = false;
-            for (int j = 0; j < K; ++j) {
-              const int e = idx[i * K + j];
-              hit = hit || (e >= 0 && e / P == r);
-            }
-            inRank->data()[i * stride + (r - b.begin)] = hit;
-            if (hit) ++perLane[((w0 + i) % kLanes) * width + (r - b.begin)];
-            inServer = inServer || hit;
-          }
-          if (inServer) ++perLaneRdma[(w0 + i) % kLanes];
-        }
-      }
+      const WindowIds window{idx, w0, n, K};
+      if (b.countsExperts)
+        countExpertHits(window, b, perLane);
+      else
+        countRankHits(window, b, P, inRank->data(), stride, perLane, perLaneRdma);
       lastW0 = w0;
       lastN = n;
     }
