@@ -219,6 +219,76 @@ std::string formatBytes(double b) {
   return buf;
 }
 
+// Where the backward walk stands: on a core, at a time, after some hops between cores.
+struct Walk {
+  int core;
+  Time t;
+  int hops = 0;
+};
+
+// One step of the walk back from w.t on w.core: charges what the core was doing or waiting
+// for, and moves to the cause (earlier on this core, or to the core that woke it). False
+// once the walk is back at the stage's launch. Every step moves w.t strictly back.
+bool stepBack(const CausalLog& log, const Machine& m, const StageReport& stage, Walk& w,
+              Tally& tally) {
+  const CausalLog::CoreLog& cl = log.core(w.core);
+  const CausalLog::Program* prog = programAt(cl, w.t);
+  const CausalLog::Segment* seg = segmentBefore(cl, w.t);
+  if (!prog || !seg || seg->start < prog->start) {
+    // Back at the core's launch: programs start with the stage.
+    tally.add(CriticalPathItem::Kind::Launch, "kernel launch", w.t - stage.start);
+    return false;
+  }
+  const Time a = std::max(seg->start, stage.start);
+  const std::string who = cores(seg->role);
+  if (seg->kind == CausalLog::WaitKind::Op && seg->op >= 0) {
+    const OpRec& op = log.op(seg->op);
+    const OpRec* tr = transferOf(log, seg->op);
+    const std::string what = doing(log, op);
+    tally.addDelivery(m, log, tr, a, w.t,
+                      {CriticalPathItem::Kind::Work, who + " busy", who, what, what, what}, 1);
+    w.t = a;
+    return true;
+  }
+  if (seg->kind == CausalLog::WaitKind::Word && seg->wakeOp >= 0 &&
+      log.op(seg->wakeOp).issued < w.t) {
+    const OpRec& wake = log.op(seg->wakeOp);
+    const Time from = std::max(wake.issued, stage.start);
+    const std::string family = wake.word >= 0 ? wordFamily(log.wordName(wake.word)) : "a flag";
+    const OpRec* data = transferOf(log, seg->wakeOp);
+    if (data)
+      tally.addDelivery(
+          m, log, data, from, w.t,
+          {CriticalPathItem::Kind::Signal, "RDMA delivery to " + who + " (" + family + ")",
+           "RDMA delivery to " + who + " (" + family + "):", "post and queue-pair wait",
+           "wire time at the uncontended rate", "landing and poll"},
+          0);
+    else
+      tally.add(CriticalPathItem::Kind::Signal,
+                std::string(activityName(seg->activity)) + " on " + family +
+                    ": signal latency (write, poll)",
+                w.t - from);
+    w.core = wake.core;
+    w.t = from;
+    ++w.hops;
+    return true;
+  }
+  if (seg->kind == CausalLog::WaitKind::Sync && seg->syncLast >= 0 && seg->syncArrived < w.t) {
+    const Time from = std::max(seg->syncArrived, stage.start);
+    tally.add(CriticalPathItem::Kind::Barrier, "SyncAll barrier release", w.t - from);
+    if (seg->syncLast != w.core) ++w.hops;
+    w.core = seg->syncLast;
+    w.t = from;
+    return true;
+  }
+  // A wait whose cause was not recorded (the run started recording late): its own time.
+  tally.add(CriticalPathItem::Kind::Work,
+            who + " " + std::string(activityName(seg->activity)) + " (cause not recorded)",
+            w.t - a);
+  w.t = a;
+  return true;
+}
+
 }  // namespace
 
 CriticalPathAttribution attributeCriticalPath(const CausalLog& log, const Machine& m,
@@ -246,65 +316,10 @@ CriticalPathAttribution attributeCriticalPath(const CausalLog& log, const Machin
   out.lastCore = m.core(core).name();
   tally.add(CriticalPathItem::Kind::Launch, "host sync after the last program",
             stage.end - lastEnd);
-  Time t = lastEnd;
-  // Every step moves t strictly back, so the walk ends.
-  while (t > stage.start) {
-    const CausalLog::CoreLog& cl = log.core(core);
-    const CausalLog::Program* prog = programAt(cl, t);
-    const CausalLog::Segment* seg = segmentBefore(cl, t);
-    if (!prog || !seg || seg->start < prog->start) {
-      // Back at the core's launch: programs start with the stage.
-      tally.add(CriticalPathItem::Kind::Launch, "kernel launch", t - stage.start);
-      break;
-    }
-    const Time a = std::max(seg->start, stage.start);
-    const std::string who = cores(seg->role);
-    if (seg->kind == CausalLog::WaitKind::Op && seg->op >= 0) {
-      const OpRec& op = log.op(seg->op);
-      const OpRec* tr = transferOf(log, seg->op);
-      const std::string what = doing(log, op);
-      tally.addDelivery(m, log, tr, a, t,
-                        {CriticalPathItem::Kind::Work, who + " busy", who, what, what, what}, 1);
-      t = a;
-      continue;
-    }
-    if (seg->kind == CausalLog::WaitKind::Word && seg->wakeOp >= 0 &&
-        log.op(seg->wakeOp).issued < t) {
-      const OpRec& w = log.op(seg->wakeOp);
-      const Time from = std::max(w.issued, stage.start);
-      const std::string family = w.word >= 0 ? wordFamily(log.wordName(w.word)) : "a flag";
-      const OpRec* data = transferOf(log, seg->wakeOp);
-      if (data)
-        tally.addDelivery(
-            m, log, data, from, t,
-            {CriticalPathItem::Kind::Signal, "RDMA delivery to " + who + " (" + family + ")",
-             "RDMA delivery to " + who + " (" + family + "):", "post and queue-pair wait",
-             "wire time at the uncontended rate", "landing and poll"},
-            0);
-      else
-        tally.add(CriticalPathItem::Kind::Signal,
-                  std::string(activityName(seg->activity)) + " on " + family +
-                      ": signal latency (write, poll)",
-                  t - from);
-      core = w.core;
-      t = from;
-      ++out.hops;
-      continue;
-    }
-    if (seg->kind == CausalLog::WaitKind::Sync && seg->syncLast >= 0 && seg->syncArrived < t) {
-      const Time from = std::max(seg->syncArrived, stage.start);
-      tally.add(CriticalPathItem::Kind::Barrier, "SyncAll barrier release", t - from);
-      if (seg->syncLast != core) ++out.hops;
-      core = seg->syncLast;
-      t = from;
-      continue;
-    }
-    // A wait whose cause was not recorded (the run started recording late): its own time.
-    tally.add(CriticalPathItem::Kind::Work,
-              who + " " + std::string(activityName(seg->activity)) + " (cause not recorded)",
-              t - a);
-    t = a;
+  Walk w{core, lastEnd};
+  while (w.t > stage.start && stepBack(log, m, stage, w, tally)) {
   }
+  out.hops = w.hops;
   out.items = tally.ranked(stage.duration());
   return out;
 }
@@ -347,10 +362,15 @@ std::string describeCriticalPath(const CriticalPathAttribution& a, int maxGroups
     for (const CriticalPathItem* it : g.parts) {
       if (it->detail.empty() || listed == 2 || it->share < 0.0005) continue;
       parts += (listed ? ", " : "") + it->detail;
-      if (it->ops > 0 && it->bytes > 0)
-        parts += " " + formatBytes(static_cast<double>(it->bytes) / static_cast<double>(it->ops)) +
-                 " each";
-      parts += " " + pct(it->share);
+      // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on
+      // `" " + std::string&&` here in optimized builds.
+      if (it->ops > 0 && it->bytes > 0) {
+        parts += ' ';
+        parts += formatBytes(static_cast<double>(it->bytes) / static_cast<double>(it->ops));
+        parts += " each";
+      }
+      parts += ' ';
+      parts += pct(it->share);
       ++listed;
     }
     if (!parts.empty()) text += " (" + parts + ")";

@@ -97,6 +97,50 @@ void refuseForeignTarget(const std::string& dir, bool force) {
 
 }  // namespace
 
+namespace {
+
+// How the arrays and the two layout choices (counts, expand_idx) are encoded.
+json encodingsJson(const VectorExportOptions& o) {
+  return json{
+      {"bfloat16",
+       "'<u2' arrays of bf16 bit patterns (numpy has no bf16); values: "
+       "(a.astype(np.uint32) << 16).view(np.float32)"},
+      {"float16", "'<f2' (IEEE half, numpy float16)"},
+      {"bool", "'|b1' (numpy bool)"},
+      {"counts", countsName(o.counts)},
+      {"counts_doc",
+       "expert_token_nums, ep_recv_counts, ep_recv_counts_per_server and ep_send_counts hold "
+       "per-entry counts ('counts', expert_token_nums_type 1) or inclusive prefix sums over "
+       "the flattened array ('prefix-sums', expert_token_nums_type 0)"},
+      {"counts_other",
+       o.counts == CountEncoding::Counts ? "--counts prefix-sums" : "--counts counts"},
+      {"expand_idx", expandName(o.expandIdx)},
+      {"expand_idx_doc",
+       "rows: on the receiving rank, [A, 3] int32 = (source rank, source token, k slot) per "
+       "row of expand_x, rows ordered by local expert, then source rank, then source token; "
+       "slots: on the sending rank, [BS, K] int32 = the row of expand_x on the destination "
+       "rank where slot (token, k) landed, -1 when it was not sent"},
+      {"expand_idx_other",
+       o.expandIdx == ExpandIdxLayout::Rows ? "--expand-idx slots" : "--expand-idx rows"}};
+}
+
+// One entry per file written, in the order written.
+json filesJson(const std::vector<ExportedFile>& written) {
+  json files = json::array();
+  for (const ExportedFile& f : written)
+    files.push_back({{"file", f.file},
+                     {"op", f.op},
+                     {"rank", f.rank},
+                     {"role", f.role},
+                     {"argument", f.argument},
+                     {"dtype", f.dtype},
+                     {"logical_dtype", f.logicalDtype},
+                     {"shape", f.shape}});
+  return files;
+}
+
+}  // namespace
+
 VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
                                  const VectorExportOptions& o) {
   require(!dir.empty(), "--out", "must name a directory");
@@ -120,16 +164,6 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
   else
     exportMoeLayer(rs, o, w);
 
-  json files = json::array();
-  for (const ExportedFile& f : w.files())
-    files.push_back({{"file", f.file},
-                     {"op", f.op},
-                     {"rank", f.rank},
-                     {"role", f.role},
-                     {"argument", f.argument},
-                     {"dtype", f.dtype},
-                     {"logical_dtype", f.logicalDtype},
-                     {"shape", f.shape}});
   json m = {
       {"format", kManifestFormat},
       {"tool", "moe-workbench"},
@@ -147,31 +181,11 @@ VectorExportResult exportVectors(const Scenario& given, const std::string& dir,
       {"workload", toString(sc.workload.kind)},
       // Without a payload there is no x, expand_x or combine to write.
       {"payload", toString(sc.payload)},
-      {"encodings",
-       {{"bfloat16",
-         "'<u2' arrays of bf16 bit patterns (numpy has no bf16); values: "
-         "(a.astype(np.uint32) << 16).view(np.float32)"},
-        {"float16", "'<f2' (IEEE half, numpy float16)"},
-        {"bool", "'|b1' (numpy bool)"},
-        {"counts", countsName(o.counts)},
-        {"counts_doc",
-         "expert_token_nums, ep_recv_counts, ep_recv_counts_per_server and ep_send_counts hold "
-         "per-entry counts ('counts', expert_token_nums_type 1) or inclusive prefix sums over "
-         "the flattened array ('prefix-sums', expert_token_nums_type 0)"},
-        {"counts_other",
-         o.counts == CountEncoding::Counts ? "--counts prefix-sums" : "--counts counts"},
-        {"expand_idx", expandName(o.expandIdx)},
-        {"expand_idx_doc",
-         "rows: on the receiving rank, [A, 3] int32 = (source rank, source token, k slot) per "
-         "row of expand_x, rows ordered by local expert, then source rank, then source token; "
-         "slots: on the sending rank, [BS, K] int32 = the row of expand_x on the destination "
-         "rank where slot (token, k) landed, -1 when it was not sent"},
-        {"expand_idx_other",
-         o.expandIdx == ExpandIdxLayout::Rows ? "--expand-idx slots" : "--expand-idx rows"}}},
+      {"encodings", encodingsJson(o)},
       {"scenario_json", scenarioToJson(given)},
       {"semantics", a2a ? json::object() : moeLayerSemantics()},
       {"operators", w.operators()},
-      {"files", std::move(files)}};
+      {"files", filesJson(w.files())}};
   const std::string manifest = (fs::path(staged.path()) / kManifestName).string();
   {
     std::ofstream out(manifest, std::ios::binary);
