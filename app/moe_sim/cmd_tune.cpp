@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -179,75 +180,97 @@ moe::TuneObjective objectiveOf(const std::string& stage) {
   return moe::TuneObjective::Layer;
 }
 
+// The flags whose count matters: --budget's default depends on --time-limit, and an
+// explicit --out is checked even when empty.
+struct TuneFlags {
+  CLI::Option* budget = nullptr;
+  CLI::Option* out = nullptr;
+};
+
+TuneFlags addTuneOptions(CLI::App* sub, TuneCliOptions& opt) {
+  TuneFlags flags;
+  sub->add_option("scenario", opt.scenarioFile, "Scenario JSON file (default: the built-in)")
+      ->check(moesim::nonEmptyPath());
+  flags.budget = sub->add_option("--budget", opt.budget,
+                                 "Engine runs in all: baseline, phased, candidates, neighbour "
+                                 "checks, confirmations (default 64; with --time-limit alone, "
+                                 "10000: the time is the bound)");
+  sub->add_option("--time-limit", opt.timeLimit,
+                  "Bound the whole search (90s, 10m, 1h); no run starts that would end past it");
+  sub->add_option("--stage", opt.stage,
+                  "What to minimise: dispatch, combine or layer (default layer)");
+  sub->add_option("--log", opt.log, "Append each completed run to FILE as one JSON line");
+  sub->add_flag("--resume", opt.resume,
+                "Continue the tune in --log FILE: its runs are read, not run again");
+  sub->add_flag("--keep-numerics", opt.keepNumerics,
+                "Keep combine.partial_dtype and combine.sum_local_experts as given");
+  sub->add_flag("--no-stand-in", opt.noStandIn,
+                "Run every candidate at the full shape (default: at 1024+ tokens per rank, on a "
+                "stand-in with an eighth of the tokens, the best 3 confirmed at full shape)");
+  sub->add_option("--seed", opt.seed, "Seed of the random moves (default: the scenario's)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--threads", opt.threads, "Worker threads (default: the machine's cores)");
+  flags.out = sub->add_option("--out", opt.out, "Tuned scenario JSON (default tuned.json)");
+  return flags;
+}
+
+// The tuner's options from the flags, checked.
+moe::TuneOptions tuneOptionsFrom(TuneCliOptions& opt, bool budgetGiven) {
+  moe::require(opt.budget >= 2 && opt.budget <= kMostRuns, "--budget",
+               "must be in [2, 10000] (the baseline and phased runs count), got " +
+                   std::to_string(opt.budget));
+  moe::require(opt.threads <= 256, "--threads", "must be in [0, 256]");
+  moe::require(!opt.resume || !opt.log.empty(), "--resume", "needs --log FILE to resume from");
+  moe::require(opt.log.empty() || opt.log != opt.out, "--log", "must not be the --out file");
+  moe::TuneOptions to;
+  to.objective = objectiveOf(opt.stage);
+  if (!opt.timeLimit.empty()) {
+    to.timeLimitSeconds = moesim::parseDurationSeconds(opt.timeLimit, "--time-limit");
+    if (!budgetGiven) opt.budget = kMostRuns;  // the time limit is the bound
+  }
+  to.budget = opt.budget;
+  to.seed = opt.seed;
+  to.threads = opt.threads;
+  to.keepNumerics = opt.keepNumerics;
+  to.standIn = !opt.noStandIn;
+  to.logPath = opt.log;
+  to.resume = opt.resume;
+  return to;
+}
+
+// Progress on stderr only when it is a terminal (captured output stays the report);
+// called from worker threads one at a time.
+std::function<void(int, int)> progressPrinter(double limit) {
+  const bool tty = moe::ProgressLine::wanted();
+  const auto started = std::chrono::steady_clock::now();
+  return [tty, started, limit](int done, int total) {
+    if (!tty) return;
+    std::cerr << "\rtune: " << done << "/" << total << " runs";
+    if (limit > 0) {
+      const double s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::cerr << ", " << static_cast<long>(s) << " s of " << static_cast<long>(limit) << " s";
+    }
+    std::cerr << std::flush;
+  };
+}
+
 const moesim::RegisterCommand kTune([](CLI::App& app, int& exitCode) {
   auto opt = std::make_shared<TuneCliOptions>();
   auto* sub = app.add_subcommand(
       "tune",
       "Search the streaming design's tiling (chunk, queue, cores per role, RDMA batch, partial "
       "dtype, UB window) on the engine and write the tuned scenario");
-  sub->add_option("scenario", opt->scenarioFile, "Scenario JSON file (default: the built-in)")
-      ->check(moesim::nonEmptyPath());
-  auto* budgetOpt = sub->add_option("--budget", opt->budget,
-                                    "Engine runs in all: baseline, phased, candidates, neighbour "
-                                    "checks, confirmations (default 64; with --time-limit alone, "
-                                    "10000: the time is the bound)");
-  sub->add_option("--time-limit", opt->timeLimit,
-                  "Bound the whole search (90s, 10m, 1h); no run starts that would end past it");
-  sub->add_option("--stage", opt->stage,
-                  "What to minimise: dispatch, combine or layer (default layer)");
-  sub->add_option("--log", opt->log, "Append each completed run to FILE as one JSON line");
-  sub->add_flag("--resume", opt->resume,
-                "Continue the tune in --log FILE: its runs are read, not run again");
-  sub->add_flag("--keep-numerics", opt->keepNumerics,
-                "Keep combine.partial_dtype and combine.sum_local_experts as given");
-  sub->add_flag("--no-stand-in", opt->noStandIn,
-                "Run every candidate at the full shape (default: at 1024+ tokens per rank, on a "
-                "stand-in with an eighth of the tokens, the best 3 confirmed at full shape)");
-  sub->add_option("--seed", opt->seed, "Seed of the random moves (default: the scenario's)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--threads", opt->threads, "Worker threads (default: the machine's cores)");
-  auto* outOpt = sub->add_option("--out", opt->out, "Tuned scenario JSON (default tuned.json)");
-  sub->callback([opt, outOpt, budgetOpt, &exitCode] {
-    moe::checkOutputPaths({{"--out", opt->out, outOpt->count() > 0 || !opt->out.empty()}},
+  const TuneFlags flags = addTuneOptions(sub, *opt);
+  sub->callback([opt, flags, &exitCode] {
+    moe::checkOutputPaths({{"--out", opt->out, flags.out->count() > 0 || !opt->out.empty()}},
                           {opt->scenarioFile});
-    moe::require(opt->budget >= 2 && opt->budget <= kMostRuns, "--budget",
-                 "must be in [2, 10000] (the baseline and phased runs count), got " +
-                     std::to_string(opt->budget));
-    moe::require(opt->threads <= 256, "--threads", "must be in [0, 256]");
-    moe::require(!opt->resume || !opt->log.empty(), "--resume", "needs --log FILE to resume from");
-    moe::require(opt->log.empty() || opt->log != opt->out, "--log", "must not be the --out file");
-    moe::TuneOptions to;
-    to.objective = objectiveOf(opt->stage);
-    if (!opt->timeLimit.empty()) {
-      to.timeLimitSeconds = moesim::parseDurationSeconds(opt->timeLimit, "--time-limit");
-      if (budgetOpt->count() == 0) opt->budget = kMostRuns;  // the time limit is the bound
-    }
+    moe::TuneOptions to = tuneOptionsFrom(*opt, flags.budget->count() > 0);
     const moe::Scenario sc = opt->scenarioFile.empty() ? moe::defaultScenario()
                                                        : moe::loadScenarioFile(opt->scenarioFile);
-    to.budget = opt->budget;
-    to.seed = opt->seed;
-    to.threads = opt->threads;
-    to.keepNumerics = opt->keepNumerics;
-    to.standIn = !opt->noStandIn;
-    to.logPath = opt->log;
-    to.resume = opt->resume;
-    // Progress on stderr only when it is a terminal (captured output stays the report);
-    // called from worker threads one at a time.
-    const bool tty = moe::ProgressLine::wanted();
-    const auto started = std::chrono::steady_clock::now();
-    const double limit = to.timeLimitSeconds;
-    to.onProgress = [tty, started, limit](int done, int total) {
-      if (!tty) return;
-      std::cerr << "\rtune: " << done << "/" << total << " runs";
-      if (limit > 0) {
-        const double s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        std::cerr << ", " << static_cast<long>(s) << " s of " << static_cast<long>(limit) << " s";
-      }
-      std::cerr << std::flush;
-    };
+    to.onProgress = progressPrinter(to.timeLimitSeconds);
     const moe::TuneResult r = moe::tuneStreaming(sc, to);
-    if (tty) std::cerr << "\r\033[K" << std::flush;
+    if (moe::ProgressLine::wanted()) std::cerr << "\r\033[K" << std::flush;
     if (r.fromLog > 0)
       std::cerr << "tune: " << r.fromLog << " of " << r.runs << " runs read from " << opt->log
                 << "\n";

@@ -6,9 +6,18 @@ using nlohmann::json;
 
 // The texts follow core/reference (update_expert.cpp, layout.cpp, dispatch_reference.cpp,
 // combine_reference.cpp) and DESIGN.md §3.1 to §3.5; a change there changes them.
-json moeLayerSemantics() {
-  json s = json::object();
-  s["moe_update_expert"] = {
+namespace {
+
+// The combine's summation, shared by the plain and the AddRmsNorm combine.
+constexpr const char* kCombineSum =
+    "acc is an fp32 accumulator starting at +0.0; for k = 0 .. K-1 in ascending order, "
+    "skipping slots not sent (x_active_mask false): acc = acc + fp32(expert_scales[t, k] * "
+    "row(t, k)), the product rounded to fp32 before the add (no fused multiply-add); then, "
+    "with a shared expert, acc = acc + shared_expert_x[t]; row(t, k) is slot (t, k)'s expert "
+    "output row, on the rank that served it (expand_idx says which: encodings.expand_idx)";
+
+json moeUpdateExpert() {
+  return json{
       {"balanced_expert_ids",
        "slot (t, k): e = expert_ids[t, k], count = eplb_table[e, 0], "
        "balanced_expert_ids[t, k] = eplb_table[e, place] with place = 1 when count == 1, else "
@@ -43,7 +52,10 @@ json moeLayerSemantics() {
        "moe_update_expert_balance_mode<m> holds the same inputs in the balance mode the layer "
        "does not run (only balance_mode and the goldens differ); the layer's dispatch uses "
        "moe_update_expert's outputs"}};
-  s["get_dispatch_layout"] = {
+}
+
+json getDispatchLayout() {
+  return json{
       {"topk_idx",
        "int64 [BS, K] = moe_update_expert's balanced_expert_ids with -1 where its "
        "balanced_active_mask is false (pruned slots and every slot of an inactive token); "
@@ -57,7 +69,10 @@ json moeLayerSemantics() {
        "[num_ranks / ranks_per_server]: the same per server (ranks_per_server consecutive "
        "ranks)"},
       {"is_token_in_rank", "[BS, num_ranks] bool: the token has a slot on the rank"}};
-  s["moe_distribute_dispatch"] = {
+}
+
+json moeDistributeDispatch() {
+  return json{
       {"expert_ids",
        "balanced_expert_ids unmasked: a pruned slot keeps its id and x_active_mask says it "
        "is not sent"},
@@ -73,29 +88,32 @@ json moeLayerSemantics() {
        "[local_expert_num, ep_world_size]: rows of local expert le from rank src at [le, src] "
        "(per-entry counts or prefix sums: encodings.counts)"},
       {"global_bs", "ep_world_size * BS: every rank sends the same BS"}};
-  const json combineSum =
-      "acc is an fp32 accumulator starting at +0.0; for k = 0 .. K-1 in ascending order, "
-      "skipping slots not sent (x_active_mask false): acc = acc + fp32(expert_scales[t, k] * "
-      "row(t, k)), the product rounded to fp32 before the add (no fused multiply-add); then, "
-      "with a shared expert, acc = acc + shared_expert_x[t]; row(t, k) is slot (t, k)'s expert "
-      "output row, on the rank that served it (expand_idx says which: encodings.expand_idx)";
-  s["moe_distribute_combine"] = {
+}
+
+json moeDistributeCombine() {
+  return json{
       {"x", "x[t] = bf16(acc), one rounding to nearest even"},
-      {"summation_order", combineSum},
+      {"summation_order", kCombineSum},
       {"expand_x",
        "the experts' outputs on the rows dispatch delivered: y = bf16(a_e * x + b_e) in fp32, a "
        "stand-in function of the logical expert e (every replica of e gives the same row)"},
       {"comparison",
        "the goldens sum in exactly this order; a kernel that sums in another order is "
        "compared within the record's stated tolerance"}};
-  s["moe_distribute_combine_add_rms_norm"] = {
-      {"summation_order", combineSum},
+}
+
+json moeDistributeCombineAddRmsNorm() {
+  return json{
+      {"summation_order", kCombineSum},
       {"x", "x_out[t] = bf16(acc + residual_x[t]) (the add in fp32)"},
       {"rstd",
        "1 / sqrt(sum_h v_h^2 / H + norm_eps) in fp32, v = acc + residual_x before rounding, "
        "the squares summed in ascending h"},
       {"y", "bf16((v_h * rstd) * gamma_h): from the fp32 v, not from the rounded x_out"}};
-  s["device_api"] = {
+}
+
+json deviceApi() {
+  return json{
       {"moe_expert_num",
        "ep_world_size * local_expert_num: the physical instances balanced_expert_ids index "
        "(eplb_table has one row per logical expert)"},
@@ -114,6 +132,18 @@ json moeLayerSemantics() {
       {"comm_alg",
        "hierarchy: A2's two-stage path (RDMA between servers to the card with the same local "
        "index, then HCCS)"}};
+}
+
+}  // namespace
+
+json moeLayerSemantics() {
+  json s = json::object();
+  s["moe_update_expert"] = moeUpdateExpert();
+  s["get_dispatch_layout"] = getDispatchLayout();
+  s["moe_distribute_dispatch"] = moeDistributeDispatch();
+  s["moe_distribute_combine"] = moeDistributeCombine();
+  s["moe_distribute_combine_add_rms_norm"] = moeDistributeCombineAddRmsNorm();
+  s["device_api"] = deviceApi();
   return s;
 }
 
