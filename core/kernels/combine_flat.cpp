@@ -72,6 +72,48 @@ Task flatCombineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<F
   co_await core.fence(Pipe::Scalar);  // counter writes and RDMA posts have landed
 }
 
+// Each kept (token, k) row's sender and its place in that sender's order for this
+// receiver: local experts in order, then tokens in order (expandX is expert-major,
+// rank-minor, and a source's rows of one expert are in token order). -1: not sent.
+struct RowSources {
+  std::vector<int> from;
+  std::vector<std::int64_t> place;
+};
+
+RowSources rowSources(const LayerContext& ctx, const std::vector<std::int32_t>& ids,
+                      const std::vector<std::uint8_t>& keep) {
+  const int BS = ctx.BS, K = ctx.K;
+  RowSources out{std::vector<int>(static_cast<std::size_t>(BS) * K, -1),
+                 std::vector<std::int64_t>(static_cast<std::size_t>(BS) * K, 0)};
+  std::vector<std::int64_t> before(static_cast<std::size_t>(ctx.R) * ctx.P, 0);
+  for (int t = 0; t < BS; ++t)
+    for (int k = 0; k < K; ++k) {
+      const std::size_t i = static_cast<std::size_t>(t) * K + k;
+      if (!keep[i]) continue;
+      const int id = ids[i];
+      ++before[static_cast<std::size_t>(ctx.rankOfInstance(id)) * ctx.P + id % ctx.P];
+    }
+  // Exclusive prefix over local experts per sender, then count up in token order.
+  std::vector<std::int64_t> cursor(before.size(), 0);
+  for (int d = 0; d < ctx.R; ++d) {
+    std::int64_t acc = 0;
+    for (int le = 0; le < ctx.P; ++le) {
+      const std::size_t j = static_cast<std::size_t>(d) * ctx.P + le;
+      cursor[j] = acc;
+      acc += before[j];
+    }
+  }
+  for (int t = 0; t < BS; ++t)
+    for (int k = 0; k < K; ++k) {
+      const std::size_t i = static_cast<std::size_t>(t) * K + k;
+      if (!keep[i]) continue;
+      const int id = ids[i];
+      out.from[i] = ctx.rankOfInstance(id);
+      out.place[i] = cursor[static_cast<std::size_t>(out.from[i]) * ctx.P + id % ctx.P]++;
+    }
+  return out;
+}
+
 Task flatCombineReceiver(LayerContext& ctx, int r, AiCore& core, std::shared_ptr<FlatCombine> w,
                          int receiverIndex) {
   Machine& m = ctx.m;
@@ -92,39 +134,9 @@ Task flatCombineReceiver(LayerContext& ctx, int r, AiCore& core, std::shared_ptr
       std::copy_n(routing.weights(), n, weights.begin() + static_cast<std::ptrdiff_t>(at));
     }
   }
-  // Each kept (token, k) row's sender and its place in that sender's order for r: local
-  // experts in order, then tokens in order (expandX is expert-major, rank-minor, and a
-  // source's rows of one expert are in token order).
-  std::vector<int> from(static_cast<std::size_t>(BS) * K, -1);
-  std::vector<std::int64_t> place(static_cast<std::size_t>(BS) * K, 0);
-  {
-    std::vector<std::int64_t> before(static_cast<std::size_t>(ctx.R) * ctx.P, 0);
-    for (int t = 0; t < BS; ++t)
-      for (int k = 0; k < K; ++k) {
-        const std::size_t i = static_cast<std::size_t>(t) * K + k;
-        if (!keep[i]) continue;
-        const int id = ids[i];
-        ++before[static_cast<std::size_t>(ctx.rankOfInstance(id)) * ctx.P + id % ctx.P];
-      }
-    // Exclusive prefix over local experts per sender, then count up in token order.
-    std::vector<std::int64_t> cursor(before.size(), 0);
-    for (int d = 0; d < ctx.R; ++d) {
-      std::int64_t acc = 0;
-      for (int le = 0; le < ctx.P; ++le) {
-        const std::size_t j = static_cast<std::size_t>(d) * ctx.P + le;
-        cursor[j] = acc;
-        acc += before[j];
-      }
-    }
-    for (int t = 0; t < BS; ++t)
-      for (int k = 0; k < K; ++k) {
-        const std::size_t i = static_cast<std::size_t>(t) * K + k;
-        if (!keep[i]) continue;
-        const int id = ids[i];
-        from[i] = ctx.rankOfInstance(id);
-        place[i] = cursor[static_cast<std::size_t>(from[i]) * ctx.P + id % ctx.P]++;
-      }
-  }
+  const RowSources src = rowSources(ctx, ids, keep);
+  const std::vector<int>& from = src.from;
+  const std::vector<std::int64_t>& place = src.place;
   CombineFinisher finisher(ctx, core, r);
   Buffer* y = m.allocUb(core, alignUp(ctx.rowBytes, 32), "row", true);
   for (int t = receiverIndex; t < BS; t += ctx.sc.rings.combine.receiverCores) {
