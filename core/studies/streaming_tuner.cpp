@@ -12,6 +12,7 @@
 #include "core/run/resolved_scenario.h"
 #include "core/run/run_factory.h"
 #include "core/scenario/scenario_json.h"
+#include "core/studies/tune_bindings.h"
 #include "core/studies/tune_eval.h"
 #include "core/studies/tune_log.h"
 #include "core/util/error.h"
@@ -82,7 +83,9 @@ class TuneSearch {
     }
     noteUnrunNeighbours();
     out_.tuned = withKnobs(given_, out_.best.knobs, opt_.objective);
-    for (const TuneKnob& kn : tuneKnobs()) out_.bindings.push_back(binding(kn));
+    const TuneBindingInputs in{full_.sc, opt_.objective, out_, searched_,
+                               [this](const TuneKnobs& k) { return measured(k); }};
+    for (const TuneKnob& kn : tuneKnobs()) out_.bindings.push_back(tuneBinding(kn, in));
     if (cancelled())
       out_.stoppedBy = "cancelled";
     else if (!timeCut_.empty())
@@ -444,62 +447,6 @@ class TuneSearch {
       out_.notDone.push_back("confirmation: " + std::to_string(wanted - out_.confirmed.size()) +
                              " of the stand-in's " + std::to_string(wanted) +
                              " leaders not run at the full shape");
-  }
-
-  // Why a knob stops where it does: its neighbours, refused (the rule) or measured.
-  TuneBinding binding(const TuneKnob& kn) const {
-    TuneBinding b;
-    b.knob = knobPath(kn, opt_.objective);
-    const std::int64_t cur = kn.get(out_.best.knobs);
-    b.value = kn.show(cur);
-    if (std::find(searched_.begin(), searched_.end(), &kn) == searched_.end()) {
-      b.why = "kept as given (numerics kept)";
-      return b;
-    }
-    const auto it = std::find(kn.values.begin(), kn.values.end(), cur);
-    std::vector<std::int64_t> next;
-    if (it == kn.values.end()) {
-      next = {kn.values.front(), kn.values.back()};
-    } else {
-      if (it + 1 != kn.values.end()) next.push_back(*(it + 1));
-      if (it != kn.values.begin()) next.push_back(*(it - 1));
-    }
-    for (std::int64_t v : next) {
-      TuneKnobs k = out_.best.knobs;
-      kn.set(k, v);
-      b.why += (b.why.empty() ? "" : "; ") + kn.show(v) + ": " + neighbourVerdict(k);
-    }
-    if (b.why.empty()) b.why = "the only value searched";
-    return b;
-  }
-
-  std::string neighbourVerdict(const TuneKnobs& k) const {
-    if (const std::string why = tuneConstraint(withKnobs(full_.sc, k, opt_.objective));
-        !why.empty())
-      return "limited by " + why;
-    const auto confirmed = std::find_if(out_.confirmed.begin(), out_.confirmed.end(),
-                                        [&](const TuneEval& e) { return e.knobs == k; });
-    if (confirmed != out_.confirmed.end() && confirmed->ok && out_.best.ok) {
-      const double fig = tuneFigure(*confirmed, opt_.objective);
-      char num[96];
-      std::snprintf(num, sizeof num, "%.1f us (%+.1f us), measured at full shape", fig,
-                    fig - tuneFigure(out_.best, opt_.objective));
-      return num;
-    }
-    const TuneEval* ev = measured(k);
-    if (ev == nullptr) return "not run within the bounds";
-    if (!ev->ok) return "failed (" + ev->error.substr(0, 80) + ")";
-    // Compared at the shape the candidates ran at (the stand-in's when there is one).
-    const TuneEval* here = measured(out_.best.knobs);
-    const double fig = tuneFigure(*ev, opt_.objective);
-    char num[128];
-    if (here != nullptr && here->ok)
-      std::snprintf(num, sizeof num, "%.1f us (%+.1f us), measured%s", fig,
-                    fig - tuneFigure(*here, opt_.objective), ev->standIn ? " at the stand-in" : "");
-    else
-      std::snprintf(num, sizeof num, "%.1f us, measured%s", fig,
-                    ev->standIn ? " at the stand-in" : "");
-    return num;
   }
 
   const Scenario& given_;
