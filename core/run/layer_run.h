@@ -59,7 +59,8 @@ class LayerRun : public SteppableRun {
   // Compares every operator's emulated output with the golden reference, and checks the
   // protocol invariants (layer_verification.h). Call after the run finished.
   std::vector<VerificationCheck> verify(const ReferenceLayer& ref) const;
-  // verify() against computeReference of this run's scenario and gating.
+  // verify() against the reference given to freeTensorsWhenDead, else against
+  // computeReference of this run's scenario and gating.
   std::vector<VerificationCheck> verifyAgainstReference() const override;
 
   // Peak bytes reserved for dispatch communication buffers (rings or full windows).
@@ -74,7 +75,7 @@ class LayerRun : public SteppableRun {
   std::uint64_t combineHash() const;
   // Frees the cards' tensor bytes (keeps stages, rings and the event log). A CLI run does
   // this between designs to keep peak memory to one run; outputs read back empty after.
-  void releaseTensors();
+  void releaseTensors() override;
   // Keeps only what later stages read (a CLI run; call before stepping). expert_out shares
   // expand_x's bytes (the experts compute each row in place). When dispatch ends, its
   // outputs are hashed and checked against `ref` if given (the update-expert, layout and

@@ -45,6 +45,9 @@ class SteppableRun {
   virtual std::vector<VerificationCheck> verifyAgainstReference() const = 0;
   // Hash of the event log and every output byte: same scenario and seed, same digest.
   virtual std::uint64_t digest() const = 0;
+  // Gives the finished run's tensors back to the system once nothing reads them (figures,
+  // stages and digest stay). A run that holds none does nothing.
+  virtual void releaseTensors() {}
 
   // Everything a report shows about the run, as a value: stages, end time, counters,
   // buffers, the deadlock diagnosis and the digest. `verification` is what the caller

@@ -1,6 +1,5 @@
 #include "core/studies/tune_log.h"
 
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -8,6 +7,7 @@
 
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
+#include "core/util/format_digest.h"
 #include "core/util/hash.h"
 
 namespace moe {
@@ -66,9 +66,7 @@ std::string tuneLogHash(const Scenario& sc, TuneObjective objective) {
   h.text(scenarioToJson(sc).dump());
   h.text("\n");
   h.text(toString(objective));
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h.digest()));
-  return hex;
+  return formatDigest(h.digest());
 }
 
 TuneLog::TuneLog(const std::string& path, const std::string& hash, const std::string& what,

@@ -500,9 +500,8 @@ void RunController::verifyIfFinished() {
     v.summary = tr("DEADLOCK (hover here for the diagnosis)");
     v.details = QString::fromStdString(run_->emulation().deadlockDiagnosis());
   } else {
-    auto* layer = dynamic_cast<LayerRun*>(run_.get());
-    const auto checks =
-        layer && reference_ ? layer->verify(*reference_) : run_->verifyAgainstReference();
+    // A layer run was given reference_ (newRun) and checks against it.
+    const auto checks = run_->verifyAgainstReference();
     int passed = 0;
     for (const VerificationCheck& c : checks) {
       passed += c.ok ? 1 : 0;
@@ -516,10 +515,8 @@ void RunController::verifyIfFinished() {
   }
   // Nothing reads the finished run's tensors any more (its figures and digest are kept):
   // their memory goes back to the system, so a Run ends where it began.
-  if (auto* layer = dynamic_cast<LayerRun*>(run_.get())) {
-    layer->releaseTensors();
-    GmArena::releasePooledChunks();
-  }
+  run_->releaseTensors();
+  GmArena::releasePooledChunks();
   emit verificationReady(v);
 }
 
