@@ -193,11 +193,16 @@ std::int64_t streamingRingBytesPerCard(const Scenario& sc) {
          combineRings * sc.rings.combine.queueChunks * sc.rings.combine.chunkBytes;
 }
 
+const std::vector<std::int64_t>& tilingChunkGrid() {
+  static const std::vector<std::int64_t> grid = {16 << 10,  32 << 10,  64 << 10,
+                                                 128 << 10, 256 << 10, 512 << 10};
+  return grid;
+}
+
 namespace {
 
-// The values the proposal tries per knob: the tuner's grid (tune_knobs.cpp), queue depths up
-// to 16.
-constexpr std::int64_t kChunkKiB[] = {16, 32, 64, 128, 256, 512};
+// The values the proposal tries per knob besides the chunk: the tuner's grid
+// (tune_knobs.cpp), queue depths up to 16.
 constexpr int kQueues[] = {2, 4, 8, 16};
 constexpr int kSenders[] = {2, 4, 6, 8, 12, 16};
 constexpr int kForwarders[] = {1, 2, 4, 6, 8, 12, 16};
@@ -244,12 +249,8 @@ std::vector<TilingCandidate> rankTilings(const Scenario& scIn, int P, RingStage 
   const std::int64_t minChunk =
       stage == RingStage::Dispatch ? recordLayout(sc).recordBytes
                                    : std::max(recordLayout(sc).recordBytes, partialRecordBytes(sc));
-  std::vector<std::int64_t> chunks;
-  for (std::int64_t kib : kChunkKiB)
-    if (kib * 1024 >= minChunk) chunks.push_back(kib * 1024);
-  if (chunks.empty() || chunks.front() > minChunk) chunks.push_back(alignUp(minChunk, 32));
   std::vector<TilingCandidate> best;
-  for (std::int64_t chunk : chunks)
+  auto search = [&](std::int64_t chunk) {
     for (int queue : kQueues) {
       t.chunkBytes = chunk;
       t.queueChunks = queue;
@@ -272,6 +273,11 @@ std::vector<TilingCandidate> rankTilings(const Scenario& scIn, int P, RingStage 
             if (best.size() > keep) best.pop_back();
           }
     }
+  };
+  for (std::int64_t c : tilingChunkGrid())
+    if (c >= minChunk) search(c);
+  // No chunk of the grid fits (a large H, a small UB): one record per chunk.
+  if (best.empty()) search(alignUp(minChunk, 32));
   return best;
 }
 

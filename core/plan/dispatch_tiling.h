@@ -62,6 +62,9 @@ inline std::int64_t ringHbmBudget(const Scenario& sc) {
 // have their own tilings) on a tiling that cannot work.
 void validateDispatchTiling(const Scenario& sc, int placePerRank);
 
+// The chunk sizes the proposal tries (the tuner's): 16 KiB to 512 KiB, doubling.
+const std::vector<std::int64_t>& tilingChunkGrid();
+
 // A stage's tiling and what the role model (role_throughput.h) predicts for it.
 struct TilingCandidate {
   RingTiling tiling;

@@ -38,8 +38,12 @@ std::string tilingText(const RingTiling& t) {
 std::string rolesText(const StagePrediction& p) {
   return "sender " + us(p.senderNs) + " (" + p.senderLimit + "), forwarder " + us(p.forwarderNs) +
          " (" + p.forwarderLimit + "), receiver " + us(p.receiverNs) + " (" + p.receiverLimit +
-         "), fill " + us(p.fillNs) + ": stage " + us(p.stageNs()) + " on card " + num(p.card) +
-         ", bottleneck " + toString(p.bottleneck());
+         "), fill " + us(p.fillNs) +
+         (p.receiverAfter ? " (receivers after the slower of senders and forwarders: tokens "
+                            "complete only at their last expert's row)"
+                          : " (roles overlap: the slowest sets the pace)") +
+         ": stage " + us(p.stageNs()) + " on card " + num(p.card) + ", bottleneck " +
+         toString(p.bottleneck());
 }
 }  // namespace
 
@@ -66,8 +70,15 @@ std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
     const std::string path = stage == RingStage::Dispatch ? "rings.dispatch" : "rings.combine";
     const RingTiling& t = sc.rings.of(stage);
     const StagePrediction p = predictStage(sc, shares, stage, t);
-    out.push_back({path, tilingText(t) + ": the least predicted stage time of " +
-                             "the tuner's chunk and core grid that fits UB and the ring budget"});
+    const auto& grid = tilingChunkGrid();
+    const bool onGrid = std::find(grid.begin(), grid.end(), t.chunkBytes) != grid.end();
+    out.push_back(
+        {path, tilingText(t) +
+                   ": the least predicted stage time of the tuner's chunk, queue and core grid "
+                   "within UB and half the ring budget" +
+                   (onGrid ? std::string()
+                           : "; one record per chunk, because no chunk of 16..512 KiB fits "
+                             "UB beside the role's other buffers")});
     out.push_back({path + " model", rolesText(p)});
     const std::vector<TilingCandidate> ranked = rankTilings(sc, P, stage, 2);
     if (ranked.size() == 2 && ranked[0].tiling == t) {
