@@ -137,6 +137,47 @@ double roundRobinMax(const std::vector<double>& work, int cores) {
   return perCore.empty() ? 0.0 : *std::max_element(perCore.begin(), perCore.end());
 }
 
+// Sender targets as dealt: each with its core time, its destination card over the
+// intra-server fabric (-1: none, its own card or the NIC) and the bytes it puts there.
+struct Targets {
+  std::vector<double> work, bytes;
+  std::vector<int> dest;
+  void add(double w, int d, double b) {
+    work.push_back(w);
+    dest.push_back(d);
+    bytes.push_back(b);
+  }
+};
+
+// Sender cores start together and take their targets in the dealt order, so round r is
+// every core's r-th target. In a round, cores whose targets go to the same card share that
+// pair link (with a switch fabric, all of them share the card's port): when the deal lines
+// the cores up on one destination (lanes a multiple of the sender cores), the round takes
+// the link's time, not a core's. The sum over rounds, at least each core's own sum.
+double lockstepNs(const Targets& tg, int cores, const Costs& c, bool withLinks) {
+  const std::size_t n = tg.work.size(), step = static_cast<std::size_t>(std::max(1, cores));
+  double total = 0;
+  for (std::size_t r0 = 0; r0 < n; r0 += step) {
+    double slowest = 0, port = 0, link = 0;
+    std::vector<std::pair<int, double>> perDest;
+    for (std::size_t i = r0; i < std::min(n, r0 + step); ++i) {
+      slowest = std::max(slowest, tg.work[i]);
+      if (tg.dest[i] < 0) continue;
+      port += tg.bytes[i];
+      auto it = std::find_if(perDest.begin(), perDest.end(),
+                             [&](const auto& p) { return p.first == tg.dest[i]; });
+      if (it == perDest.end())
+        perDest.push_back({tg.dest[i], tg.bytes[i]});
+      else
+        it->second += tg.bytes[i];
+    }
+    for (const auto& p : perDest) link = std::max(link, p.second / c.pair);
+    if (c.switchFabric) link = port / c.port;
+    total += withLinks ? std::max(slowest, link) : slowest;
+  }
+  return std::max(total, roundRobinMax(tg.work, cores));
+}
+
 // The least time a ring of `queue` chunks needs to carry `chunks` chunks: each chunk's slot
 // comes back only a round trip after it was published (the producer publishes, the consumer
 // sees it after a poll, drains it and frees it, the producer reads the head), so at most
@@ -201,7 +242,7 @@ StagePrediction predictDispatch(const Scenario& sc, const RoutingShares& sh, con
     // core's DMA port), plus per chunk the fence and the tail word (IPC) or the copy to the
     // GM stage and one RDMA post (remote). RDMA targets (each other server's channels)
     // come first in the round-robin, then the local cards, as the launcher deals them.
-    std::vector<double> targets;
+    Targets targets;
     double nicOut = 0, worstPair = 0, portOut = 0;
     for (int ch = 0; ch < C; ++ch)
       for (int i = 1; i < S; ++i) {
@@ -211,8 +252,9 @@ StagePrediction predictDispatch(const Scenario& sc, const RoutingShares& sh, con
         const double work = rows * (row + 2 * rb) / c.mte + rows * packNs +
                             chunks * (c.gm + c.post) +
                             coupledNs(rows, channelQueue * senderBatch, fwdPerRow(other));
-        targets.push_back(
-            std::max(work, ringLimitNs(chunks, channelQueue, roundTrip(c.rdmaLat, fwdBatch * rb))));
+        targets.add(
+            std::max(work, ringLimitNs(chunks, channelQueue, roundTrip(c.rdmaLat, fwdBatch * rb))),
+            -1, 0.0);
         nicOut += rows * rb;
       }
     for (int l = 0; l < cps; ++l) {
@@ -222,15 +264,16 @@ StagePrediction predictDispatch(const Scenario& sc, const RoutingShares& sh, con
       const bool self = d == card;
       const double work = rows * (row + rb) / c.mte + rows * packNs + chunks * c.publishNs(self) +
                           coupledNs(rows, t.queueChunks * senderBatch, recvPerRow(d));
-      targets.push_back(std::max(
-          work,
-          ringLimitNs(chunks, t.queueChunks, roundTrip(self ? c.gm : c.hccsLat, recvBatch * rb))));
+      targets.add(std::max(work, ringLimitNs(chunks, t.queueChunks,
+                                             roundTrip(self ? c.gm : c.hccsLat, recvBatch * rb))),
+                  self ? -1 : d, rows * rb);
       if (!self) {
         worstPair = std::max(worstPair, rows * rb);
         portOut += rows * rb;
       }
     }
-    const double senderCores = roundRobinMax(targets, t.senderCores);
+    // Each local card is one target: the cores never line up on one destination.
+    const double senderCores = lockstepNs(targets, t.senderCores, c, false);
     const double nicOutNs = nicOut / c.nic;
     const double hccsOutNs = c.switchFabric ? portOut / c.port : worstPair / c.pair;
     p.senderNs = std::max({senderCores, nicOutNs, hccsOutNs});
@@ -313,6 +356,7 @@ StagePrediction predictCombine(const Scenario& sc, const RoutingShares& sh, cons
   combineLanesAndChannels(sc, lanes, channels);
   const double batch = std::max<std::int64_t>(1, t.chunkBytes / rec.recordBytes);
   const double window = combineUbWindowRows(sc);
+  const double P = std::max(1, sc.placePerRank());
   const double perPost =
       std::max<double>(1.0, std::floor(static_cast<double>(std::min(sc.combine.rdmaBatchBytes,
                                                                     t.chunkBytes * t.queueChunks)) /
@@ -364,8 +408,22 @@ StagePrediction predictCombine(const Scenario& sc, const RoutingShares& sh, cons
     // its own card. A target takes the rows of S owners (one per server) in its lane. Per
     // row a gather and a ring write; per chunk the fence and tail word; per 256 rows an
     // index block read.
-    std::vector<double> targets;
+    Targets targets;
     double worstPair = 0, portOut = 0;
+    // A target reads the index blocks (12 + 4 B per row) of every (local expert, owner)
+    // whose server its lane serves, all of that owner's rows, and skips the other lanes'
+    // tokens after reading: each block is one waited read per expert, and a server's rows
+    // are read once per lane serving it.
+    auto indexNs = [&](int L) {
+      int served = 0;
+      for (int S2 = 0; S2 < S; ++S2)
+        for (int ch = 0; ch < channels; ++ch)
+          if ((S2 * channels + ch) % lanes == L) {
+            ++served;
+            break;
+          }
+      return served * (P * c.gm + BS * sh.cardSlots[card] * 16 / c.mte);
+    };
     for (int j = 0; j < cps; ++j) {
       const int f = s * cps + (card % cps + j) % cps;
       const bool self = f == card;
@@ -375,21 +433,24 @@ StagePrediction predictCombine(const Scenario& sc, const RoutingShares& sh, cons
         const double chunks = std::ceil(rows / batch);
         const double sumNs = summing ? slots * (row / c.mte + 2 * c.vectorNs(H * 4)) : 0.0;
         const double work = rows * (row + rb) / c.mte + sumNs + chunks * c.publishNs(self) +
-                            std::ceil(slots / 256) * c.gm +
+                            (summing ? 0.0 : indexNs(L)) +
                             coupledNs(rows, t.queueChunks * batch, fwdPerRow);
-        targets.push_back(std::max(
-            work,
-            ringLimitNs(chunks, t.queueChunks, roundTrip(self ? c.gm : c.hccsLat, batch * rb))));
+        targets.add(std::max(work, ringLimitNs(chunks, t.queueChunks,
+                                               roundTrip(self ? c.gm : c.hccsLat, batch * rb))),
+                    self ? -1 : f, rows * rb);
         if (!self) {
           worstPair = std::max(worstPair, rows * lanes * rb);
           portOut += rows * rb;
         }
       }
     }
-    const double senderCores = roundRobinMax(targets, t.senderCores);
+    const double senderCores = lockstepNs(targets, t.senderCores, c, false);
+    const double senderShared = lockstepNs(targets, t.senderCores, c, lanes % t.senderCores == 0);
     const double hccsOutNs = c.switchFabric ? portOut / c.port : worstPair / c.pair;
-    p.senderNs = std::max(senderCores, hccsOutNs);
-    p.senderLimit = p.senderNs == senderCores ? "sender cores" : "HCCS out";
+    p.senderNs = std::max({senderCores, senderShared, hccsOutNs});
+    p.senderLimit = p.senderNs == senderCores    ? "sender cores"
+                    : p.senderNs == senderShared ? "sender cores sharing HCCS links"
+                                                 : "HCCS out";
     // The card's NIC carries every partial bound for another server.
     const double nicOutNs = (S - 1) * BS * sh.serverHit[s] * pb / c.nic;
     p.forwarderNs = std::max(fwdCores, nicOutNs);
