@@ -1,6 +1,7 @@
 #include "core/plan/tiling_explain.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iterator>
 #include <string>
@@ -83,10 +84,18 @@ std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
     const std::vector<TilingCandidate> ranked = rankTilings(sc, P, stage, 2);
     if (ranked.size() == 2 && ranked[0].tiling == t) {
       const StagePrediction& q = ranked[1].prediction;
-      out.push_back({path + " runner-up", tilingText(ranked[1].tiling) + ": stage " +
-                                              us(q.stageNs()) + " (+" +
-                                              share((q.stageNs() / p.stageNs() - 1) * 100) +
-                                              "%), bottleneck " + toString(q.bottleneck())});
+      // Within the same 1% step the proposal is ranked first by its roles' sum, then the
+      // deeper queue, then fewer cores (rankTilings): say so, as the times then look alike.
+      const double rel = q.stageNs() / p.stageNs() - 1;
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%+.1f%%", rel * 100);
+      out.push_back(
+          {path + " runner-up",
+           tilingText(ranked[1].tiling) + ": stage " + us(q.stageNs()) + " (" + pct +
+               "), bottleneck " + toString(q.bottleneck()) +
+               (std::abs(rel) < 0.01 ? "; within the model's 1% step, ranked after the proposal by "
+                                       "the sum of role times, then queue depth, then fewer cores"
+                                     : "")});
     }
   }
   int lanes = 1, channels = 1;
