@@ -202,8 +202,8 @@ const std::vector<std::int64_t>& tilingChunkGrid() {
 namespace {
 
 // The values the proposal tries per knob besides the chunk: the tuner's grid
-// (tune_knobs.cpp), queue depths up to 16.
-constexpr int kQueues[] = {2, 4, 8, 16};
+// (tune_knobs.cpp).
+constexpr int kQueues[] = {2, 4, 8, 16, 32};
 constexpr int kSenders[] = {2, 4, 6, 8, 12, 16};
 constexpr int kForwarders[] = {1, 2, 4, 6, 8, 12, 16};
 constexpr int kReceivers[] = {2, 4, 6, 8, 12, 16};

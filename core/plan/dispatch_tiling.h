@@ -71,9 +71,9 @@ struct TilingCandidate {
   StagePrediction prediction;
 };
 // The `keep` best tilings of one stage by the role model's stage time, best first: every
-// chunk size of the tuner's grid that holds a record (or one record when none does), queue
-// depths 2..16 and the tuner's core counts per role, within the AIV cores, each role's UB
-// (streamingUbNeeds) and half the rings' HBM budget. Empty when nothing fits.
+// chunk size of the tuner's grid that holds a record (one record per chunk when none fits
+// UB), the tuner's queue depths (2..32) and core counts per role, within the AIV cores, each
+// role's UB (streamingUbNeeds) and half the rings' HBM budget. Empty when nothing fits.
 std::vector<TilingCandidate> rankTilings(const Scenario& sc, int placePerRank, RingStage stage,
                                          std::size_t keep);
 
