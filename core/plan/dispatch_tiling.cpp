@@ -1,11 +1,14 @@
 #include "core/plan/dispatch_tiling.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "core/plan/combine_plan.h"
+#include "core/plan/role_throughput.h"
 #include "core/runtime/record_layout.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
@@ -190,35 +193,104 @@ std::int64_t streamingRingBytesPerCard(const Scenario& sc) {
          combineRings * sc.rings.combine.queueChunks * sc.rings.combine.chunkBytes;
 }
 
-RingTilings proposeTiling(const Scenario& scIn, int P) {
+const std::vector<std::int64_t>& tilingChunkGrid() {
+  static const std::vector<std::int64_t> grid = {16 << 10,  32 << 10,  64 << 10,
+                                                 128 << 10, 256 << 10, 512 << 10};
+  return grid;
+}
+
+namespace {
+
+// The values the proposal tries per knob besides the chunk: the tuner's grid
+// (tune_knobs.cpp).
+constexpr int kQueues[] = {2, 4, 8, 16, 32};
+constexpr int kSenders[] = {2, 4, 6, 8, 12, 16};
+constexpr int kForwarders[] = {1, 2, 4, 6, 8, 12, 16};
+constexpr int kReceivers[] = {2, 4, 6, 8, 12, 16};
+
+// Ring bytes per card of one stage (streamingRingBytesPerCard splits into the two).
+std::int64_t stageRingBytes(const Scenario& sc, RingStage stage) {
+  const std::int64_t dispatch = streamingDispatchRingBytesPerCard(sc);
+  return stage == RingStage::Dispatch ? dispatch : streamingRingBytesPerCard(sc) - dispatch;
+}
+
+// A candidate ranks before another when the model says it is faster by more than 1% (the
+// model's own resolution). Nearly equal ones (typically all bound by the same NIC, which no
+// tiling speeds up) are ranked by the sum of their role times: the engine's critical paths
+// cross every role (a row waits in the forwarder, then the NIC, then the receiver), so a
+// role that is not the bottleneck still adds its own latency. Then the deeper queue (a
+// producer serving its targets one after another keeps its consumers fed from the ring; the
+// model's ring round trip is the only place depth enters, so at equal times depth is
+// taken as a margin), then fewer cores (idle cores are left for other work).
+// Times in steps of 1% (a strict order, unlike "within 1%").
+std::int64_t percentStep(double ns) {
+  return static_cast<std::int64_t>(std::floor(std::log(std::max(ns, 1.0)) / std::log(1.01)));
+}
+bool better(const TilingCandidate& a, const TilingCandidate& b) {
+  auto key = [](const TilingCandidate& c) {
+    const StagePrediction& p = c.prediction;
+    const RingTiling& t = c.tiling;
+    return std::make_tuple(percentStep(p.stageNs()),
+                           percentStep(p.senderNs + p.forwarderNs + p.receiverNs), -t.queueChunks,
+                           t.senderCores + t.forwarderCores + t.receiverCores, t.chunkBytes,
+                           t.senderCores, t.forwarderCores);
+  };
+  return key(a) < key(b);
+}
+
+}  // namespace
+
+std::vector<TilingCandidate> rankTilings(const Scenario& scIn, int P, RingStage stage,
+                                         std::size_t keep) {
   Scenario sc = scIn;
   const HardwareProfile& hw = sc.hardware;
-  // One tiling for both stages: each check below reads it through sc.
-  RingTiling t;
-  auto apply = [&] { sc.rings.setBoth(t); };
-  const int fifth = std::max(1, hw.aivCores / 5);
-  t.senderCores = fifth;
-  t.receiverCores = fifth;
-  t.forwarderCores = fifth;  // channels give every forwarder core work (combine_plan.h)
-  const std::int64_t minChunk = std::max(recordLayout(sc).recordBytes, partialRecordBytes(sc));
-  t.chunkBytes = alignUp(minChunk, 32);  // the fallback: one record per chunk
-  for (std::int64_t kib : {512, 256, 128, 64}) {
-    const std::int64_t c = kib * 1024;
-    if (c < minChunk) continue;
-    t.chunkBytes = c;
-    apply();
-    const RoleUbNeeds need = streamingUbNeeds(sc, P);
-    if (std::max({need.sender, need.forwarder, need.receiver}) <= hw.ubBytes) break;
-    t.chunkBytes = alignUp(minChunk, 32);
+  const RoutingShares shares = routingShares(sc);
+  RingTiling& t = stage == RingStage::Dispatch ? sc.rings.dispatch : sc.rings.combine;
+  const std::int64_t minChunk =
+      stage == RingStage::Dispatch ? recordLayout(sc).recordBytes
+                                   : std::max(recordLayout(sc).recordBytes, partialRecordBytes(sc));
+  std::vector<TilingCandidate> best;
+  auto search = [&](std::int64_t chunk) {
+    for (int queue : kQueues) {
+      t.chunkBytes = chunk;
+      t.queueChunks = queue;
+      for (int ns : kSenders)
+        for (int nf : kForwarders)
+          for (int nr : kReceivers) {
+            if (ns + nf + nr > hw.aivCores) continue;
+            t.senderCores = ns;
+            t.forwarderCores = nf;
+            t.receiverCores = nr;
+            // Each role's UB for this stage, and half the rings' HBM budget (the other
+            // stage takes the other half).
+            const RoleUbNeeds need = streamingUbNeeds(sc, P, stage);
+            if (std::max({need.sender, need.forwarder, need.receiver}) > hw.ubBytes) continue;
+            if (stageRingBytes(sc, stage) > ringHbmBudget(sc) / 2) continue;
+            TilingCandidate cand{t, predictStage(sc, shares, stage, t)};
+            auto at = std::lower_bound(best.begin(), best.end(), cand, better);
+            if (static_cast<std::size_t>(at - best.begin()) >= keep) continue;
+            best.insert(at, cand);
+            if (best.size() > keep) best.pop_back();
+          }
+    }
+  };
+  for (std::int64_t c : tilingChunkGrid())
+    if (c >= minChunk) search(c);
+  // No chunk of the grid fits (a large H, a small UB): one record per chunk.
+  if (best.empty()) search(alignUp(minChunk, 32));
+  return best;
+}
+
+RingTilings proposeTiling(const Scenario& scIn, int P) {
+  Scenario sc = scIn;
+  for (RingStage stage : {RingStage::Dispatch, RingStage::Combine}) {
+    const std::vector<TilingCandidate> ranked = rankTilings(sc, P, stage, 1);
+    require(!ranked.empty(), stage == RingStage::Dispatch ? "rings.dispatch" : "rings.combine",
+            "no tiling fits: every chunk size, queue depth and core split overflows UB "
+            "(hardware.overrides.ub_bytes) or the ring budget (1/16 of hardware.overrides."
+            "hbm_bytes)");
+    (stage == RingStage::Dispatch ? sc.rings.dispatch : sc.rings.combine) = ranked.front().tiling;
   }
-  // Rings per card within the HBM budget.
-  t.queueChunks = 8;
-  apply();
-  while (t.queueChunks > 2 && streamingRingBytesPerCard(sc) > ringHbmBudget(sc)) {
-    t.queueChunks /= 2;
-    apply();
-  }
-  apply();
   validateDispatchTiling(sc, P);
   return sc.rings;
 }

@@ -3,6 +3,10 @@
 // naming the scenario field and the reason: a chunk smaller than one record, a queue
 // shorter than 2 chunks, more role cores than AIV cores, or a role's UB overflowing.
 
+#include <cstddef>
+#include <vector>
+
+#include "core/plan/role_throughput.h"
 #include "core/runtime/layer_context.h"
 
 namespace moe {
@@ -58,16 +62,24 @@ inline std::int64_t ringHbmBudget(const Scenario& sc) {
 // have their own tilings) on a tiling that cannot work.
 void validateDispatchTiling(const Scenario& sc, int placePerRank);
 
-// Proposes a tiling for a scenario, as seed 000's host tiling would:
-// - chunk: the largest of 512, 256, 128, 64 KiB that holds at least one combine partial
-//   record and whose role buffers fit UB (falling back to one record when even 64 KiB does
-//   not fit);
-// - queue: 8 chunks, or fewer (down to 2) when all rings of a card would take more than
-//   1/16 of its HBM;
-// - cores: 1/5 of the AIV cores each for senders, forwarders (token channels give each
-//   one work) and receivers, so Idle cores remain for other work.
-// One tiling for both stages. The result passes validateDispatchTiling, or this throws
-// InputError saying why no tiling can work.
+// The chunk sizes the proposal tries (the tuner's): 16 KiB to 512 KiB, doubling.
+const std::vector<std::int64_t>& tilingChunkGrid();
+
+// A stage's tiling and what the role model (role_throughput.h) predicts for it.
+struct TilingCandidate {
+  RingTiling tiling;
+  StagePrediction prediction;
+};
+// The `keep` best tilings of one stage by the role model's stage time, best first: every
+// chunk size of the tuner's grid that holds a record (one record per chunk when none fits
+// UB), the tuner's queue depths (2..32) and core counts per role, within the AIV cores, each
+// role's UB (streamingUbNeeds) and half the rings' HBM budget. Empty when nothing fits.
+std::vector<TilingCandidate> rankTilings(const Scenario& sc, int placePerRank, RingStage stage,
+                                         std::size_t keep);
+
+// Proposes a tiling for a scenario: per stage, the best of rankTilings (the stages get their
+// own tilings, so the dispatch and the combine each fit their own roles). The result passes
+// validateDispatchTiling, or this throws InputError saying why no tiling can work.
 RingTilings proposeTiling(const Scenario& sc, int placePerRank);
 
 }  // namespace moe

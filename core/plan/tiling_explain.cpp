@@ -1,11 +1,14 @@
 #include "core/plan/tiling_explain.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <iterator>
 #include <string>
 
 #include "core/plan/combine_plan.h"
 #include "core/plan/dispatch_tiling.h"
+#include "core/plan/role_throughput.h"
 #include "core/runtime/record_layout.h"
 #include "core/scenario/scenario_json.h"
 
@@ -18,82 +21,96 @@ std::string num(std::int64_t v) {
 std::string kib(std::int64_t v) {
   return v % 1024 == 0 ? num(v / 1024) + " KiB" : num(v) + " B";
 }
-
-// Why the chunk is its size, following proposeTiling's two branches: a size from the ladder
-// when one fits UB, else the fallback of one record per chunk (with the ladder's smallest
-// candidate's UB need, the reason none fitted).
-std::string chunkReason(const Scenario& sc, int P) {
-  const std::int64_t ladder[] = {512 * 1024, 256 * 1024, 128 * 1024, 64 * 1024};
-  const std::int64_t chunk = sc.rings.dispatch.chunkBytes;  // the proposal: one for both
-  if (std::find(std::begin(ladder), std::end(ladder), chunk) != std::end(ladder))
-    return "the largest of 512/256/128/64 KiB (seed 000's range) whose sender, forwarder and "
-           "receiver buffers all fit UB";
-  const std::int64_t minChunk = std::max(recordLayout(sc).recordBytes, partialRecordBytes(sc));
-  std::string why =
-      "one record per chunk (the larger of a dispatch record and a combine "
-      "partial, " +
-      num(minChunk) + " B, rounded up to 32 B)";
-  Scenario smallest = sc;
-  std::int64_t smallestChunk = 0;
-  for (std::int64_t c : ladder)
-    if (c >= minChunk) smallestChunk = c;
-  smallest.rings.setBoth(&RingTiling::chunkBytes, smallestChunk);
-  if (smallestChunk == 0) return why + ": a record is larger than 512 KiB";
-  const RoleUbNeeds need = streamingUbNeeds(smallest, P);
-  const std::int64_t most = std::max({need.sender, need.forwarder, need.receiver});
-  const char* role = most == need.sender      ? "sender"
-                     : most == need.forwarder ? "forwarder"
-                                              : "receiver";
-  return why + ", because no size of 512/256/128/64 KiB fits UB: at " + kib(smallestChunk) +
-         " the " + role + " would need " + num(most) + " B of the " + num(sc.hardware.ubBytes) +
-         " B";
+std::string us(double ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f us", ns / 1000.0);
+  return buf;
 }
-
+std::string share(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+std::string tilingText(const RingTiling& t) {
+  return "chunk " + kib(t.chunkBytes) + ", queue " + num(t.queueChunks) + ", cores " +
+         num(t.senderCores) + "/" + num(t.forwarderCores) + "/" + num(t.receiverCores) +
+         " (sender/forwarder/receiver)";
+}
+std::string rolesText(const StagePrediction& p) {
+  return "sender " + us(p.senderNs) + " (" + p.senderLimit + "), forwarder " + us(p.forwarderNs) +
+         " (" + p.forwarderLimit + "), receiver " + us(p.receiverNs) + " (" + p.receiverLimit +
+         "), fill " + us(p.fillNs) +
+         (p.receiverAfter ? " (receivers after the slower of senders and forwarders: tokens "
+                            "complete only at their last expert's row)"
+                          : " (roles overlap: the slowest sets the pace)") +
+         ": stage " + us(p.stageNs()) + " on card " + num(p.card) + ", bottleneck " +
+         toString(p.bottleneck());
+}
 }  // namespace
 
 std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
-  const RingTiling& t = sc.rings.dispatch;  // a proposal: the same tiling for both stages
   const HardwareProfile& hw = sc.hardware;
   const RecordLayout rec = recordLayout(sc);
   const std::int64_t pb = partialRecordBytes(sc);
-  const RoleUbNeeds need = streamingUbNeeds(sc, P);
+  std::vector<TilingLine> out;
+  // The routing the model works from: how often a token reaches the busiest card and server.
+  const RoutingShares shares = routingShares(sc);
+  const auto hotCard = std::max_element(shares.cardSlots.begin(), shares.cardSlots.end());
+  const auto hotServer = std::max_element(shares.serverHit.begin(), shares.serverHit.end());
+  out.push_back(
+      {"routing",
+       "a token's top-" + num(sc.model.topk) + " slots reach the busiest card (" +
+           num(hotCard - shares.cardSlots.begin()) + ") " + share(*hotCard) + " times (mean " +
+           share(static_cast<double>(sc.model.topk) / sc.cluster.ranks()) +
+           "), it with probability " + share(shares.cardHit[hotCard - shares.cardSlots.begin()]) +
+           ", and the busiest server (" + num(hotServer - shares.serverHit.begin()) +
+           ") with probability " + share(*hotServer) + "; from " + num(sc.model.tokensPerRank) +
+           " tokens per rank, " + num(sc.cluster.servers) + " x " + num(sc.cluster.cardsPerServer) +
+           " cards, H " + num(sc.model.hidden)});
+  for (RingStage stage : {RingStage::Dispatch, RingStage::Combine}) {
+    const std::string path = stage == RingStage::Dispatch ? "rings.dispatch" : "rings.combine";
+    const RingTiling& t = sc.rings.of(stage);
+    const StagePrediction p = predictStage(sc, shares, stage, t);
+    const auto& grid = tilingChunkGrid();
+    const bool onGrid = std::find(grid.begin(), grid.end(), t.chunkBytes) != grid.end();
+    out.push_back(
+        {path, tilingText(t) +
+                   ": the least predicted stage time of the tuner's chunk, queue and core grid "
+                   "within UB and half the ring budget" +
+                   (onGrid ? std::string()
+                           : "; one record per chunk, because no chunk of 16..512 KiB fits "
+                             "UB beside the role's other buffers")});
+    out.push_back({path + " model", rolesText(p)});
+    const std::vector<TilingCandidate> ranked = rankTilings(sc, P, stage, 2);
+    if (ranked.size() == 2 && ranked[0].tiling == t) {
+      const StagePrediction& q = ranked[1].prediction;
+      // Within the same 1% step the proposal is ranked first by its roles' sum, then the
+      // deeper queue, then fewer cores (rankTilings): say so, as the times then look alike.
+      const double rel = q.stageNs() / p.stageNs() - 1;
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%+.1f%%", rel * 100);
+      out.push_back(
+          {path + " runner-up",
+           tilingText(ranked[1].tiling) + ": stage " + us(q.stageNs()) + " (" + pct +
+               "), bottleneck " + toString(q.bottleneck()) +
+               (std::abs(rel) < 0.01 ? "; within the model's 1% step, ranked after the proposal by "
+                                       "the sum of role times, then queue depth, then fewer cores"
+                                     : "")});
+    }
+  }
   int lanes = 1, channels = 1;
   combineLanesAndChannels(sc, lanes, channels);
-  const std::int64_t ringBytes = streamingRingBytesPerCard(sc);
-  std::vector<TilingLine> out;
-  out.push_back({"rings.chunk_bytes", kib(t.chunkBytes) + ": " + chunkReason(sc, P) +
-                                          "; it holds " + num(t.chunkBytes / rec.recordBytes) +
-                                          " dispatch records of " + num(rec.recordBytes) +
-                                          " B and " + num(t.chunkBytes / pb) +
-                                          " combine partials of " + num(pb) + " B"});
-  out.push_back(
-      {"rings.queue_chunks", num(t.queueChunks) +
-                                 ": 8 chunks, halved (down to 2) while all rings of a card "
-                                 "exceed 1/16 of HBM; rings now take " +
-                                 num(ringBytes >> 20) + " MiB per card of a " +
-                                 num(ringHbmBudget(sc) >> 20) + " MiB budget"});
-  out.push_back({"rings.sender_cores",
-                 num(t.senderCores) + ": 1/5 of the " + num(hw.aivCores) +
-                     " AIV cores; each walks its targets' expert blocks and stages rows in UB"});
-  out.push_back({"rings.forwarder_cores",
-                 num(t.forwarderCores) +
-                     ": 1/5 of the AIV cores; the combine splits each "
-                     "destination server's tokens into " +
-                     num(channels) + " channels, so " + num(lanes) +
-                     " forwarder cores per card get (server, channel) pairs to forward"});
-  out.push_back({"rings.receiver_cores",
-                 num(t.receiverCores) +
-                     ": 1/5 of the AIV cores; each drains the partial rings "
-                     "of its token channels and writes XOut; " +
-                     num(hw.aivCores - t.senderCores - t.forwarderCores - t.receiverCores) +
-                     " AIV cores stay idle for other work"});
-  out.push_back(
-      {"combine.rdma_batch_bytes",
-       kib(sc.combine.rdmaBatchBytes) + " (kept from the scenario): up to " +
-           num(std::max<std::int64_t>(
-               1, std::min(sc.combine.rdmaBatchBytes, t.chunkBytes * t.queueChunks) / pb)) +
-           " partials per RDMA post; larger batches pay the post cost less often but "
-           "hold partials back longer"});
+  out.push_back({"combine lanes", num(channels) + " token channels per rank, " + num(lanes) +
+                                      " forwarder lanes per card (from the combine's core split)"});
+  out.push_back({"dispatch channels",
+                 num(dispatchRdmaChannels(sc)) + " RDMA channels per (card, other server)"});
+  out.push_back({"combine.rdma_batch_bytes",
+                 kib(sc.combine.rdmaBatchBytes) + " (kept from the scenario): up to " +
+                     num(std::max<std::int64_t>(
+                         1, std::min(sc.combine.rdmaBatchBytes,
+                                     sc.rings.combine.chunkBytes * sc.rings.combine.queueChunks) /
+                                pb)) +
+                     " partials per RDMA post"});
   out.push_back({"combine.partial_dtype",
                  toString(sc.combine.partialDtype) +
                      " (kept from the scenario): bf16 halves the RDMA bytes and widens the "
@@ -104,20 +121,27 @@ std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
            " B in the forwarder's UB" +
            (sc.combine.ubWindowRows == 0 ? " (0 = what UB leaves beside the read batch)" : "")});
   // Constraints, each with its margin.
-  out.push_back({"constraint", "UB per core (" + num(hw.ubBytes) + " B): sender needs " +
-                                   num(need.sender) + " B, forwarder " + num(need.forwarder) +
-                                   " B, receiver " + num(need.receiver) + " B"});
-  out.push_back({"constraint", "a chunk holds at least one record: " + kib(t.chunkBytes) +
+  for (RingStage stage : {RingStage::Dispatch, RingStage::Combine}) {
+    const RoleUbNeeds need = streamingUbNeeds(sc, P, stage);
+    out.push_back(
+        {"constraint", std::string(stage == RingStage::Dispatch ? "dispatch" : "combine") +
+                           " UB per core (" + num(hw.ubBytes) + " B): sender needs " +
+                           num(need.sender) + " B, forwarder " + num(need.forwarder) +
+                           " B, receiver " + num(need.receiver) + " B"});
+  }
+  out.push_back({"constraint", "a chunk holds at least one record: dispatch " +
+                                   kib(sc.rings.dispatch.chunkBytes) +
+                                   " >= " + num(rec.recordBytes) + " B, combine " +
+                                   kib(sc.rings.combine.chunkBytes) +
                                    " >= " + num(std::max(rec.recordBytes, pb)) + " B"});
-  out.push_back({"constraint", "a ring has at least 2 chunks (one filling, one draining): " +
-                                   num(t.queueChunks)});
-  out.push_back({"constraint", "role cores fit the card: " +
-                                   num(t.senderCores + t.forwarderCores + t.receiverCores) +
-                                   " <= " + num(hw.aivCores) + " AIV cores"});
+  out.push_back({"constraint", "rings take " + num(streamingRingBytesPerCard(sc) >> 20) +
+                                   " MiB per card of a " + num(ringHbmBudget(sc) >> 20) +
+                                   " MiB budget (1/16 of HBM, half per stage)"});
   out.push_back(
       {"note",
-       "these are rules of thumb; `moe-sim tune` runs candidates on the engine and "
-       "searches chunk, queue, the core split, batch bytes, partial dtype and UB window"});
+       "the times are a closed-form model (core/plan/role_throughput.h), not an engine run; "
+       "`moe-sim tune` runs candidates on the engine and also searches batch bytes, partial "
+       "dtype, local sums and the UB window"});
   return out;
 }
 

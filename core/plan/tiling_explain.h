@@ -1,7 +1,8 @@
 #pragma once
-// Words for `moe-sim tiling`: why each proposed value is what it is, and each constraint the
-// tiling must meet with its current margin, so a kernel engineer can check the proposal by
-// hand. The proposal is a rule of thumb; `moe-sim tune` searches on the engine.
+// Words for `moe-sim tiling`: the role model's prediction at the proposal (each role's time,
+// what limits it, the bottleneck) and the runner-up per stage, the routing it works from,
+// and each constraint the tiling must meet with its current margin, so a kernel engineer can
+// check the proposal by hand. `moe-sim tune` searches on the engine.
 
 #include <string>
 #include <vector>

@@ -189,9 +189,40 @@ TEST(MoeSimTune, BadBoundsStageAndResumeAreBadInputNamingTheFlag) {
 TEST(MoeSimTiling, ExplainsEachValueAndPointsToTune) {
   const auto r = moe::clitest::runMoeSim("tiling", kDir);
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  for (const char* field : {"rings.chunk_bytes", "rings.queue_chunks", "rings.forwarder_cores",
+  for (const char* field : {"rings.dispatch: chunk", "rings.combine: chunk",
                             "combine.rdma_batch_bytes", "UB per core", "moe-sim tune"})
     EXPECT_NE(r.err.find(field), std::string::npos) << field << "\n" << r.err;
+}
+
+// The model's explanation: per stage each role's predicted time and what limits it, the
+// bottleneck and the runner-up, and the routing it worked from.
+TEST(MoeSimTiling, PrintsEachRolesPredictedTimeTheBottleneckAndTheRunnerUp) {
+  const auto r = moe::clitest::runMoeSim("tiling", kDir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* stage : {"rings.dispatch", "rings.combine"}) {
+    const std::string model = std::string(stage) + " model: sender ";
+    const auto at = r.err.find(model);
+    ASSERT_NE(at, std::string::npos) << r.err;
+    const std::string line = r.err.substr(at, r.err.find('\n', at) - at);
+    for (const char* part :
+         {" us (", "forwarder ", "receiver ", "fill ", ": stage ", "bottleneck "})
+      EXPECT_NE(line.find(part), std::string::npos) << part << ": " << line;
+    EXPECT_NE(r.err.find(std::string(stage) + " runner-up: chunk "), std::string::npos) << r.err;
+  }
+  EXPECT_NE(r.err.find("routing: a token's top-"), std::string::npos) << r.err;
+}
+
+// Bad input is still refused before any proposal, naming the field.
+TEST(MoeSimTiling, BadInputExitsTwoNamingTheField) {
+  namespace fs = std::filesystem;
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(tinyScenarioFile()));
+  j["model"]["topk"] = 0;
+  const fs::path bad = kDir / "tiling-bad-topk.json";
+  std::ofstream(bad) << j.dump(2);
+  const auto r = moe::clitest::runMoeSim("tiling " + bad.string(), kDir);
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("model.topk"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 // A scenario's relative trace path is read from the scenario file's directory. `tune
@@ -222,28 +253,25 @@ TEST(MoeSimTune, ARelativeTracePathStillResolvesFromTheTunedFilesDirectory) {
   EXPECT_EQ(v.exitCode, 0) << v.err;
 }
 
-// The chunk's explanation follows the branch that picked it: a size of the 512..64 KiB
-// ladder, or (no ladder size fits UB) one record per chunk, with the UB need that ruled the
-// ladder out. It used to say "the largest of 512/256/128/64 KiB" beside a 1088 B chunk.
+// The chunk's explanation says when no chunk of the grid fits UB and the proposal falls
+// back to one record per chunk.
 TEST(MoeSimTiling, TheChunkExplanationNamesTheRuleThatPickedIt) {
   namespace fs = std::filesystem;
   nlohmann::json j = nlohmann::json::parse(std::ifstream(tinyScenarioFile()));
-  j["hardware"]["overrides"]["ub_bytes"] = 65536;  // a 64 KiB chunk cannot be staged
+  j["hardware"]["overrides"]["ub_bytes"] = 32768;  // no 16 KiB chunk can be staged twice
+  j["model"]["hidden"] = 2048;
   const fs::path small = kDir / "small-ub.json";
   std::ofstream(small) << j.dump(2);
   const auto r = moe::clitest::runMoeSim("tiling " + small.string(), kDir);
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  const std::int64_t chunk = nlohmann::json::parse(r.out).at("chunk_bytes");
-  EXPECT_LT(chunk, 65536);
-  const std::string line =
-      "rings.chunk_bytes: " + std::to_string(chunk) + " B: one record per chunk";
-  EXPECT_NE(r.err.find(line), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("no size of 512/256/128/64 KiB fits UB"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("the largest of"), std::string::npos) << r.err;
-  // The default picks from the ladder and says so.
+  const nlohmann::json rings = nlohmann::json::parse(r.out);
+  const nlohmann::json& dispatch = rings.contains("dispatch") ? rings.at("dispatch") : rings;
+  EXPECT_LT(dispatch.at("chunk_bytes").get<std::int64_t>(), 16384);
+  EXPECT_NE(r.err.find("one record per chunk, because no chunk of 16..512 KiB fits UB"),
+            std::string::npos)
+      << r.err;
+  // The default picks from the grid and does not say so.
   const auto d = moe::clitest::runMoeSim("tiling", kDir);
   ASSERT_EQ(d.exitCode, 0) << d.err;
-  EXPECT_NE(d.err.find("rings.chunk_bytes: 64 KiB: the largest of 512/256/128/64 KiB"),
-            std::string::npos)
-      << d.err;
+  EXPECT_EQ(d.err.find("one record per chunk"), std::string::npos) << d.err;
 }
