@@ -46,15 +46,9 @@ std::string rolesText(const StagePrediction& p) {
          ": stage " + us(p.stageNs()) + " on card " + num(p.card) + ", bottleneck " +
          toString(p.bottleneck());
 }
-}  // namespace
 
-std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
-  const HardwareProfile& hw = sc.hardware;
-  const RecordLayout rec = recordLayout(sc);
-  const std::int64_t pb = partialRecordBytes(sc);
-  std::vector<TilingLine> out;
-  // The routing the model works from: how often a token reaches the busiest card and server.
-  const RoutingShares shares = routingShares(sc);
+// The routing the model works from: how often a token reaches the busiest card and server.
+void explainRouting(const Scenario& sc, const RoutingShares& shares, std::vector<TilingLine>& out) {
   const auto hotCard = std::max_element(shares.cardSlots.begin(), shares.cardSlots.end());
   const auto hotServer = std::max_element(shares.serverHit.begin(), shares.serverHit.end());
   out.push_back(
@@ -67,37 +61,45 @@ std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
            ") with probability " + share(*hotServer) + "; from " + num(sc.model.tokensPerRank) +
            " tokens per rank, " + num(sc.cluster.servers) + " x " + num(sc.cluster.cardsPerServer) +
            " cards, H " + num(sc.model.hidden)});
-  for (RingStage stage : {RingStage::Dispatch, RingStage::Combine}) {
-    const std::string path = stage == RingStage::Dispatch ? "rings.dispatch" : "rings.combine";
-    const RingTiling& t = sc.rings.of(stage);
-    const StagePrediction p = predictStage(sc, shares, stage, t);
-    const auto& grid = tilingChunkGrid();
-    const bool onGrid = std::find(grid.begin(), grid.end(), t.chunkBytes) != grid.end();
+}
+
+// A stage's proposal, its roles' predicted times and the runner-up.
+void explainStage(const Scenario& sc, int P, const RoutingShares& shares, RingStage stage,
+                  std::vector<TilingLine>& out) {
+  const std::string path = stage == RingStage::Dispatch ? "rings.dispatch" : "rings.combine";
+  const RingTiling& t = sc.rings.of(stage);
+  const StagePrediction p = predictStage(sc, shares, stage, t);
+  const auto& grid = tilingChunkGrid();
+  const bool onGrid = std::find(grid.begin(), grid.end(), t.chunkBytes) != grid.end();
+  out.push_back(
+      {path, tilingText(t) +
+                 ": the least predicted stage time of the tuner's chunk, queue and core grid "
+                 "within UB and half the ring budget" +
+                 (onGrid ? std::string()
+                         : "; one record per chunk, because no chunk of 16..512 KiB fits "
+                           "UB beside the role's other buffers")});
+  out.push_back({path + " model", rolesText(p)});
+  const std::vector<TilingCandidate> ranked = rankTilings(sc, P, stage, 2);
+  if (ranked.size() == 2 && ranked[0].tiling == t) {
+    const StagePrediction& q = ranked[1].prediction;
+    // Within the same 1% step the proposal is ranked first by its roles' sum, then the
+    // deeper queue, then fewer cores (rankTilings): say so, as the times then look alike.
+    const double rel = q.stageNs() / p.stageNs() - 1;
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%+.1f%%", rel * 100);
     out.push_back(
-        {path, tilingText(t) +
-                   ": the least predicted stage time of the tuner's chunk, queue and core grid "
-                   "within UB and half the ring budget" +
-                   (onGrid ? std::string()
-                           : "; one record per chunk, because no chunk of 16..512 KiB fits "
-                             "UB beside the role's other buffers")});
-    out.push_back({path + " model", rolesText(p)});
-    const std::vector<TilingCandidate> ranked = rankTilings(sc, P, stage, 2);
-    if (ranked.size() == 2 && ranked[0].tiling == t) {
-      const StagePrediction& q = ranked[1].prediction;
-      // Within the same 1% step the proposal is ranked first by its roles' sum, then the
-      // deeper queue, then fewer cores (rankTilings): say so, as the times then look alike.
-      const double rel = q.stageNs() / p.stageNs() - 1;
-      char pct[32];
-      std::snprintf(pct, sizeof pct, "%+.1f%%", rel * 100);
-      out.push_back(
-          {path + " runner-up",
-           tilingText(ranked[1].tiling) + ": stage " + us(q.stageNs()) + " (" + pct +
-               "), bottleneck " + toString(q.bottleneck()) +
-               (std::abs(rel) < 0.01 ? "; within the model's 1% step, ranked after the proposal by "
-                                       "the sum of role times, then queue depth, then fewer cores"
-                                     : "")});
-    }
+        {path + " runner-up",
+         tilingText(ranked[1].tiling) + ": stage " + us(q.stageNs()) + " (" + pct +
+             "), bottleneck " + toString(q.bottleneck()) +
+             (std::abs(rel) < 0.01 ? "; within the model's 1% step, ranked after the proposal by "
+                                     "the sum of role times, then queue depth, then fewer cores"
+                                   : "")});
   }
+}
+
+// The combine knobs tiling keeps from the scenario, and the lanes and channels it implies.
+void explainKeptKnobs(const Scenario& sc, std::vector<TilingLine>& out) {
+  const std::int64_t pb = partialRecordBytes(sc);
   int lanes = 1, channels = 1;
   combineLanesAndChannels(sc, lanes, channels);
   out.push_back({"combine lanes", num(channels) + " token channels per rank, " + num(lanes) +
@@ -120,7 +122,13 @@ std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
        num(combineUbWindowRows(sc)) + " fp32 rows of " + num(partialAccumBytes(sc)) +
            " B in the forwarder's UB" +
            (sc.combine.ubWindowRows == 0 ? " (0 = what UB leaves beside the read batch)" : "")});
-  // Constraints, each with its margin.
+}
+
+// Constraints, each with its margin.
+void explainConstraints(const Scenario& sc, int P, std::vector<TilingLine>& out) {
+  const HardwareProfile& hw = sc.hardware;
+  const RecordLayout rec = recordLayout(sc);
+  const std::int64_t pb = partialRecordBytes(sc);
   for (RingStage stage : {RingStage::Dispatch, RingStage::Combine}) {
     const RoleUbNeeds need = streamingUbNeeds(sc, P, stage);
     out.push_back(
@@ -137,6 +145,18 @@ std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
   out.push_back({"constraint", "rings take " + num(streamingRingBytesPerCard(sc) >> 20) +
                                    " MiB per card of a " + num(ringHbmBudget(sc) >> 20) +
                                    " MiB budget (1/16 of HBM, half per stage)"});
+}
+
+}  // namespace
+
+std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
+  std::vector<TilingLine> out;
+  const RoutingShares shares = routingShares(sc);
+  explainRouting(sc, shares, out);
+  for (RingStage stage : {RingStage::Dispatch, RingStage::Combine})
+    explainStage(sc, P, shares, stage, out);
+  explainKeptKnobs(sc, out);
+  explainConstraints(sc, P, out);
   out.push_back(
       {"note",
        "the times are a closed-form model (core/plan/role_throughput.h), not an engine run; "
