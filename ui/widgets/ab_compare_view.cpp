@@ -2,6 +2,7 @@
 
 #include "ui/models/scenario_diff.h"
 #include "ui/widgets/chart_column.h"
+#include "ui/widgets/shared_timelines.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -74,7 +75,8 @@ AbCompareView::AbCompareView(QWidget* parent) : QWidget(parent) {
   table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(top);
-  lay->addWidget(chartColumn({table_, chartRow}, 0), 1);
+  timelines_ = new SharedTimelines;
+  lay->addWidget(chartColumn({table_, timelines_, chartRow}, 0), 1);
   connect(pin_, &QPushButton::clicked, this, [this] { emit runRequested(0); });
   connect(runB_, &QPushButton::clicked, this, [this] { emit runRequested(1); });
   refresh();
@@ -197,6 +199,7 @@ void AbCompareView::refresh() {
     auto* values = new QValueAxis;
     values->setRange(0, hi * 1.1);
     values->setTickCount(4);
+    values->applyNiceNumbers();  // round ticks
     values->setLabelFormat("%.0f");
     sc->addAxis(cats, Qt::AlignLeft);
     sc->addAxis(values, Qt::AlignBottom);
@@ -228,11 +231,14 @@ void AbCompareView::refresh() {
   }
   if (any) {
     auto* ax = new QValueAxis;
+    // One time axis for both sides, to the longer run's end, on round ticks.
     ax->setRange(0, tMax);
     ax->setTickCount(5);
+    ax->applyNiceNumbers();
     ax->setLabelFormat("%.0f");
     auto* ay = new QValueAxis;
     ay->setRange(0, kMax * 1.1);
+    ay->applyNiceNumbers();
     ay->setLabelFormat("%.0f");
     rc->addAxis(ax, Qt::AlignBottom);
     rc->addAxis(ay, Qt::AlignLeft);
@@ -241,6 +247,16 @@ void AbCompareView::refresh() {
       s->attachAxis(ay);
     }
   }
+
+  // Both runs as timelines on one time axis, so the longer one is drawn longer.
+  std::vector<RunTimelineData> runs;
+  for (int s = 0; s < 2; ++s) {
+    if (!sides_[s] || !sides_[s]->error.isEmpty()) continue;
+    RunTimelineData d = sides_[s]->timeline;
+    if (isStale(s)) d.name += tr(" (stale)");
+    runs.push_back(std::move(d));
+  }
+  timelines_->setRuns(runs);
 }
 
 }  // namespace moe::ui

@@ -4,6 +4,7 @@
 #include <QScrollBar>
 
 #include "ui/widgets/chart_column.h"
+#include "ui/widgets/shared_timelines.h"
 
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -64,7 +65,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   whyLayout->addWidget(why_);
   whyBox->hide();
   whyBox_ = whyBox;
-  QScrollArea* body = chartColumn({table_, chart_, whyBox}, 0);
+  timelines_ = new SharedTimelines;
+  QScrollArea* body = chartColumn({table_, timelines_, chart_, whyBox}, 0);
   body_ = body;
   chart_->setMinimumHeight(16 * chart_->fontMetrics().height());
   staleLabel_ = new QLabel(
@@ -93,6 +95,7 @@ void CompareView::setWorkload(WorkloadKind kind) {
   verdict_->setText(tr("Not run yet."));
   why_->clear();
   whyBox_->hide();
+  timelines_->setRuns({});
   hasResult_ = false;
   setStale(false);
   run_->setEnabled(true);
@@ -116,6 +119,7 @@ void CompareView::setStale(bool stale) {
   staleLabel_->setVisible(stale_);
   table_->setEnabled(!stale_);
   chart_->setEnabled(!stale_);
+  timelines_->setEnabled(!stale_);
   chart_->chart()->setOpacity(stale_ ? 0.35 : 1.0);
 }
 
@@ -140,6 +144,7 @@ void CompareView::setResult(const CompareResult& r) {
   model_->setResult(r);
   why_->setText(r.why.join("\n\n"));
   whyBox_->setVisible(!r.why.isEmpty());
+  timelines_->setRuns(r.timelines);
   QChart* chart = chart_->chart();
   chart->removeAllSeries();
   for (QAbstractAxis* a : chart->axes()) {

@@ -59,12 +59,14 @@ QString viewHelp(const QString& view) {
         "dispatch/combine, or pipelined vs sequential fused operator) runs to the end on the "
         "same scenario and "
         "inputs, each checked against the golden reference. The table and chart show where "
-        "the time goes. When the scenario changes, the old figures are marked stale.</p>");
+        "the time goes; the timelines draw every run on one time axis, so a longer run is "
+        "drawn longer. When the scenario changes, the old figures are marked stale.</p>");
   if (view == "A/B")
     return QObject::tr(
         "<h3>A/B</h3><p>Pin the current run as A, change anything (a field, the hardware, the "
-        "design) and run B: both run to the end and their key figures, stage durations and "
-        "ring occupancy over time sit side by side, B against A. A side whose scenario or "
+        "design) and run B: both run to the end and their key figures, stage durations, "
+        "ring occupancy over time and timelines (on one time axis) sit side by side, B "
+        "against A. A side whose scenario or "
         "design is no longer the current one is marked stale and lists what changed.</p>");
   if (view == "Sweep")
     return QObject::tr(
