@@ -157,7 +157,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   lessonDock_->setWidget(lessons_);
   lessonDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
                            QDockWidget::DockWidgetClosable);
-  addDockWidget(Qt::BottomDockWidgetArea, lessonDock_);
+  // Beside the views, above the Inspector: under them it took a projector's rows from the
+  // views and shrank the Card view's cores to unreadable.
+  addDockWidget(Qt::RightDockWidgetArea, lessonDock_);
+  splitDockWidget(lessonDock_, dock, Qt::Vertical);
   lessonDock_->hide();  // the views get the room until a lesson is chosen (View or Help menu)
   connect(lessons_, &LessonPanel::stepRequested, this, &MainWindow::showLessonStep);
 
@@ -374,6 +377,7 @@ void MainWindow::buildControls() {
   bar->addWidget(speed_);
   impl_ = new QComboBox;
   impl_->setObjectName("design");
+  impl_->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // "pipelined (fused)" whole
   setDesignChoices(WorkloadKind::MoeLayer);
   connect(impl_, qOverload<int>(&QComboBox::currentIndexChanged), this,
           [this] { loadScenario(scenario_); });
@@ -388,10 +392,13 @@ void MainWindow::buildControls() {
   stageLabel_->setToolTip(tr("The pipeline stage running now"));
   timeLabel_->setMinimumWidth(150);
   stageLabel_->setMinimumWidth(200);
+  // A space's margin each side: "(scrubbed)" and "stage:" ran together.
+  for (QLabel* l : {timeLabel_, stageLabel_, verifyLabel_})
+    l->setMargin(fontMetrics().horizontalAdvance(' '));
   bar->addWidget(timeLabel_);
   bar->addWidget(stageLabel_);
-  bar->addWidget(new QLabel("  "));
-  bar->addWidget(verifyLabel_);
+  // The verdict sits in the status bar: on the toolbar row it squeezed the stage at 1920x1080.
+  statusBar()->addWidget(verifyLabel_);
   liveButton_ = new QPushButton;
   liveButton_->setToolTip(
       tr("The cluster and card views show the scrubbed time; click to follow the live run again"));
@@ -706,6 +713,7 @@ void MainWindow::select(const Selection& sel) {
   if (sel.kind == Selection::Kind::Card) card_->showCard(sel.id);
   // One highlight at a time: a core selected after a ring no longer marks the ring.
   card_->grid()->setSelectedCore(sel.kind == Selection::Kind::Core ? sel.id : -1);
+  cluster_->setSelectedLink(sel.kind == Selection::Kind::Link ? sel.id : -1);
   card_->rings()->setSelectedRing(sel.kind == Selection::Kind::Ring ? sel.id : -1);
   card_->stages()->setSelectedStrip(sel.kind == Selection::Kind::Stages ? sel.id : -1);
   if (auto s = shownSnapshot()) inspector_->setHtml(describeSelection(*s, selection_));

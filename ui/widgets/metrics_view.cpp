@@ -43,7 +43,7 @@ MetricsView::MetricsView(QWidget* parent) : QWidget(parent) {
   x_[1]->setTitleVisible(false);
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(0, 0, 0, 0);
-  lay->addWidget(chartColumn({bandwidth, occupancy, cores}, 11));
+  lay->addWidget(chartColumn({bandwidth, occupancy, cores}, 9));
   for (auto& p : points_) p.reserve(4096);
 }
 
