@@ -229,6 +229,9 @@ void AbCompareView::refresh() {
     rc->addSeries(line);
     any = true;
   }
+  // A side ran, yet no ring held a byte: say why the chart is empty rather than show
+  // nothing (the fused operator moves its data through workspace slots, not rings).
+  if (!any && (sides_[0] || sides_[1])) rc->setTitle(tr("No rings in these runs: nothing to plot"));
   if (any) {
     auto* ax = new QValueAxis;
     // One time axis for both sides, to the longer run's end, on round ticks.
