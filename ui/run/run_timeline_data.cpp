@@ -48,6 +48,11 @@ RunTimelineData summarizeRun(const QString& name, const Observer& obs, Time end,
       if (!wait[r].empty())
         lane.waiting[i] = static_cast<float>(std::min(1.0 - lane.working[i], wait[r][i] / n));
     }
+    // A role busy (working or waiting) under 2% of its cores' time is left out: its lane
+    // reads as empty and costs the stack a row a projector cannot spare.
+    double busy = 0;
+    for (std::size_t i = 0; i < lane.working.size(); ++i) busy += lane.working[i] + lane.waiting[i];
+    if (busy < 0.02 * d.buckets) continue;
     d.roles.push_back(std::move(lane));
   }
   return d;

@@ -30,7 +30,7 @@ struct RunTimelineData {
     std::vector<float> working;  // per bucket: share of the role's cores at work, 0..1
     std::vector<float> waiting;  // per bucket: share blocked (ring space, data, barrier)
   };
-  std::vector<RoleLane> roles;  // in role order
+  std::vector<RoleLane> roles;  // in role order; roles busy under 2% of the run left out
   int buckets = 0;              // each bucket covers end / buckets
   // The bounded activity log dropped its oldest intervals: the early lanes are incomplete.
   bool truncated = false;

@@ -69,14 +69,14 @@ AbCompareView::AbCompareView(QWidget* parent) : QWidget(parent) {
   charts->addWidget(rings_, 1);
   // Charts keep the height their labels need (Qt Charts elides them to "..." otherwise, as at
   // presenter scale); the table and the charts scroll together when the window is shorter.
-  chartRow->setMinimumHeight(16 * chartRow->fontMetrics().height());
+  chartRow->setMinimumHeight(13 * chartRow->fontMetrics().height());
   table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(top);
   timelines_ = new SharedTimelines;
-  lay->addWidget(chartColumn({table_, timelines_, chartRow}, 0), 1);
+  lay->addWidget(chartColumn({timelines_, chartRow, table_}, 0), 1);
   connect(pin_, &QPushButton::clicked, this, [this] { emit runRequested(0); });
   connect(runB_, &QPushButton::clicked, this, [this] { emit runRequested(1); });
   refresh();

@@ -46,9 +46,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* top = new QHBoxLayout;
   top->addWidget(run_);
   top->addWidget(verdict_, 1);
-  // Table above chart, each the full width (side by side, the chart's stage names and the
-  // table's 16-digit digests did not both fit a presenter-scaled window); the pair scrolls
-  // when the window is too short for both.
+  // Timelines, chart and table one under the other, each the full width (side by side, the
+  // chart's stage names and the table's 16-digit digests did not both fit a presenter-scaled
+  // window; nor did a chart beside the timelines). The pictures come first, so at 1920x1080
+  // the timelines are on screen; chart and figures scroll into view below them.
   table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
@@ -66,9 +67,9 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   whyBox->hide();
   whyBox_ = whyBox;
   timelines_ = new SharedTimelines;
-  QScrollArea* body = chartColumn({table_, timelines_, chart_, whyBox}, 0);
+  QScrollArea* body = chartColumn({timelines_, chart_, table_, whyBox}, 0);
   body_ = body;
-  chart_->setMinimumHeight(16 * chart_->fontMetrics().height());
+  chart_->setMinimumHeight(14 * chart_->fontMetrics().height());
   staleLabel_ = new QLabel(
       tr("Stale: these figures are for the previous scenario. Press the button to compare the "
          "current one."));

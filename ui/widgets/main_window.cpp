@@ -35,6 +35,7 @@
 #include "ui/widgets/cluster_widget.h"
 #include "ui/widgets/compare_view.h"
 #include "ui/widgets/core_grid_widget.h"
+#include "ui/widgets/design_choices.h"
 #include "ui/widgets/experts_view.h"
 #include "ui/widgets/frame_log.h"
 #include "ui/widgets/lesson_panel.h"
@@ -557,21 +558,7 @@ void MainWindow::exportPng() {
 
 void MainWindow::setDesignChoices(WorkloadKind kind) {
   designsFor_ = kind;
-  QSignalBlocker block(impl_);
-  impl_->clear();
-  // The workload's designs from the registry, the one the product is about first; the
-  // design covers dispatch and combine both, so its name stays true during the combine.
-  std::vector<Design> designs = designsOf(kind);
-  std::stable_partition(designs.begin(), designs.end(),
-                        [&](Design d) { return d == defaultDesign(kind); });
-  QString tip = tr("Which design the live run uses (Compare runs them all):");
-  for (Design d : designs) {
-    const DesignEntry& e = designEntry(d);
-    impl_->addItem(QString::fromStdString(std::string(e.name)), static_cast<int>(d));
-    tip += QStringLiteral("\n") + QString::fromStdString(std::string(e.name)) + ": " +
-           QString::fromStdString(std::string(e.description));
-  }
-  impl_->setToolTip(tip);
+  fillDesignChoices(impl_, kind);
 }
 
 void MainWindow::loadScenario(const Scenario& sc, Fault fault) {

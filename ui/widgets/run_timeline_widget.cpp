@@ -149,7 +149,7 @@ bool RunTimelineWidget::event(QEvent* e) {
     const Time t = static_cast<Time>(axis().t(he->pos().x()));
     QString tip = tr("%1 took %2. All timelines here share one time axis: equal times sit at "
                      "the same x. Lane height: share of the role's cores working (dark) and "
-                     "waiting (pale).")
+                     "waiting (pale); roles busy under 2% of the run have no lane.")
                       .arg(data_.name, timeText(data_.end));
     if (data_.truncated) tip += tr(" The bounded activity log kept only the later activity.");
     for (const auto& s : data_.stages)
