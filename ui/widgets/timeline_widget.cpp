@@ -385,24 +385,38 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   }
   const QFontMetrics fm(p.font());
   const auto& marks = snap_->stageMarks;
-  // Stage names are written whole, never shortened: each on the first of the two rows
-  // where it does not run into the name before it; a name with room on neither row is left
-  // out (zoom in to read it, or hover for the lane's tooltip).
-  double rowEnd[kStageRows];
-  std::fill(std::begin(rowEnd), std::end(rowEnd), -1e9);
+  // Stage names are written whole, never shortened, at their stage's start: the longest
+  // stages first, each on the first of the two rows where it overlaps no name placed
+  // before; a name with room on neither row is left out (zoom in to read it). Longest
+  // first, so a short stage's name never takes the row a long stage needs.
+  std::vector<std::size_t> order;
   for (std::size_t i = 0; i < marks.size(); ++i) {
     const double x = axis_.x(static_cast<double>(marks[i].start));
     if (x < axis_.left || x > right) continue;
     p.setPen(QPen(QColor(0x70, 0x70, 0x70), 1, Qt::DotLine));
     p.drawLine(QPointF(x, kAxisH), QPointF(x, height()));
+    order.push_back(i);
+  }
+  auto length = [&](std::size_t i) {
+    return (marks[i].end >= 0 ? marks[i].end : snap_->now) - marks[i].start;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return length(a) > length(b); });
+  std::vector<std::pair<double, double>> taken[kStageRows];  // [x0, x1) per row
+  const double gap = fm.horizontalAdvance(' ');
+  for (std::size_t i : order) {
     const QString name = QString::fromStdString(marks[i].name);
-    const double end = x + 3 + fm.horizontalAdvance(name);
-    if (end > right) continue;
+    const double x0 = axis_.x(static_cast<double>(marks[i].start)) + 3;
+    const double x1 = x0 + fm.horizontalAdvance(name);
+    if (x1 > right) continue;
     for (int r = 0; r < kStageRows; ++r) {
-      if (x + 3 < rowEnd[r] + fm.horizontalAdvance(' ')) continue;
+      const bool clear = std::none_of(taken[r].begin(), taken[r].end(), [&](const auto& t) {
+        return x0 < t.second + gap && t.first < x1 + gap;
+      });
+      if (!clear) continue;
       p.setPen(palette().text().color());
-      p.drawText(QPointF(x + 3, kAxisH + r * textRow(fm) + fm.ascent() + 1), name);
-      rowEnd[r] = end;
+      p.drawText(QPointF(x0, kAxisH + r * textRow(fm) + fm.ascent() + 1), name);
+      taken[r].emplace_back(x0, x1);
       break;
     }
   }
