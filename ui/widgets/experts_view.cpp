@@ -133,7 +133,7 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   head->addWidget(summary_, 1);
   head->addWidget(redundant_);
   head->addWidget(rebalance_);
-  QWidget* charts = chartColumn({experts_, instances_, ranks_}, 8);
+  QWidget* charts = chartColumn({experts_, instances_, ranks_}, 7);
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(charts);
   split->addWidget(table_);
