@@ -62,8 +62,13 @@ struct Options {
       "autoplay", "Press Run at start-up and quit when the run ends (for --frame-log)."};
   QCommandLineOption failOnElided{
       "fail-on-elided",
-      "With --screenshot: exit with code 3 if any label, button, tab or chart text is "
-      "clipped or elided (listed on stderr)."};
+      "With --screenshot (and --lesson): exit with code 3 if any label, button, tab, combo "
+      "box, chart or painted text is clipped or elided, or toolbar texts run together "
+      "(listed on stderr)."};
+  QCommandLineOption size{"size",
+                          "With --screenshot: the picture size WxH in screen pixels (default "
+                          "1920x1080 with --presenter, the projector; else 1400x900).",
+                          "WxH"};
 };
 
 void describe(QCommandLineParser& cli, Options& o) {
@@ -75,6 +80,7 @@ void describe(QCommandLineParser& cli, Options& o) {
   cli.addOption(o.presenter);
   cli.addOption(o.scale);
   cli.addOption(o.failOnElided);
+  cli.addOption(o.size);
   cli.addOption(o.lesson);
   cli.addOption(o.record);
   cli.addOption(o.speed);
@@ -209,15 +215,27 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--lesson: needs --screenshot DIR (or pick the lesson in the app)\n");
     return 2;
   }
-  if (cli.isSet(o.lesson))
-    return moe::ui::writeLessonScreenshots(w, cli.value(shot), cli.value(o.lesson));
-  if (cli.isSet(shot)) {
-    // Presenter screenshots are of a 1920x1080 projector; the window is in scaled pixels.
-    const double s = presenter ? scale : 1.0;
-    const QSize size = presenter ? QSize(static_cast<int>(1920 / s), static_cast<int>(1080 / s))
-                                 : QSize(1400, 900);
-    return moe::ui::writeScreenshots(w, cli.value(shot), size, cli.isSet(o.failOnElided));
+  // Presenter screenshots are of a 1920x1080 projector unless --size says otherwise; the
+  // window is in scaled pixels.
+  QSize pixels = presenter ? QSize(1920, 1080) : QSize(1400, 900);
+  if (cli.isSet(o.size)) {
+    const QStringList wh = cli.value(o.size).split('x');
+    bool okW = false, okH = false;
+    if (wh.size() == 2) pixels = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+    if (!okW || !okH || pixels.width() < 640 || pixels.height() < 480 || pixels.width() > 7680 ||
+        pixels.height() > 4320) {
+      std::fprintf(stderr, "--size: must be WxH in pixels, 640x480 to 7680x4320, got %s\n",
+                   qPrintable(cli.value(o.size)));
+      return 2;
+    }
   }
+  const double s = presenter ? scale : 1.0;
+  const QSize size(static_cast<int>(pixels.width() / s), static_cast<int>(pixels.height() / s));
+  if (cli.isSet(o.lesson))
+    return moe::ui::writeLessonScreenshots(w, cli.value(shot), cli.value(o.lesson), size,
+                                           cli.isSet(o.failOnElided));
+  if (cli.isSet(shot))
+    return moe::ui::writeScreenshots(w, cli.value(shot), size, cli.isSet(o.failOnElided));
   if (cli.isSet(o.frameLog) && !w.setFrameLog(cli.value(o.frameLog))) {
     std::fprintf(stderr, "--frame-log: cannot write %s\n", qPrintable(cli.value(o.frameLog)));
     return 2;

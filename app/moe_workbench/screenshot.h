@@ -18,6 +18,8 @@ int writeScreenshots(MainWindow& w, const QString& dir, QSize size = QSize(1400,
 // expectation with its measured value and whether it held). Exit code 2 when a named lesson
 // does not exist or a lesson file is malformed (its error, naming lesson, step and field, on
 // stderr; the others are written); 4 when some step's expectation did not hold (each on
-// stderr).
-int writeLessonScreenshots(MainWindow& w, const QString& dir, const QString& which);
+// stderr); with failOnElided, 3 when some step's picture has clipped or elided text (each on
+// stderr) and no expectation failed. `size` as for writeScreenshots.
+int writeLessonScreenshots(MainWindow& w, const QString& dir, const QString& which,
+                           QSize size = QSize(1400, 900), bool failOnElided = false);
 }  // namespace moe::ui

@@ -52,10 +52,12 @@ bool runToEndVerified(MainWindow& w) {
   return QTest::qWaitFor([&] { return w.verification().done; }, 120000);
 }
 
+// Pixels of colour `c` as 8-bit RGB (a shade from QColor::darker keeps 16-bit channels that
+// an image pixel never equals as a QColor).
 int countColour(const QImage& img, const QColor& c) {
   int n = 0;
   for (int y = 0; y < img.height(); ++y)
-    for (int x = 0; x < img.width(); ++x) n += img.pixelColor(x, y) == c;
+    for (int x = 0; x < img.width(); ++x) n += img.pixel(x, y) == c.rgba();
   return n;
 }
 // A workspace-stages strip of `count` free, never-used slots.

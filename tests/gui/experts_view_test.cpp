@@ -86,7 +86,7 @@ class ExpertsViewTest : public QObject {
     wdg.setLoad(L, colors);
     const QImage img = wdg.grab().toImage();
     // Sample the middle of instance 0's and instance 2's bars: the same replicated colour.
-    const QRectF r(48, 26, 400 - 58, 200 - 64);
+    const QRectF r = wdg.plotRect();
     const double w = r.width() / 4;
     const int y = static_cast<int>(r.bottom() - 5);
     const QColor a = img.pixelColor(static_cast<int>(r.left() + 0.5 * w), y);

@@ -1,5 +1,6 @@
 // `moe-workbench --screenshot DIR` writes nine distinct, non-trivial PNGs (the seven
-// views, A/B and Sweep); in presenter mode at 1920x1080 none of them has an elided label;
+// views, A/B and Sweep); in presenter mode they are exactly 1920x1080 and none has an
+// elided label; a --size that is not WxH is refused;
 // `--lesson all` writes one distinct image per step of every shipped lesson.
 
 #include <QCryptographicHash>
@@ -78,6 +79,18 @@ class ScreenshotTest : public QObject {
     QVERIFY2(error.isEmpty(), qPrintable(error));
     const QString bad = distinctAndNonTrivial(viewFiles(dir.path()), QSize(1920, 1080));
     QVERIFY2(bad.isEmpty(), qPrintable(bad));
+    // Exactly the projector: a window whose views need more grows past it (it was 1131 high).
+    for (const QString& f : viewFiles(dir.path())) QCOMPARE(QImage(f).size(), QSize(1920, 1080));
+  }
+
+  void sizeMustBeWidthByHeight() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QProcess p;
+    p.start(MOE_WORKBENCH_PATH, {"--screenshot", dir.path(), "--size", "1920by1080"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY(p.readAllStandardError().contains("--size: must be WxH"));
   }
 
   void everyLessonStepGetsItsOwnImage() {

@@ -45,6 +45,10 @@ void AbRunner::run(const Scenario& sc, int design, int side) {
     for (const OccupancyPoint& p : ringOccupancyOverTime(emu.observer(), 400))
       r.ringOccupancy.emplace_back(toMicroseconds(p.time), static_cast<double>(p.bytes) / 1024);
     r.digest = QString::fromStdString(formatDigest(res.digest));
+    r.timeline = summarizeRun(
+        QString("%1: %2").arg(side == 0 ? "A" : "B",
+                              QString::fromStdString(std::string(designName(r.design)))),
+        emu.observer(), res.end);
     if (!r.finished) r.error = QObject::tr("the run deadlocked");
   } catch (const InputError& e) {
     r.error = QString::fromStdString(e.what());

@@ -13,6 +13,7 @@
 
 #include "core/run/design.h"
 #include "core/scenario/scenario.h"
+#include "ui/run/run_timeline_data.h"
 #include "ui/run/scenario_metatype.h"
 
 namespace moe::ui {
@@ -27,7 +28,8 @@ struct AbSide {
   std::vector<double> stageUs;
   std::vector<QPointF> ringOccupancy;  // (us, KiB held in all rings)
   QString digest;
-  bool finished = false;  // false: deadlocked
+  RunTimelineData timeline;  // the run on a timeline (A/B draws both on one time axis)
+  bool finished = false;     // false: deadlocked
 };
 
 class AbRunner : public QObject {

@@ -47,6 +47,11 @@ CompareResult compareA2aMatmul(const ResolvedScenario& rs) {
     for (std::size_t f = 0; f < vals.size(); ++f) r.figures[f].push_back(vals[f]);
     r.stageUs.push_back({phase(StageId::AllToAll), phase(StageId::Matmul),
                          phase(StageId::ReduceScatter), phase(StageId::A2aMatmulRs)});
+    const auto& kernel = pipelined ? rep.pipelinedRun : rep.sequentialRun;
+    if (kernel)
+      r.timelines.push_back(
+          summarizeRun(pipelined ? QStringLiteral("pipelined") : QStringLiteral("sequential"),
+                       kernel->emulation().observer(), k->end));
   }
   r.verdict =
       rep.ok()
@@ -109,6 +114,9 @@ void CompareRunner::run(const Scenario& input) {
                                      : tr("FAIL"),
           QString::fromStdString(formatDigest(run.digest))};
       for (std::size_t f = 0; f < vals.size(); ++f) r.figures[f].push_back(vals[f]);
+      if (i < rep.runs.size() && rep.runs[i])
+        r.timelines.push_back(summarizeRun(QString::fromStdString(run.design),
+                                           rep.runs[i]->emulation().observer(), run.end));
       if (i < rep.why.size())
         for (const CriticalPathAttribution& a : rep.why[i])
           if (a.stage == StageId::Dispatch || a.stage == StageId::Combine)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/scenario/scenario.h"
+#include "ui/run/run_timeline_data.h"
 #include "ui/run/scenario_metatype.h"
 
 namespace moe::ui {
@@ -29,6 +30,8 @@ struct CompareResult {
   // Per design, what made up its dispatch's and its combine's time, from their critical
   // paths (core/observe/critical_path.h), one line each: "streaming combine 0.5 ms: ...".
   QStringList why;
+  // Per design, its run as a timeline (drawn on one time axis with the others).
+  std::vector<RunTimelineData> timelines;
 };
 
 class CompareRunner : public QObject {

@@ -2,6 +2,7 @@
 
 #include "ui/models/scenario_diff.h"
 #include "ui/widgets/chart_column.h"
+#include "ui/widgets/shared_timelines.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -68,13 +69,14 @@ AbCompareView::AbCompareView(QWidget* parent) : QWidget(parent) {
   charts->addWidget(rings_, 1);
   // Charts keep the height their labels need (Qt Charts elides them to "..." otherwise, as at
   // presenter scale); the table and the charts scroll together when the window is shorter.
-  chartRow->setMinimumHeight(16 * chartRow->fontMetrics().height());
+  chartRow->setMinimumHeight(13 * chartRow->fontMetrics().height());
   table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(top);
-  lay->addWidget(chartColumn({table_, chartRow}, 0), 1);
+  timelines_ = new SharedTimelines;
+  lay->addWidget(chartColumn({timelines_, chartRow, table_}, 0), 1);
   connect(pin_, &QPushButton::clicked, this, [this] { emit runRequested(0); });
   connect(runB_, &QPushButton::clicked, this, [this] { emit runRequested(1); });
   refresh();
@@ -197,6 +199,7 @@ void AbCompareView::refresh() {
     auto* values = new QValueAxis;
     values->setRange(0, hi * 1.1);
     values->setTickCount(4);
+    values->applyNiceNumbers();  // round ticks
     values->setLabelFormat("%.0f");
     sc->addAxis(cats, Qt::AlignLeft);
     sc->addAxis(values, Qt::AlignBottom);
@@ -226,13 +229,19 @@ void AbCompareView::refresh() {
     rc->addSeries(line);
     any = true;
   }
+  // A side ran, yet no ring held a byte: say why the chart is empty rather than show
+  // nothing (the fused operator moves its data through workspace slots, not rings).
+  if (!any && (sides_[0] || sides_[1])) rc->setTitle(tr("No rings in these runs: nothing to plot"));
   if (any) {
     auto* ax = new QValueAxis;
+    // One time axis for both sides, to the longer run's end, on round ticks.
     ax->setRange(0, tMax);
     ax->setTickCount(5);
+    ax->applyNiceNumbers();
     ax->setLabelFormat("%.0f");
     auto* ay = new QValueAxis;
     ay->setRange(0, kMax * 1.1);
+    ay->applyNiceNumbers();
     ay->setLabelFormat("%.0f");
     rc->addAxis(ax, Qt::AlignBottom);
     rc->addAxis(ay, Qt::AlignLeft);
@@ -241,6 +250,16 @@ void AbCompareView::refresh() {
       s->attachAxis(ay);
     }
   }
+
+  // Both runs as timelines on one time axis, so the longer one is drawn longer.
+  std::vector<RunTimelineData> runs;
+  for (int s = 0; s < 2; ++s) {
+    if (!sides_[s] || !sides_[s]->error.isEmpty()) continue;
+    RunTimelineData d = sides_[s]->timeline;
+    if (isStale(s)) d.name += tr(" (stale)");
+    runs.push_back(std::move(d));
+  }
+  timelines_->setRuns(runs);
 }
 
 }  // namespace moe::ui

@@ -22,6 +22,8 @@ class QTableWidget;
 
 namespace moe::ui {
 
+class SharedTimelines;
+
 class AbCompareView : public QWidget {
   Q_OBJECT
  public:
@@ -39,6 +41,8 @@ class AbCompareView : public QWidget {
   QTableWidget* table() const { return table_; }
   QChartView* stageChart() const { return stages_; }
   QChartView* ringChart() const { return rings_; }
+  // A's and B's runs as timelines on one time axis.
+  SharedTimelines* timelines() const { return timelines_; }
   QLabel* sideLabel(int side) const { return label_[side]; }
 
  signals:
@@ -58,6 +62,7 @@ class AbCompareView : public QWidget {
   QTableWidget* table_;
   QChartView* stages_;
   QChartView* rings_;
+  SharedTimelines* timelines_;
 };
 
 }  // namespace moe::ui

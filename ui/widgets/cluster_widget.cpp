@@ -40,11 +40,17 @@ void ClusterWidget::setSelectedCard(int card) {
   update();
 }
 
+void ClusterWidget::setSelectedLink(int link) {
+  selectedLink_ = link;
+  update();
+}
+
 QString ClusterWidget::headerText() const {
   if (!snap_) return {};
-  return tr("%1 servers x %2 cards at %3 — link colour = current load (grey idle, green "
+  return tr("%1 %2 x %3 cards at %4 — link colour = current load (grey idle, green "
             "light, red saturated); click a card to open it")
       .arg(snap_->servers)
+      .arg(snap_->servers == 1 ? tr("server") : tr("servers"))
       .arg(snap_->cardsPerServer)
       .arg(timeText(snap_->now));
 }
@@ -191,6 +197,17 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
       p.setPen(QPen(loadColor(nicLoad[c.id]), 1.0 + 4.0 * nicLoad[c.id], Qt::DashLine));
       p.drawLine(cardCentre(c.id), fabricPoint(c.id));
     }
+  // The selected link over the others: a black outline around its load colour, thicker,
+  // so it stands out among a server's chords.
+  if (selectedLink_ >= 0 && selectedLink_ < static_cast<int>(snap_->links.size())) {
+    const LinkSnap& l = snap_->links[static_cast<std::size_t>(selectedLink_)];
+    const QPointF a = cardCentre(l.srcCard), b = linkEnd(l);
+    const double w = 1.0 + 4.0 * l.load();
+    p.setPen(QPen(Qt::black, w + 6, Qt::SolidLine, Qt::RoundCap));
+    p.drawLine(a, b);
+    p.setPen(QPen(loadColor(l.load()), w + 2, Qt::SolidLine, Qt::RoundCap));
+    p.drawLine(a, b);
+  }
   // The fabric after its lines, which end on its top edge: its name stays readable.
   p.setBrush(QColor(0xe8, 0xee, 0xf6));
   p.setPen(QPen(QColor(0x70, 0x80, 0xa0), 1));
@@ -235,7 +252,10 @@ void ClusterWidget::mousePressEvent(QMouseEvent* e) {
     return;
   }
   const int link = linkAt(e->pos());
-  if (link >= 0) emit selected(Selection{Selection::Kind::Link, link});
+  if (link >= 0) {
+    setSelectedLink(link);
+    emit selected(Selection{Selection::Kind::Link, link});
+  }
 }
 
 bool ClusterWidget::event(QEvent* e) {

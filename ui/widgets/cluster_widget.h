@@ -19,9 +19,14 @@ class ClusterWidget : public QWidget {
   explicit ClusterWidget(QWidget* parent = nullptr);
   void setSnapshot(std::shared_ptr<const Snapshot> s);
   void setSelectedCard(int card);
+  // The link (index into Snapshot::links) drawn outlined and thicker; -1 for none.
+  void setSelectedLink(int link);
+  int selectedLink() const { return selectedLink_; }
   QSize sizeHint() const override { return {800, 480}; }
   // Centre of a card's tile in widget coordinates (for tests and hit testing).
   QPointF cardCentre(int card) const;
+  // The line above the servers: "2 servers x 8 cards at ...".
+  QString headerText() const;
 
  signals:
   void cardClicked(int card);
@@ -33,7 +38,6 @@ class ClusterWidget : public QWidget {
   bool event(QEvent* e) override;
 
  private:
-  QString headerText() const;
   int headerHeight() const;
   QRectF serverRect(int server) const;
   QRectF fabricRect() const;
@@ -48,6 +52,7 @@ class ClusterWidget : public QWidget {
 
   std::shared_ptr<const Snapshot> snap_;
   int selected_ = -1;
+  int selectedLink_ = -1;
   // The header's wrapped height for the text, width and font it was measured with.
   struct HeaderLayout {
     QString text;

@@ -4,6 +4,7 @@
 #include <QScrollBar>
 
 #include "ui/widgets/chart_column.h"
+#include "ui/widgets/shared_timelines.h"
 
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -45,9 +46,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* top = new QHBoxLayout;
   top->addWidget(run_);
   top->addWidget(verdict_, 1);
-  // Table above chart, each the full width (side by side, the chart's stage names and the
-  // table's 16-digit digests did not both fit a presenter-scaled window); the pair scrolls
-  // when the window is too short for both.
+  // Timelines, chart and table one under the other, each the full width (side by side, the
+  // chart's stage names and the table's 16-digit digests did not both fit a presenter-scaled
+  // window; nor did a chart beside the timelines). The pictures come first, so at 1920x1080
+  // the timelines are on screen; chart and figures scroll into view below them.
   table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
@@ -64,9 +66,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   whyLayout->addWidget(why_);
   whyBox->hide();
   whyBox_ = whyBox;
-  QScrollArea* body = chartColumn({table_, chart_, whyBox}, 0);
+  timelines_ = new SharedTimelines;
+  QScrollArea* body = chartColumn({timelines_, chart_, table_, whyBox}, 0);
   body_ = body;
-  chart_->setMinimumHeight(16 * chart_->fontMetrics().height());
+  chart_->setMinimumHeight(14 * chart_->fontMetrics().height());
   staleLabel_ = new QLabel(
       tr("Stale: these figures are for the previous scenario. Press the button to compare the "
          "current one."));
@@ -93,6 +96,7 @@ void CompareView::setWorkload(WorkloadKind kind) {
   verdict_->setText(tr("Not run yet."));
   why_->clear();
   whyBox_->hide();
+  timelines_->setRuns({});
   hasResult_ = false;
   setStale(false);
   run_->setEnabled(true);
@@ -116,6 +120,7 @@ void CompareView::setStale(bool stale) {
   staleLabel_->setVisible(stale_);
   table_->setEnabled(!stale_);
   chart_->setEnabled(!stale_);
+  timelines_->setEnabled(!stale_);
   chart_->chart()->setOpacity(stale_ ? 0.35 : 1.0);
 }
 
@@ -140,6 +145,7 @@ void CompareView::setResult(const CompareResult& r) {
   model_->setResult(r);
   why_->setText(r.why.join("\n\n"));
   whyBox_->setVisible(!r.why.isEmpty());
+  timelines_->setRuns(r.timelines);
   QChart* chart = chart_->chart();
   chart->removeAllSeries();
   for (QAbstractAxis* a : chart->axes()) {

@@ -22,6 +22,8 @@ class QTableView;
 
 namespace moe::ui {
 
+class SharedTimelines;
+
 class CompareView : public QWidget {
   Q_OBJECT
  public:
@@ -37,6 +39,8 @@ class CompareView : public QWidget {
   bool isStale() const { return stale_; }
   QString verdictText() const;
   QChartView* chartView() const { return chart_; }
+  // Each design's run as a timeline, all on one time axis.
+  SharedTimelines* timelines() const { return timelines_; }
   // The "Why" panel's text: each design's dispatch and combine critical-path lines.
   QString whyText() const;
   // Scrolls the figures down to the Why panel (the screenshot of it).
@@ -49,6 +53,7 @@ class CompareView : public QWidget {
   CompareTableModel* model_;
   QTableView* table_;
   QChartView* chart_;
+  SharedTimelines* timelines_;
   QLabel* verdict_;
   QPushButton* run_;
   QLabel* why_;

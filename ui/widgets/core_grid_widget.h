@@ -35,6 +35,9 @@ class CoreGridWidget : public QWidget {
   };
   void layoutCells();
   int coreAt(const QPoint& p) const;
+  // Paints the legend from `top` (only measures without a painter); returns its bottom.
+  int paintLegend(class QPainter* p, int top) const;
+  int legendHeight() const;
 
   std::shared_ptr<const Snapshot> snap_;
   int card_ = 0;

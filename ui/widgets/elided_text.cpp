@@ -1,18 +1,24 @@
 #include "ui/widgets/elided_text.h"
 
 #include <QAbstractButton>
+#include <QComboBox>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
 #include <QHeaderView>
 #include <QLabel>
 #include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QTabBar>
 #include <QTableView>
 #include <QTextDocument>
+#include <QToolBar>
 #include <QToolButton>
 #include <QtCharts/QChartView>
+#include <algorithm>
+#include <vector>
 
+#include "ui/widgets/painted_text.h"
 #include "ui/widgets/qt_charts.h"
 
 MOE_CHARTS_USE_NAMESPACE
@@ -29,20 +35,91 @@ QString who(const QWidget* w) {
 bool elided(const QString& s) {
   return s.endsWith("...") || s.endsWith(QChar(0x2026));
 }
+
+// The x where a plain one-line label's last glyph ends (left-aligned, as the toolbar's
+// are): trailing spaces are part of the gap, not of the text.
+int labelTextEnd(const QLabel* l) {
+  QString text = l->text();
+  while (!text.isEmpty() && text.back().isSpace()) text.chop(1);
+  return l->x() + l->contentsRect().left() + l->margin() + std::max(0, l->indent()) +
+         l->fontMetrics().horizontalAdvance(text);
+}
+
+// Toolbar texts closer than a space to the next widget read as one word.
+void checkToolBar(const QToolBar* bar, QStringList& out) {
+  std::vector<QWidget*> items;
+  for (QAction* a : bar->actions())
+    if (QWidget* w = bar->widgetForAction(a); w && w->isVisible()) items.push_back(w);
+  std::sort(items.begin(), items.end(), [](QWidget* a, QWidget* b) { return a->x() < b->x(); });
+  for (std::size_t i = 0; i + 1 < items.size(); ++i) {
+    auto* l = qobject_cast<QLabel*>(items[i]);
+    if (!l || l->text().trimmed().isEmpty() || Qt::mightBeRichText(l->text()) ||
+        (l->alignment() & Qt::AlignHorizontal_Mask & ~Qt::AlignLeft))
+      continue;
+    // To where the next item's text starts (a label's margin and indent are empty space).
+    auto* nl = qobject_cast<QLabel*>(items[i + 1]);
+    const int nextStart =
+        nl ? nl->x() + nl->contentsRect().left() + nl->margin() + std::max(0, nl->indent())
+           : items[i + 1]->x();
+    const int gap = nextStart - labelTextEnd(l);
+    const QString next = nl ? nl->text() : "";
+    if (gap < l->fontMetrics().horizontalAdvance(' '))
+      out << QString("%1: \"%2\" runs into the next item%3 (gap %4 px)")
+                 .arg(who(l), l->text(), next.isEmpty() ? "" : " \"" + next + "\"")
+                 .arg(gap);
+  }
+}
 }  // namespace
 
 QStringList elidedTexts(QWidget* root) {
   QStringList out;
   for (QWidget* w : root->findChildren<QWidget*>()) {
     if (!w->isVisible()) continue;
+    for (const QString& clip : paintedTextClips(w)) out << QString("%1: %2").arg(who(w), clip);
+    if (auto* bar = qobject_cast<QToolBar*>(w)) checkToolBar(bar, out);
+    if (auto* c = qobject_cast<QComboBox*>(w)) {
+      // The shown item must fit the box left of the arrow; an editable one scrolls.
+      if (c->isEditable() || c->currentText().isEmpty()) continue;
+      QStyleOptionComboBox opt;
+      opt.initFrom(c);
+      opt.editable = false;
+      opt.frame = c->hasFrame();
+      const QRect field =
+          c->style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, c);
+      const int need = c->fontMetrics().horizontalAdvance(c->currentText());
+      if (need > field.width())
+        out << QString("%1: \"%2\" needs %3 px, has %4")
+                   .arg(who(c), c->currentText())
+                   .arg(need)
+                   .arg(field.width());
+      continue;
+    }
     if (auto* l = qobject_cast<QLabel*>(w)) {
-      // Rich text and wrapped labels lay out over several lines; a plain one-line label
-      // must fit its width.
-      if (l->text().isEmpty() || l->wordWrap() || Qt::mightBeRichText(l->text())) continue;
+      if (l->text().isEmpty()) continue;
+      // A wrapped label must be as tall as its lines at its width (a narration cut after
+      // three lines).
+      if (l->wordWrap()) {
+        const int need = l->heightForWidth(l->width());
+        if (need > l->height())
+          out << QString("%1: \"%2\" needs %3 px high, has %4")
+                     .arg(who(l), l->text().left(60))
+                     .arg(need)
+                     .arg(l->height());
+        continue;
+      }
+      // Rich text lays out over several lines; a plain one-line label must fit its width.
+      if (Qt::mightBeRichText(l->text())) continue;
       const int need = l->fontMetrics().horizontalAdvance(l->text());
       const int room = l->contentsRect().width() - 2 * l->margin() - 2 * l->indent();
       if (need > room)
         out << QString("%1: \"%2\" needs %3 px, has %4").arg(who(l), l->text()).arg(need).arg(room);
+      // A label shorter than a line cuts the descenders (g, p, y) off.
+      const int high = l->contentsRect().height() - 2 * l->margin();
+      if (high < l->fontMetrics().height())
+        out << QString("%1: \"%2\" needs %3 px high, has %4")
+                   .arg(who(l), l->text())
+                   .arg(l->fontMetrics().height())
+                   .arg(high);
     } else if (auto* b = qobject_cast<QAbstractButton*>(w)) {
       if (b->text().isEmpty()) continue;
       // A tool button drawn as an icon only shows no text to clip.

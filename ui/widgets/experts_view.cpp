@@ -65,12 +65,16 @@ void fill(QChartView* view, const QString& title, const QStringList& names,
   // Category labels must be unique, so every bar keeps its number; long axes turn them.
   for (std::size_t i = 0; i < n; ++i) cats << QString::number(i);
   x->append(cats);
-  // Past 32 bars the numbers no longer fit; the axis names the range and tooltips the rest.
-  // Two-digit numbers under 16 narrow bars were elided at 1400x900: ten is the most that fit.
+  // Past ten bars the numbers no longer fit (two-digit numbers under 16 narrow bars were
+  // elided at 1400x900); tooltips name each bar, the experts' title their range. An axis
+  // title would cost the short chart a row, and came out as "..." at 1920x1080.
   x->setLabelsVisible(n <= 10);
-  if (n > 10) x->setTitleText(QString("0 … %1").arg(n - 1));
   auto* y = new QValueAxis;
   y->setRange(0, top * 1.1);
+  // Three round values: the three charts share the view's height at 1920x1080, where five
+  // ticks of the short axis came out as "...".
+  y->setTickCount(3);
+  y->applyNiceNumbers();
   // No y title: the charts are short, a vertical "token slots" did not fit; the chart
   // titles say what is counted.
   y->setLabelFormat("%.0f");
@@ -129,7 +133,7 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   head->addWidget(summary_, 1);
   head->addWidget(redundant_);
   head->addWidget(rebalance_);
-  QWidget* charts = chartColumn({experts_, instances_, ranks_}, 10);
+  QWidget* charts = chartColumn({experts_, instances_, ranks_}, 7);
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(charts);
   split->addWidget(table_);
@@ -214,7 +218,10 @@ void ExpertsView::setLoad(const ExpertLoad& L) {
   model_->setLoad(L);
   const QList<QColor> one{QColor(0x4e, 0x9a, 0xf1)};
   const QList<QColor> two{QColor(0xb0, 0xb0, 0xb0), QColor(0x3c, 0xa0, 0x6a)};
-  fill(experts_, tr("Tokens per expert: max/mean %1").arg(imbalance(L.perExpert), 0, 'f', 2),
+  fill(experts_,
+       tr("Tokens per expert 0 … %1: max/mean %2")
+           .arg(std::max<std::size_t>(L.perExpert.size(), 1) - 1)
+           .arg(imbalance(L.perExpert), 0, 'f', 2),
        {tr("routed")}, {L.perExpert}, one);
   instances_->setLoad(L, model_->colors());
   if (compared_) {

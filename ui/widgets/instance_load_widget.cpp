@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/widgets/painted_text.h"
+
 namespace moe::ui {
 
 InstanceLoadWidget::InstanceLoadWidget(QWidget* parent) : QWidget(parent) {
@@ -19,8 +21,15 @@ void InstanceLoadWidget::setLoad(const ExpertLoad& load, const ExpertColors& col
   update();
 }
 
+// Text rows from the font, so the presenter's larger text keeps its descenders.
+int InstanceLoadWidget::lineH() const {
+  return fontMetrics().height() + 2;
+}
+
 QRectF InstanceLoadWidget::plotRect() const {
-  return QRectF(48, 26, width() - 58, height() - 64);
+  const double left = fontMetrics().horizontalAdvance("00000") + 8;
+  const double top = lineH() + 6;
+  return QRectF(left, top, width() - left - 10, height() - top - 2 * lineH() - 4);
 }
 
 int InstanceLoadWidget::instanceAt(QPoint p) const {
@@ -65,6 +74,7 @@ bool InstanceLoadWidget::event(QEvent* e) {
 }
 
 void InstanceLoadWidget::paintEvent(QPaintEvent*) {
+  beginPaintedText(this);
   QPainter p(this);
   p.fillRect(rect(), palette().base());
   p.setRenderHint(QPainter::Antialiasing, false);
@@ -74,8 +84,9 @@ void InstanceLoadWidget::paintEvent(QPaintEvent*) {
   QFont title = font();
   title.setBold(true);
   p.setFont(title);
-  p.drawText(QRectF(0, 2, width(), 20), Qt::AlignHCenter | Qt::AlignVCenter,
-             tr("Tokens per instance (replicas share a colour)"));
+  drawFittedText(p, this, QRectF(0, 2, width(), QFontMetrics(title).height() + 2),
+                 Qt::AlignHCenter | Qt::AlignVCenter,
+                 tr("Tokens per instance (replicas share a colour)"));
   p.setFont(font());
   if (n == 0) {
     p.drawText(r, Qt::AlignCenter, tr("no run loaded"));
@@ -118,13 +129,16 @@ void InstanceLoadWidget::paintEvent(QPaintEvent*) {
   const int every =
       std::max(1, static_cast<int>(std::ceil(fm.horizontalAdvance("r00") * 1.4 / (P * w))));
   for (int k = 0; k < ranks; k += every)
-    p.drawText(QRectF(r.left() + k * P * w, r.bottom() + 2, P * w * every, 16),
-               Qt::AlignLeft | Qt::AlignTop, QString("r%1").arg(k));
-  p.drawText(QRectF(0, r.top() - 8, r.left() - 4, 16), Qt::AlignRight | Qt::AlignVCenter,
-             QString::number(top, 'f', 0));
-  p.drawText(QRectF(0, r.bottom() - 8, r.left() - 4, 16), Qt::AlignRight | Qt::AlignVCenter, "0");
-  p.drawText(QRectF(r.left(), height() - 18, r.width(), 16), Qt::AlignHCenter | Qt::AlignVCenter,
-             tr("tick: load without balancing · grey: single instance"));
+    drawFittedText(p, this, QRectF(r.left() + k * P * w, r.bottom() + 2, P * w * every, lineH()),
+                   Qt::AlignLeft | Qt::AlignTop, QString("r%1").arg(k));
+  const double half = lineH() / 2.0;
+  drawFittedText(p, this, QRectF(0, r.top() - half, r.left() - 4, lineH()),
+                 Qt::AlignRight | Qt::AlignVCenter, QString::number(top, 'f', 0));
+  drawFittedText(p, this, QRectF(0, r.bottom() - half, r.left() - 4, lineH()),
+                 Qt::AlignRight | Qt::AlignVCenter, "0");
+  drawFittedText(p, this, QRectF(0, height() - lineH() - 2, width(), lineH()),
+                 Qt::AlignHCenter | Qt::AlignVCenter,
+                 tr("tick: load without balancing · grey: single instance"));
 }
 
 }  // namespace moe::ui

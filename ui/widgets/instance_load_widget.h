@@ -20,13 +20,15 @@ class InstanceLoadWidget : public QWidget {
   QSize sizeHint() const override { return {640, 220}; }
   // The instance under a widget position, or -1 (tooltips, tests).
   int instanceAt(QPoint p) const;
+  // Where the bars are drawn: margins from the font, so larger text keeps its room.
+  QRectF plotRect() const;
 
  protected:
   void paintEvent(QPaintEvent*) override;
   bool event(QEvent* e) override;
 
  private:
-  QRectF plotRect() const;
+  int lineH() const;
   ExpertLoad load_;
   ExpertColors colors_;
 };

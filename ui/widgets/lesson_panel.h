@@ -8,9 +8,9 @@
 
 #include "ui/models/lesson.h"
 
-class QComboBox;
 class QLabel;
 class QPushButton;
+class QToolButton;
 
 namespace moe::ui {
 
@@ -29,17 +29,27 @@ class LessonPanel : public QWidget {
   void setFilledNarration(const QString& text);
   QPushButton* nextButton() const { return next_; }
   QPushButton* backButton() const { return back_; }
+  // A column beside the views: tall rather than wide.
+  QSize sizeHint() const override { return {340, 480}; }
 
  signals:
   void stepRequested(const moe::ui::Lesson& lesson, int step);
 
  private:
   void refresh();
+  // The narration's minimum height is that of all its lines at the panel's width, so the
+  // dock never cuts the last sentence off.
+  void fitNarration();
 
+ protected:
+  void resizeEvent(QResizeEvent* e) override;
+
+ private:
   std::vector<LessonEntry> lessons_;
   int lesson_ = -1;
   int step_ = 0;
-  QComboBox* picker_;
+  QToolButton* picker_;  // "Lessons": a menu of every lesson
+  QLabel* title_;        // the lesson shown, wrapped to the column
   QLabel* position_;
   QLabel* narration_;
   QPushButton* back_;

@@ -35,6 +35,7 @@
 #include "ui/widgets/cluster_widget.h"
 #include "ui/widgets/compare_view.h"
 #include "ui/widgets/core_grid_widget.h"
+#include "ui/widgets/design_choices.h"
 #include "ui/widgets/experts_view.h"
 #include "ui/widgets/frame_log.h"
 #include "ui/widgets/lesson_panel.h"
@@ -157,7 +158,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   lessonDock_->setWidget(lessons_);
   lessonDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
                            QDockWidget::DockWidgetClosable);
-  addDockWidget(Qt::BottomDockWidgetArea, lessonDock_);
+  // Beside the views, above the Inspector: under them it took a projector's rows from the
+  // views and shrank the Card view's cores to unreadable.
+  addDockWidget(Qt::RightDockWidgetArea, lessonDock_);
+  splitDockWidget(lessonDock_, dock, Qt::Vertical);
   lessonDock_->hide();  // the views get the room until a lesson is chosen (View or Help menu)
   connect(lessons_, &LessonPanel::stepRequested, this, &MainWindow::showLessonStep);
 
@@ -374,6 +378,7 @@ void MainWindow::buildControls() {
   bar->addWidget(speed_);
   impl_ = new QComboBox;
   impl_->setObjectName("design");
+  impl_->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // "pipelined (fused)" whole
   setDesignChoices(WorkloadKind::MoeLayer);
   connect(impl_, qOverload<int>(&QComboBox::currentIndexChanged), this,
           [this] { loadScenario(scenario_); });
@@ -388,10 +393,13 @@ void MainWindow::buildControls() {
   stageLabel_->setToolTip(tr("The pipeline stage running now"));
   timeLabel_->setMinimumWidth(150);
   stageLabel_->setMinimumWidth(200);
+  // A space's margin each side: "(scrubbed)" and "stage:" ran together.
+  for (QLabel* l : {timeLabel_, stageLabel_, verifyLabel_})
+    l->setMargin(fontMetrics().horizontalAdvance(' '));
   bar->addWidget(timeLabel_);
   bar->addWidget(stageLabel_);
-  bar->addWidget(new QLabel("  "));
-  bar->addWidget(verifyLabel_);
+  // The verdict sits in the status bar: on the toolbar row it squeezed the stage at 1920x1080.
+  statusBar()->addWidget(verifyLabel_);
   liveButton_ = new QPushButton;
   liveButton_->setToolTip(
       tr("The cluster and card views show the scrubbed time; click to follow the live run again"));
@@ -550,21 +558,7 @@ void MainWindow::exportPng() {
 
 void MainWindow::setDesignChoices(WorkloadKind kind) {
   designsFor_ = kind;
-  QSignalBlocker block(impl_);
-  impl_->clear();
-  // The workload's designs from the registry, the one the product is about first; the
-  // design covers dispatch and combine both, so its name stays true during the combine.
-  std::vector<Design> designs = designsOf(kind);
-  std::stable_partition(designs.begin(), designs.end(),
-                        [&](Design d) { return d == defaultDesign(kind); });
-  QString tip = tr("Which design the live run uses (Compare runs them all):");
-  for (Design d : designs) {
-    const DesignEntry& e = designEntry(d);
-    impl_->addItem(QString::fromStdString(std::string(e.name)), static_cast<int>(d));
-    tip += QStringLiteral("\n") + QString::fromStdString(std::string(e.name)) + ": " +
-           QString::fromStdString(std::string(e.description));
-  }
-  impl_->setToolTip(tip);
+  fillDesignChoices(impl_, kind);
 }
 
 void MainWindow::loadScenario(const Scenario& sc, Fault fault) {
@@ -706,6 +700,7 @@ void MainWindow::select(const Selection& sel) {
   if (sel.kind == Selection::Kind::Card) card_->showCard(sel.id);
   // One highlight at a time: a core selected after a ring no longer marks the ring.
   card_->grid()->setSelectedCore(sel.kind == Selection::Kind::Core ? sel.id : -1);
+  cluster_->setSelectedLink(sel.kind == Selection::Kind::Link ? sel.id : -1);
   card_->rings()->setSelectedRing(sel.kind == Selection::Kind::Ring ? sel.id : -1);
   card_->stages()->setSelectedStrip(sel.kind == Selection::Kind::Stages ? sel.id : -1);
   if (auto s = shownSnapshot()) inspector_->setHtml(describeSelection(*s, selection_));

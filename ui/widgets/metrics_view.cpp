@@ -43,7 +43,7 @@ MetricsView::MetricsView(QWidget* parent) : QWidget(parent) {
   x_[1]->setTitleVisible(false);
   auto* lay = new QVBoxLayout(this);
   lay->setContentsMargins(0, 0, 0, 0);
-  lay->addWidget(chartColumn({bandwidth, occupancy, cores}, 11));
+  lay->addWidget(chartColumn({bandwidth, occupancy, cores}, 9));
   for (auto& p : points_) p.reserve(4096);
 }
 
@@ -123,7 +123,10 @@ void MetricsView::refresh() {
     x_[c]->setLabelFormat("%g");
   }
   for (int a = 0; a < 4; ++a) {
+    // Three values on a y axis: at 1920x1080 three charts share the view's height, and
+    // six ticks of a short axis came out as "...".
     y_[a]->setRange(0, yMax_[a] * 1.1);
+    y_[a]->setTickCount(3);
     y_[a]->applyNiceNumbers();
     y_[a]->setLabelFormat("%g");
   }

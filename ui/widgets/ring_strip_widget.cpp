@@ -6,21 +6,33 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QScrollArea>
+#include <QStringList>
 #include <QTimer>
 #include <QToolTip>
+#include <algorithm>
 
 #include "ui/models/selection.h"
 #include "ui/style/palette.h"
+#include "ui/widgets/painted_text.h"
 
 namespace moe::ui {
 
 namespace {
 constexpr int kRowH = 34;
-// The key above the rings: two lines of text, wrapped, so it never runs off a narrow view.
-int headerHeight(const QWidget& w) {
-  return 2 * w.fontMetrics().height() + 4;
+// The key above the rings, wrapped to the view's width.
+QString legendText() {
+  return QCoreApplication::translate(
+      "RingStripWidget",
+      "Rings into this card, by kind (click a kind to fold or unfold it): blue = published, "
+      "pale = written not yet published, hatched = read not yet freed; H head, T tail, "
+      "dashed = producer's cached head; wN = wraps");
 }
-constexpr int kLabelW = 230;
+// As many lines as the key needs at width `w` (at least two), so it is never cut.
+int headerHeight(const QWidget& w) {
+  const QRect need = w.fontMetrics().boundingRect(QRect(0, 0, std::max(100, w.width() - 8), 100000),
+                                                  Qt::TextWordWrap, legendText());
+  return std::max(2 * w.fontMetrics().height(), need.height()) + 4;
+}
 // A group's header row: one line of text with room around it.
 int groupHeaderHeight(const QWidget& w) {
   return w.fontMetrics().height() + 10;
@@ -131,6 +143,32 @@ void RingStripWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
   groups_ = snap_ ? ringGroups(*snap_, card) : std::vector<RingGroup>{};
   ringCount_ = 0;
   for (const RingGroup& g : groups_) ringCount_ += static_cast<int>(g.rings.size());
+  // Each ring's name, and without the words every ring of its group starts with (the
+  // header above says them): "card0 combine IPC <- card7 lane7" is "card7 lane7" under
+  // "combine IPC <- card* lane*". The widest of each, for the name column.
+  shortNames_.assign(snap_ ? snap_->rings.size() : 0, QString());
+  nameW_ = shortNameW_ = 0;
+  for (const RingGroup& g : groups_) {
+    QStringList common;
+    for (std::size_t k = 0; k < g.rings.size(); ++k) {
+      const QStringList words = QString::fromStdString(snap_->rings[g.rings[k]].name).split(' ');
+      if (k == 0) {
+        common = words.mid(0, words.size() - 1);  // always keep the last word
+        continue;
+      }
+      int n = 0;
+      while (n < common.size() && n < words.size() - 1 && common[n] == words[n]) ++n;
+      common = common.mid(0, n);
+    }
+    if (g.rings.size() < 2) common.clear();
+    for (int r : g.rings) {
+      const QString full = QString::fromStdString(snap_->rings[r].name);
+      const QString shorter = full.split(' ').mid(common.size()).join(' ');
+      shortNames_[static_cast<std::size_t>(r)] = shorter;
+      nameW_ = std::max(nameW_, fontMetrics().horizontalAdvance(full));
+      shortNameW_ = std::max(shortNameW_, fontMetrics().horizontalAdvance(shorter));
+    }
+  }
   // A kind met for the first time starts folded when the card lists many rings, so each
   // kind reads as one line; after that the user's choice stands, across steps and cards.
   std::string kinds;
@@ -146,6 +184,25 @@ void RingStripWidget::setSnapshot(std::shared_ptr<const Snapshot> s, int card) {
     revealSelected_ = selected_ >= 0;
   }
   revealSelected();
+}
+
+bool RingStripWidget::fullNames() const {
+  return nameW_ + 12 <= width() * 2 / 5;
+}
+
+int RingStripWidget::labelW() const {
+  // As wide as the longest name, so no name is cut; at most two fifths of the row (the bar
+  // needs the rest), else the names without their group's words.
+  return std::max(120, (fullNames() ? nameW_ : shortNameW_) + 12);
+}
+
+void RingStripWidget::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  const int h = std::max(lineTop(lines_.size()), headerHeight(*this) + kRowH);
+  if (h != minimumHeight()) {
+    setMinimumHeight(h);
+    updateGeometry();
+  }
 }
 
 void RingStripWidget::setSelectedRing(int id) {
@@ -200,11 +257,14 @@ const RingStripWidget::Line* RingStripWidget::lineAt(const QPoint& p) const {
 }
 
 void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row) const {
-  const QRectF bar(row.left() + kLabelW, row.top() + 10, row.width() - kLabelW - valueWidth(*this),
-                   row.height() - 20);
+  const QRectF bar(row.left() + labelW(), row.top() + 10,
+                   row.width() - labelW() - valueWidth(*this), row.height() - 20);
   p.setPen(palette().text().color());
-  p.drawText(QRect(row.left() + 4, row.top(), kLabelW - 8, row.height()),
-             Qt::AlignVCenter | Qt::AlignLeft, QString::fromStdString(r.name));
+  drawFittedText(p, const_cast<RingStripWidget*>(this),
+                 QRect(row.left() + 4, row.top(), labelW() - 8, row.height()),
+                 Qt::AlignVCenter | Qt::AlignLeft,
+                 fullNames() ? QString::fromStdString(r.name)
+                             : shortNames_[static_cast<std::size_t>(&r - snap_->rings.data())]);
   p.fillRect(bar, QColor(0xf2, 0xf2, 0xf2));
   // Occupied: published [head, tail) and written-but-unpublished [tail, producerTail).
   fillRange(p, r.head, r.tail, r.capacity, bar, kPublished);
@@ -232,7 +292,8 @@ void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row
   p.setFont(font());
   p.setPen(palette().text().color());
   const double used = static_cast<double>(r.occupied());
-  p.drawText(
+  drawFittedText(
+      p, const_cast<RingStripWidget*>(this),
       QRect(static_cast<int>(bar.right()) + 6, row.top(), valueWidth(*this) - 8, row.height()),
       Qt::AlignVCenter,
       QString("%1/%2 w%3")
@@ -264,7 +325,8 @@ void RingStripWidget::paintHeader(QPainter& p, const RingGroup& g, bool folded,
                            .arg(folded ? QChar(0x25B8) : QChar(0x25BE))
                            .arg(QString::fromStdString(g.title));
   const int titleW = std::min(p.fontMetrics().horizontalAdvance(text) + 12, row.width() / 2);
-  p.drawText(QRect(row.left() + 4, row.top(), titleW, row.height()), Qt::AlignVCenter, text);
+  drawFittedText(p, const_cast<RingStripWidget*>(this),
+                 QRect(row.left() + 4, row.top(), titleW, row.height()), Qt::AlignVCenter, text);
   p.setFont(font());
   const QString counts =
       tr("%1 rings, %2 holding data (%3 of %4)")
@@ -272,8 +334,9 @@ void RingStripWidget::paintHeader(QPainter& p, const RingGroup& g, bool folded,
           .arg(holding)
           .arg(bytesText(static_cast<double>(used)), bytesText(static_cast<double>(capacity)));
   const int countsW = p.fontMetrics().horizontalAdvance(counts) + 12;
-  p.drawText(QRect(row.left() + 4 + titleW, row.top(), countsW, row.height()), Qt::AlignVCenter,
-             counts);
+  drawFittedText(p, const_cast<RingStripWidget*>(this),
+                 QRect(row.left() + 4 + titleW, row.top(), countsW, row.height()), Qt::AlignVCenter,
+                 counts);
   if (!folded) return;
   // Folded: one cell per ring, darker the fuller it is, so a busy ring still stands out.
   const int left = row.left() + 4 + titleW + countsW, right = row.right() - 6;
@@ -300,6 +363,7 @@ void RingStripWidget::paintHeader(QPainter& p, const RingGroup& g, bool folded,
 }
 
 void RingStripWidget::paintEvent(QPaintEvent*) {
+  beginPaintedText(this);
   QPainter p(this);
   p.fillRect(rect(), palette().base());
   p.setPen(palette().text().color());
@@ -307,11 +371,8 @@ void RingStripWidget::paintEvent(QPaintEvent*) {
     p.drawText(rect(), Qt::AlignCenter, tr("this card has no rings in this stage"));
     return;
   }
-  p.drawText(
-      QRect(4, 0, width() - 8, headerHeight(*this)), Qt::AlignVCenter | Qt::TextWordWrap,
-      tr("Rings into this card, by kind (click a kind to fold or unfold it): blue = published, "
-         "pale = written not yet published, hatched = read not yet freed; H head, T tail, "
-         "dashed = producer's cached head; wN = wraps"));
+  drawFittedText(p, this, QRect(4, 0, width() - 8, headerHeight(*this)),
+                 Qt::AlignVCenter | Qt::TextWordWrap, legendText());
   int y = headerHeight(*this);
   for (const Line& l : lines_) {
     const QRect row(0, y, width(), lineHeight(l));

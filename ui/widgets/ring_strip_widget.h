@@ -7,6 +7,7 @@
 // row, with a cell per ring shaded by how full it is. On a card with more than kFoldAbove
 // rings every kind starts folded, so 80 rings open as a few lines.
 
+#include <QString>
 #include <QWidget>
 #include <memory>
 #include <set>
@@ -40,6 +41,8 @@ class RingStripWidget : public QWidget {
  protected:
   void paintEvent(QPaintEvent*) override;
   void mousePressEvent(QMouseEvent* e) override;
+  // The key wraps to the width: a narrower view needs a taller header.
+  void resizeEvent(QResizeEvent* e) override;
   bool event(QEvent* e) override;
 
  private:
@@ -52,6 +55,8 @@ class RingStripWidget : public QWidget {
   int lineTop(std::size_t line) const;
   int lineHeight(const Line& l) const;
   void relayout();
+  int labelW() const;
+  bool fullNames() const;  // the full names fit the name column
   void revealSelected();
   void scrollToRing(int ringIndex);  // into view in the enclosing scroll area
   void paintRing(class QPainter& p, const RingSnap& r, const QRect& row) const;
@@ -64,6 +69,10 @@ class RingStripWidget : public QWidget {
   std::set<std::string> folded_;      // group titles folded
   std::set<std::string> seenGroups_;  // titles whose starting fold was decided
   std::string kinds_;                 // the listed groups' titles, to see a stage change
+  // The widest ring name, and the widest without its group's common words (shortNames_,
+  // by snapshot ring index), for the name column (labelW).
+  int nameW_ = 0, shortNameW_ = 0;
+  std::vector<QString> shortNames_;
   int selected_ = -1;
   bool revealSelected_ = false;  // unfold the selected ring's group once it is listed
 };

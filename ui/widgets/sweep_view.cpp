@@ -202,6 +202,12 @@ void SweepView::setScenario(const Scenario& sc) {
                                                 : d)));
   design_->blockSignals(false);
   updatePointCount();
+  // The figures this workload's sweep reports, before any sweep ran (the box was empty).
+  try {
+    fillFigures(*specFromControls());
+  } catch (const InputError&) {
+    // No valid axes yet: the figures come with the first valid sweep.
+  }
 }
 
 bool SweepView::showsHeatMap() const {
@@ -263,20 +269,23 @@ bool SweepView::start() {
   return true;
 }
 
+void SweepView::fillFigures(const SweepSpec& spec) {
+  const QString keep = figure_->currentText();
+  figure_->blockSignals(true);
+  figure_->clear();
+  for (const std::string& c : sweepFigureColumns(spec)) figure_->addItem(QString::fromStdString(c));
+  const int k = figure_->findText(keep);
+  figure_->setCurrentIndex(k >= 0 ? k : std::max(0, figure_->findText("total_us")));
+  figure_->blockSignals(false);
+}
+
 void SweepView::onFinished(const std::shared_ptr<const SweepResult>& r) {
   running_ = false;
   run_->setEnabled(true);
   cancel_->setEnabled(false);
   result_ = r;
   save_->setEnabled(true);
-  const QString keep = figure_->currentText();
-  figure_->blockSignals(true);
-  figure_->clear();
-  for (const std::string& c : sweepFigureColumns(*r->spec))
-    figure_->addItem(QString::fromStdString(c));
-  const int k = figure_->findText(keep);
-  figure_->setCurrentIndex(k >= 0 ? k : figure_->findText("total_us"));
-  figure_->blockSignals(false);
+  fillFigures(*r->spec);
   std::size_t done = 0;
   for (const auto& rows : r->points) done += rows.empty() ? 0 : 1;
   const std::vector<SweepProblem> problems = sweepProblems(*r);

@@ -82,6 +82,8 @@ class SweepView : public QWidget {
   QComboBox* field_[2];
   QLineEdit* values_[2];
   QComboBox* figure_;
+  // The figure box lists the figures a sweep of `spec` reports, keeping the chosen one.
+  void fillFigures(const SweepSpec& spec);
   QComboBox* design_;
   QPushButton* run_;
   QPushButton* cancel_;

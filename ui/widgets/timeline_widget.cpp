@@ -7,6 +7,7 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "ui/style/palette.h"
 
@@ -19,9 +20,10 @@ constexpr int kRowH = 5;          // one core
 constexpr int kRoleH = 16;        // one role on one card
 constexpr int kSummaryH = 14;     // one summary lane
 constexpr int kAxisH = 22;
+constexpr int kStageRows = 2;
 // Text rows are sized from the font, so a larger (presenter) font never runs into the axis:
-// below the axis one row of stage names, then (fused workload) the overlap figure, then
-// each card's heading above its lanes.
+// below the axis two rows of stage names (a name too long for its stage moves to the second
+// row), then (fused workload) the overlap figure, then each card's heading above its lanes.
 int textRow(const QFontMetrics& fm) {
   return fm.height() + 2;
 }
@@ -88,7 +90,7 @@ void TimelineWidget::rebuildLanes() {
   // The plot starts after the label column (t0 stays the time at its left edge).
   axis_.left = grouping_ == Grouping::PerCore && !hasComm ? kCoreLabelW : kLaneLabelW;
   const int row = textRow(fontMetrics());
-  int y = kAxisH + row + (hasComm ? row : 0);
+  int y = kAxisH + kStageRows * row + (hasComm ? row : 0);
   int card = -1;
   const auto grouping =
       grouping_ == Grouping::PerCore ? TimelineGrouping::PerCore : TimelineGrouping::ByRole;
@@ -326,11 +328,18 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     if (lane.kind == Lane::Kind::Core) paintCoreLane(p, lane, y, tLeft, tRight);
     if (lane.kind == Lane::Kind::Role) paintRoleLane(p, lane, y, tLeft, tRight);
     if (lane.kind == Lane::Kind::Summary) paintSummaryLane(p, lane, y, tLeft, tRight);
-    if (lane.kind == Lane::Kind::Core && coreInCard++ % labelEvery == 0) {
+    // Cores are named as the Card view names them: by kind and number within the kind
+    // (AIV 0-39, AIC 0-19), counting afresh at each kind's first core.
+    const CoreSnap* core =
+        lane.kind == Lane::Kind::Core && lane.core < static_cast<int>(snap_->cores.size())
+            ? &snap_->cores[static_cast<std::size_t>(lane.core)]
+            : nullptr;
+    if (core && core->index == 0) coreInCard = 0;
+    if (core && coreInCard++ % labelEvery == 0) {
       p.setFont(small);
       p.setPen(palette().text().color());
       p.drawText(QPoint(14, y + QFontMetrics(small).ascent() - 1),
-                 tr("core %1").arg(coreInCard - 1));
+                 QString("%1 %2").arg(core->cube ? "AIC" : "AIV").arg(core->index));
     }
     const QString label = laneLabel(lane);
     if (!label.isEmpty()) {
@@ -343,7 +352,8 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   p.setFont(font());
   if (model_.hasCommunication()) {
     // The headline figure above the summary lanes, from the same unions the lanes draw.
-    const int y = kAxisH + textRow(fontMetrics()) + fontMetrics().ascent() + 1 - yOffset_;
+    const int y =
+        kAxisH + kStageRows * textRow(fontMetrics()) + fontMetrics().ascent() + 1 - yOffset_;
     if (y > kAxisH) {
       const IntervalUnion comm = model_.communicationAt(*snap_);
       const IntervalUnion compute = model_.computeAt(*snap_);
@@ -375,21 +385,40 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   }
   const QFontMetrics fm(p.font());
   const auto& marks = snap_->stageMarks;
+  // Stage names are written whole, never shortened, at their stage's start: the longest
+  // stages first, each on the first of the two rows where it overlaps no name placed
+  // before; a name with room on neither row is left out (zoom in to read it). Longest
+  // first, so a short stage's name never takes the row a long stage needs.
+  std::vector<std::size_t> order;
   for (std::size_t i = 0; i < marks.size(); ++i) {
     const double x = axis_.x(static_cast<double>(marks[i].start));
     if (x < axis_.left || x > right) continue;
     p.setPen(QPen(QColor(0x70, 0x70, 0x70), 1, Qt::DotLine));
     p.drawLine(QPointF(x, kAxisH), QPointF(x, height()));
-    // A short stage gets only the room up to the next one: its name is elided, or left out
-    // when not even a few letters fit (zoom in to read it), so names never overlap.
-    const double next =
-        i + 1 < marks.size()
-            ? std::min<double>(right, axis_.x(static_cast<double>(marks[i + 1].start)))
-            : right;
-    const int room = static_cast<int>(next - x) - 6;
-    const QString name = fm.elidedText(QString::fromStdString(marks[i].name), Qt::ElideRight, room);
-    if (room >= fm.horizontalAdvance("ab…"))
-      p.drawText(QPointF(x + 3, kAxisH + fm.ascent() + 1), name);
+    order.push_back(i);
+  }
+  auto length = [&](std::size_t i) {
+    return (marks[i].end >= 0 ? marks[i].end : snap_->now) - marks[i].start;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return length(a) > length(b); });
+  std::vector<std::pair<double, double>> taken[kStageRows];  // [x0, x1) per row
+  const double gap = fm.horizontalAdvance(' ');
+  for (std::size_t i : order) {
+    const QString name = QString::fromStdString(marks[i].name);
+    const double x0 = axis_.x(static_cast<double>(marks[i].start)) + 3;
+    const double x1 = x0 + fm.horizontalAdvance(name);
+    if (x1 > right) continue;
+    for (int r = 0; r < kStageRows; ++r) {
+      const bool clear = std::none_of(taken[r].begin(), taken[r].end(), [&](const auto& t) {
+        return x0 < t.second + gap && t.first < x1 + gap;
+      });
+      if (!clear) continue;
+      p.setPen(palette().text().color());
+      p.drawText(QPointF(x0, kAxisH + r * textRow(fm) + fm.ascent() + 1), name);
+      taken[r].emplace_back(x0, x1);
+      break;
+    }
   }
   const double sx = axis_.x(static_cast<double>(scrub_));
   if (sx >= axis_.left && sx <= right) {

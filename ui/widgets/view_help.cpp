@@ -21,7 +21,8 @@ QString viewHelp(const QString& view) {
         "<h3>Card</h3><p>The cores of one card and the buffers between them. Each core's fill "
         "colour is its role in the current stage (sender, forwarder, receiver, gemm, ...); its "
         "border is what it is doing now (copying, computing, or waiting — waiting cores are "
-        "hatched). Idle cores have no program in this stage.</p><p>Each ring is a strip: "
+        "hatched). Idle cores have no program in this stage: pale grey with a thin plain "
+        "border.</p><p>Each ring is a strip: "
         "filled chunks are written but not yet read. A sender waits when the ring is full "
         "(wait-space); a receiver waits when it is empty (wait-data). Rings of one kind (say, "
         "one per sending card) sit under one line; on a card with many rings each kind starts "
@@ -59,12 +60,14 @@ QString viewHelp(const QString& view) {
         "dispatch/combine, or pipelined vs sequential fused operator) runs to the end on the "
         "same scenario and "
         "inputs, each checked against the golden reference. The table and chart show where "
-        "the time goes. When the scenario changes, the old figures are marked stale.</p>");
+        "the time goes; the timelines draw every run on one time axis, so a longer run is "
+        "drawn longer. When the scenario changes, the old figures are marked stale.</p>");
   if (view == "A/B")
     return QObject::tr(
         "<h3>A/B</h3><p>Pin the current run as A, change anything (a field, the hardware, the "
-        "design) and run B: both run to the end and their key figures, stage durations and "
-        "ring occupancy over time sit side by side, B against A. A side whose scenario or "
+        "design) and run B: both run to the end and their key figures, stage durations, "
+        "ring occupancy over time and timelines (on one time axis) sit side by side, B "
+        "against A. A side whose scenario or "
         "design is no longer the current one is marked stale and lists what changed.</p>");
   if (view == "Sweep")
     return QObject::tr(
