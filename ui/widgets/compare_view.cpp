@@ -139,6 +139,13 @@ void CompareView::showWhy() {
 
 void CompareView::setResult(const CompareResult& r) {
   run_->setEnabled(true);
+  // The button names the designs the result shows, whichever workload was set before.
+  if (!r.impls.isEmpty()) {
+    QString names = r.impls.front();
+    for (int i = 1; i < r.impls.size(); ++i)
+      names += (i + 1 == r.impls.size() ? tr(" and ") : QStringLiteral(", ")) + r.impls[i];
+    run_->setText(tr("Run %1").arg(names));
+  }
   hasResult_ = true;
   setStale(false);
   verdict_->setText(r.verdict);

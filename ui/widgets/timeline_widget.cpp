@@ -375,6 +375,12 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   double step = 1;
   while (span / step > 10) step *= 10;
   if (span / step < 4) step /= 2;
+  // Ticks far enough apart for their labels (the widest is the last one's): 1, 2, 5 x 10^k.
+  const double widest = p.fontMetrics().horizontalAdvance(timeText(static_cast<long long>(tRight)));
+  for (int i = 0; step / axis_.psPerPx < widest + 12 && i < 8; ++i) {
+    const double mantissa = step / std::pow(10.0, std::floor(std::log10(step)));
+    step *= mantissa > 1.5 && mantissa < 3 ? 2.5 : 2.0;  // 1 -> 2 -> 5 -> 10
+  }
   for (double t = std::ceil(tLeft / step) * step; t <= tRight; t += step) {
     const double x = axis_.x(t);
     p.drawLine(QPointF(x, kAxisH - 5), QPointF(x, kAxisH));
@@ -406,9 +412,13 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   const double gap = fm.horizontalAdvance(' ');
   for (std::size_t i : order) {
     const QString name = QString::fromStdString(marks[i].name);
-    const double x0 = axis_.x(static_cast<double>(marks[i].start)) + 3;
-    const double x1 = x0 + fm.horizontalAdvance(name);
-    if (x1 > right) continue;
+    // A name that would run past the right edge ends at it instead (the last stage's, when
+    // its band is a little narrower than its name), if that keeps it mostly over its band.
+    const double start = axis_.x(static_cast<double>(marks[i].start)) + 3;
+    const double w = fm.horizontalAdvance(name);
+    const double x0 = std::min(start, right - 2 - w);
+    const double x1 = x0 + w;
+    if (x0 < start - w / 2) continue;
     for (int r = 0; r < kStageRows; ++r) {
       const bool clear = std::none_of(taken[r].begin(), taken[r].end(), [&](const auto& t) {
         return x0 < t.second + gap && t.first < x1 + gap;
