@@ -35,7 +35,8 @@ enum class Phase { Required, Search, Neighbours, Confirm, Explain };
 
 constexpr int kConfirmAtFullShape = 3;  // stand-in leaders run again at the full shape
 constexpr int kNeighbourRounds = 8;
-constexpr unsigned kRandomRound = 4;  // candidates per random round, whatever the threads
+constexpr double kFlatLeaders = 0.10;  // stand-in figures this close are confirmed if time allows
+constexpr unsigned kRandomRound = 4;   // candidates per random round, whatever the threads
 // The role model's best tilings (dispatch_tiling.h), run before the coordinate descent so it
 // starts from the best of them: on 4 x 8 x 4096 the scenario's own tiling led the descent to
 // a queue and a core split 27% slower at full shape than the model's neighbourhood.
@@ -88,6 +89,7 @@ class TuneSearch {
     if (search().standIn) {
       confirm();
       explainAnswer();
+      confirmFlatLeaders();
     } else {
       out_.best = lead_;
     }
@@ -468,6 +470,35 @@ class TuneSearch {
   // run misranks most (on 4 x 8 x 4096 the stand-in ranked 16 forwarders before 12, which
   // is 26% faster at the full shape).
   void confirm() {
+    std::vector<Job> jobs;
+    for (const TuneKnobs& k : unconfirmedLeaders(0)) {
+      if (static_cast<int>(jobs.size()) == kConfirmAtFullShape) break;
+      jobs.push_back({&full_, k, Design::Streaming});
+    }
+    const std::size_t wanted = jobs.size();
+    runConfirmations(jobs, Phase::Confirm);
+    if (out_.confirmed.size() < wanted)
+      out_.notDone.push_back("confirmation: " + std::to_string(wanted - out_.confirmed.size()) +
+                             " of the stand-in's " + std::to_string(wanted) +
+                             " leaders not run at the full shape");
+  }
+
+  // Time and budget left after the explanation go to more of the stand-in's distinct
+  // tilings, when their stand-in figures are within kFlatLeaders of its best: the stand-in
+  // does not rank such near ties the way the full shape does (on 4 x 8 x 4096 tilings
+  // within 8% at 512 tokens were 14% apart at 4096).
+  void confirmFlatLeaders() {
+    if (cancelled()) return;
+    std::vector<Job> jobs;
+    for (const TuneKnobs& k : unconfirmedLeaders(kFlatLeaders))
+      jobs.push_back({&full_, k, Design::Streaming});
+    runConfirmations(jobs, Phase::Explain);
+  }
+
+  // The stand-in's best of each ring tiling (chunk, queue, cores per role) not yet run at
+  // the full shape, best first; with `flat` > 0 only those within that fraction of the
+  // stand-in's best figure.
+  std::vector<TuneKnobs> unconfirmedLeaders(double flat) const {
     std::vector<const TuneEval*> leaders;
     for (const TuneEval& e : out_.evaluated)
       if (e.ok) leaders.push_back(&e);
@@ -477,36 +508,41 @@ class TuneSearch {
     std::stable_sort(leaders.begin(), leaders.end(), [&](const TuneEval* a, const TuneEval* b) {
       return tuneFigure(*a, opt_.objective) < tuneFigure(*b, opt_.objective);
     });
-    std::vector<Job> jobs;
-    std::set<std::string> tilings;
+    auto tiling = [](const TuneKnobs& k) {
+      return std::to_string(k.chunkBytes) + "/" + std::to_string(k.queueChunks) + "/" +
+             std::to_string(k.senderCores) + "/" + std::to_string(k.forwarderCores) + "/" +
+             std::to_string(k.receiverCores);
+    };
+    std::set<std::string> tilings;  // run at the full shape already
+    for (const TuneEval& c : out_.confirmed) tilings.insert(tiling(c.knobs));
+    if (out_.proposal) tilings.insert(tiling(out_.proposal->knobs));
+    std::vector<TuneKnobs> out;
     for (const TuneEval* e : leaders) {
-      if (static_cast<int>(jobs.size()) == kConfirmAtFullShape) break;
+      if (flat > 0 && tuneFigure(*e, opt_.objective) >
+                          (1 + flat) * tuneFigure(*leaders.front(), opt_.objective))
+        break;
       if (e->knobs == out_.baseline.knobs) continue;  // already run at full shape
       if (out_.proposal && e->knobs == out_.proposal->knobs) continue;
-      const TuneKnobs& k = e->knobs;
-      const std::string tiling =
-          std::to_string(k.chunkBytes) + "/" + std::to_string(k.queueChunks) + "/" +
-          std::to_string(k.senderCores) + "/" + std::to_string(k.forwarderCores) + "/" +
-          std::to_string(k.receiverCores);
-      if (!tilings.insert(tiling).second) continue;
-      jobs.push_back({&full_, e->knobs, Design::Streaming});
+      if (!tilings.insert(tiling(e->knobs)).second) continue;
+      out.push_back(e->knobs);
     }
-    const std::size_t wanted = jobs.size();
-    if (static_cast<int>(jobs.size()) > room(Phase::Confirm)) {
-      jobs.resize(static_cast<std::size_t>(std::max(0, room(Phase::Confirm))));
+    return out;
+  }
+
+  // Runs confirmations within the budget; the answer is the best full-shape figure of the
+  // scenario's own, the model's proposal and every confirmation.
+  void runConfirmations(std::vector<Job> jobs, Phase phase) {
+    if (static_cast<int>(jobs.size()) > room(phase)) {
+      jobs.resize(static_cast<std::size_t>(std::max(0, room(phase))));
       budgetCut_ = true;
     }
     if (!cancelled())
-      for (auto& c : runJobs(jobs, Phase::Confirm))
+      for (auto& c : runJobs(jobs, phase))
         if (c) out_.confirmed.push_back(std::move(*c));
     out_.best = out_.baseline;
     if (out_.proposal && better(*out_.proposal, out_.best)) out_.best = *out_.proposal;
     for (const TuneEval& c : out_.confirmed)
       if (better(c, out_.best)) out_.best = c;
-    if (out_.confirmed.size() < wanted)
-      out_.notDone.push_back("confirmation: " + std::to_string(wanted - out_.confirmed.size()) +
-                             " of the stand-in's " + std::to_string(wanted) +
-                             " leaders not run at the full shape");
   }
 
   const Scenario& given_;
