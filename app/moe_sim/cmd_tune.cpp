@@ -70,7 +70,8 @@ void printBounds(std::ostream& out, const moe::TuneResult& r, int budget,
       << ": baseline and phased, " << candidates << " candidates, " << r.neighbourChecks
       << " neighbour checks of the best";
   if (r.standInTokens > 0)
-    out << ", the stand-in's baseline, " << r.confirmed.size() << " confirmations at full shape";
+    out << ", the stand-in's baseline, " << (r.proposal ? "the model's proposal and " : "")
+        << r.confirmed.size() << " confirmations at full shape";
   out << "; " << r.rejected << " refused by a hard constraint before running; payload none\n";
   if (r.stoppedBy.empty())
     out << "bounds: the search ran its course within them\n";
@@ -93,6 +94,17 @@ void printStandIn(std::ostream& out, const moe::TuneResult& r) {
     out << line;
   }
   if (r.confirmed.empty()) out << "  none (the scenario's own knobs are the answer)\n";
+}
+
+// `moe-sim tiling`'s proposal for the stage, always run at the full shape: the answer is
+// never slower.
+void printProposal(std::ostream& out, const moe::TuneResult& r) {
+  if (!r.proposal) return;
+  char line[240];
+  std::snprintf(line, sizeof line, "model proposal (moe-sim tiling): %s: %.3f us at full shape%s\n",
+                knobsLine(r.proposal->knobs).c_str(), moe::tuneFigure(*r.proposal, r.objective),
+                r.proposal->ok ? "" : " (failed)");
+  out << line;
 }
 
 void printTable(std::ostream& out, const moe::TuneResult& r) {
@@ -143,6 +155,7 @@ void printTune(std::ostream& out, const moe::TuneResult& r, int budget, const st
   out << "scenario's own: " << knobsLine(r.baseline.knobs) << "\n";
   out << "best found:     " << knobsLine(r.best.knobs) << "\n";
   printStandIn(out, r);
+  printProposal(out, r);
   out << "\n";
   printTable(out, r);
   out << "\nstreaming combine (tuned) vs phased: "

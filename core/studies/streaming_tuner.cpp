@@ -35,7 +35,12 @@ enum class Phase { Required, Search, Neighbours, Confirm, Explain };
 
 constexpr int kConfirmAtFullShape = 3;  // stand-in leaders run again at the full shape
 constexpr int kNeighbourRounds = 8;
-constexpr unsigned kRandomRound = 4;  // candidates per random round, whatever the threads
+constexpr double kFlatLeaders = 0.10;  // stand-in figures this close are confirmed if time allows
+constexpr unsigned kRandomRound = 4;   // candidates per random round, whatever the threads
+// The role model's best tilings (dispatch_tiling.h), run before the coordinate descent so it
+// starts from the best of them: on 4 x 8 x 4096 the scenario's own tiling led the descent to
+// a queue and a core split 27% slower at full shape than the model's neighbourhood.
+constexpr std::size_t kModelSeeds = 4;
 
 // One search, step by step: the baseline and phased side by side, coordinate descent per
 // knob, seeded random moves of two knobs at once, neighbour checks around the best, the
@@ -50,7 +55,11 @@ class TuneSearch {
     // The scenario as given must itself be runnable: it is the baseline.
     if (const std::string why = tuneConstraint(full_.sc); !why.empty())
       throw InputError("rings", "the scenario's own tiling cannot run: " + why);
-    full_.gating = ResolvedScenario::resolve(full_.sc).gating();
+    {
+      const ResolvedScenario resolved = ResolvedScenario::resolve(full_.sc);
+      full_.gating = resolved.gating();
+      placePerRank_ = resolved.placePerRank();
+    }
     for (const TuneKnob& kn : tuneKnobs())
       if (!(opt.keepNumerics && kn.numerics)) searched_.push_back(&kn);
     if (opt.clock) {
@@ -70,14 +79,17 @@ class TuneSearch {
   }
 
   TuneResult run() {
+    seeds_ = modelSeeds();
     runRequired();
     planReserves();
+    runRound(seeds_, Phase::Search);
     descend();
     randomMoves();
     checkNeighbours();
     if (search().standIn) {
       confirm();
       explainAnswer();
+      confirmFlatLeaders();
     } else {
       out_.best = lead_;
     }
@@ -215,11 +227,21 @@ class TuneSearch {
 
   // The baseline and phased at the full shape, side by side, and the baseline at the
   // stand-in: the figures every candidate is compared with.
+  //
+  // With a stage as the objective, `moe-sim tiling`'s proposal for that stage (the first
+  // model seed) is required too, at the full shape: whatever the stand-in or the bounds make
+  // of the search, the answer is then never slower than the proposal. On a stand-in it runs
+  // beside the baseline (the answer is the best full-shape figure); without one it is the
+  // first candidate.
   void runRequired() {
-    std::vector<Job> jobs = {{&full_, knobsOf(full_.sc, opt_.objective), Design::Streaming},
-                             {&full_, knobsOf(full_.sc, opt_.objective), Design::Phased}};
-    if (standIn_)
-      jobs.push_back({standIn_.get(), knobsOf(full_.sc, opt_.objective), Design::Streaming});
+    const TuneKnobs own = knobsOf(full_.sc, opt_.objective);
+    const bool proposal =
+        opt_.objective != TuneObjective::Layer && !seeds_.empty() && !(seeds_.front() == own) &&
+        tuneConstraint(withKnobs(full_.sc, seeds_.front(), opt_.objective)).empty() &&
+        opt_.budget > 2;
+    std::vector<Job> jobs = {{&full_, own, Design::Streaming}, {&full_, own, Design::Phased}};
+    if (proposal && standIn_) jobs.push_back({&full_, seeds_.front(), Design::Streaming});
+    if (standIn_) jobs.push_back({standIn_.get(), own, Design::Streaming});
     const std::vector<std::optional<TuneEval>> r = runJobs(jobs, Phase::Required);
     for (const auto& e : r)
       if (!e) throw InputError("tune", "cancelled before the baseline ran");
@@ -227,6 +249,44 @@ class TuneSearch {
     out_.phased = *r[1];
     lead_ = *r.back();
     tried_.insert(tuneKnobKey(lead_.knobs));
+    if (proposal && standIn_) out_.proposal = *r[2];
+    if (proposal && !standIn_) {
+      runRound({seeds_.front()}, Phase::Required);
+      if (const TuneEval* p = measured(seeds_.front())) out_.proposal = *p;
+    }
+  }
+
+  // The role model's best distinct tilings for the objective's stage (for the layer, both
+  // stages' in turn), each with the scenario's other knobs; the first is the proposal of
+  // `moe-sim tiling` for that stage. None when the model cannot rank the scenario.
+  std::vector<TuneKnobs> modelSeeds() {
+    std::vector<RingStage> stages;
+    if (opt_.objective != TuneObjective::Dispatch) stages.push_back(RingStage::Combine);
+    if (opt_.objective != TuneObjective::Combine) stages.push_back(RingStage::Dispatch);
+    std::vector<std::vector<TilingCandidate>> ranked;
+    try {
+      for (RingStage st : stages)
+        ranked.push_back(rankTilings(full_.sc, placePerRank_, st, kModelSeeds));
+    } catch (const std::exception& e) {
+      out_.notDone.push_back(std::string("no model seeds: the role model refused the scenario (") +
+                             e.what() + ")");
+      return {};
+    }
+    std::vector<TuneKnobs> seeds;
+    std::set<std::string> keys;
+    for (std::size_t i = 0; i < kModelSeeds; ++i)
+      for (const auto& r : ranked) {
+        if (i >= r.size()) continue;
+        const RingTiling& t = r[i].tiling;
+        TuneKnobs k = knobsOf(full_.sc, opt_.objective);
+        k.chunkBytes = t.chunkBytes;
+        k.queueChunks = t.queueChunks;
+        k.senderCores = t.senderCores;
+        k.forwarderCores = t.forwarderCores;
+        k.receiverCores = t.receiverCores;
+        if (keys.insert(tuneKnobKey(k)).second && seeds.size() < kModelSeeds) seeds.push_back(k);
+      }
+    return seeds;
   }
 
   // Runs the budget keeps for the neighbour checks and the stand-in's confirmations.
@@ -410,6 +470,35 @@ class TuneSearch {
   // run misranks most (on 4 x 8 x 4096 the stand-in ranked 16 forwarders before 12, which
   // is 26% faster at the full shape).
   void confirm() {
+    std::vector<Job> jobs;
+    for (const TuneKnobs& k : unconfirmedLeaders(0)) {
+      if (static_cast<int>(jobs.size()) == kConfirmAtFullShape) break;
+      jobs.push_back({&full_, k, Design::Streaming});
+    }
+    const std::size_t wanted = jobs.size();
+    runConfirmations(jobs, Phase::Confirm);
+    if (out_.confirmed.size() < wanted)
+      out_.notDone.push_back("confirmation: " + std::to_string(wanted - out_.confirmed.size()) +
+                             " of the stand-in's " + std::to_string(wanted) +
+                             " leaders not run at the full shape");
+  }
+
+  // Time and budget left after the explanation go to more of the stand-in's distinct
+  // tilings, when their stand-in figures are within kFlatLeaders of its best: the stand-in
+  // does not rank such near ties the way the full shape does (on 4 x 8 x 4096 tilings
+  // within 8% at 512 tokens were 14% apart at 4096).
+  void confirmFlatLeaders() {
+    if (cancelled()) return;
+    std::vector<Job> jobs;
+    for (const TuneKnobs& k : unconfirmedLeaders(kFlatLeaders))
+      jobs.push_back({&full_, k, Design::Streaming});
+    runConfirmations(jobs, Phase::Explain);
+  }
+
+  // The stand-in's best of each ring tiling (chunk, queue, cores per role) not yet run at
+  // the full shape, best first; with `flat` > 0 only those within that fraction of the
+  // stand-in's best figure.
+  std::vector<TuneKnobs> unconfirmedLeaders(double flat) const {
     std::vector<const TuneEval*> leaders;
     for (const TuneEval& e : out_.evaluated)
       if (e.ok) leaders.push_back(&e);
@@ -419,34 +508,41 @@ class TuneSearch {
     std::stable_sort(leaders.begin(), leaders.end(), [&](const TuneEval* a, const TuneEval* b) {
       return tuneFigure(*a, opt_.objective) < tuneFigure(*b, opt_.objective);
     });
-    std::vector<Job> jobs;
-    std::set<std::string> tilings;
+    auto tiling = [](const TuneKnobs& k) {
+      return std::to_string(k.chunkBytes) + "/" + std::to_string(k.queueChunks) + "/" +
+             std::to_string(k.senderCores) + "/" + std::to_string(k.forwarderCores) + "/" +
+             std::to_string(k.receiverCores);
+    };
+    std::set<std::string> tilings;  // run at the full shape already
+    for (const TuneEval& c : out_.confirmed) tilings.insert(tiling(c.knobs));
+    if (out_.proposal) tilings.insert(tiling(out_.proposal->knobs));
+    std::vector<TuneKnobs> out;
     for (const TuneEval* e : leaders) {
-      if (static_cast<int>(jobs.size()) == kConfirmAtFullShape) break;
+      if (flat > 0 && tuneFigure(*e, opt_.objective) >
+                          (1 + flat) * tuneFigure(*leaders.front(), opt_.objective))
+        break;
       if (e->knobs == out_.baseline.knobs) continue;  // already run at full shape
-      const TuneKnobs& k = e->knobs;
-      const std::string tiling =
-          std::to_string(k.chunkBytes) + "/" + std::to_string(k.queueChunks) + "/" +
-          std::to_string(k.senderCores) + "/" + std::to_string(k.forwarderCores) + "/" +
-          std::to_string(k.receiverCores);
-      if (!tilings.insert(tiling).second) continue;
-      jobs.push_back({&full_, e->knobs, Design::Streaming});
+      if (out_.proposal && e->knobs == out_.proposal->knobs) continue;
+      if (!tilings.insert(tiling(e->knobs)).second) continue;
+      out.push_back(e->knobs);
     }
-    const std::size_t wanted = jobs.size();
-    if (static_cast<int>(jobs.size()) > room(Phase::Confirm)) {
-      jobs.resize(static_cast<std::size_t>(std::max(0, room(Phase::Confirm))));
+    return out;
+  }
+
+  // Runs confirmations within the budget; the answer is the best full-shape figure of the
+  // scenario's own, the model's proposal and every confirmation.
+  void runConfirmations(std::vector<Job> jobs, Phase phase) {
+    if (static_cast<int>(jobs.size()) > room(phase)) {
+      jobs.resize(static_cast<std::size_t>(std::max(0, room(phase))));
       budgetCut_ = true;
     }
     if (!cancelled())
-      for (auto& c : runJobs(jobs, Phase::Confirm))
+      for (auto& c : runJobs(jobs, phase))
         if (c) out_.confirmed.push_back(std::move(*c));
     out_.best = out_.baseline;
+    if (out_.proposal && better(*out_.proposal, out_.best)) out_.best = *out_.proposal;
     for (const TuneEval& c : out_.confirmed)
       if (better(c, out_.best)) out_.best = c;
-    if (out_.confirmed.size() < wanted)
-      out_.notDone.push_back("confirmation: " + std::to_string(wanted - out_.confirmed.size()) +
-                             " of the stand-in's " + std::to_string(wanted) +
-                             " leaders not run at the full shape");
   }
 
   const Scenario& given_;
@@ -460,7 +556,9 @@ class TuneSearch {
   TuneEval lead_;  // the best so far at the search shape
   std::set<std::string> tried_;
   int confirmRuns_ = 0, neighbourRuns_ = 0;
-  std::set<Phase> timeCut_;  // phases the time limit ended
+  int placePerRank_ = 1;
+  std::vector<TuneKnobs> seeds_;  // the role model's tilings (modelSeeds)
+  std::set<Phase> timeCut_;       // phases the time limit ended
   bool budgetCut_ = false;
   std::mutex mutex_;  // the longest runs measured
   double longestFull_ = 0, longestStandIn_ = 0;

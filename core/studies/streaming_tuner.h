@@ -4,16 +4,18 @@
 // combine.ub_window_rows and combine.sum_local_experts (core/studies/tune_knobs.h) - for the
 // shortest layer, dispatch or combine. Every candidate is run on the engine (payload none:
 // the same protocol and timing, no tensor bytes), candidates of a round in parallel
-// (core/util/parallel_map.h). The search is coordinate descent from the scenario's own
-// configuration, then seeded random moves, then checks of the best's neighbours; on a large
-// scenario the candidates run on a stand-in with fewer tokens and the best few are confirmed
-// at the full shape. With a budget (and no time limit) the result is deterministic for a
-// scenario and seed, whatever the thread count. Hard constraints (UB per role, minimum record
-// size, AIV core count, ring HBM budget) are checked before a run.
+// (core/util/parallel_map.h). The search starts with the role model's best tilings
+// (core/plan/dispatch_tiling.h; its proposal for a stage objective always runs at the full
+// shape), then coordinate descent from the best so far, then seeded random moves, then checks of
+// the best's neighbours; on a large scenario the candidates run on a stand-in with fewer tokens and
+// the best few are confirmed at the full shape. With a budget (and no time limit) the result is
+// deterministic for a scenario and seed, whatever the thread count. Hard constraints (UB per role,
+// minimum record size, AIV core count, ring HBM budget) are checked before a run.
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +89,11 @@ struct TuneResult {
   TuneEval baseline, best, phased;
   std::vector<TuneEval> evaluated;  // every candidate run at the search shape, in run order
   std::vector<TuneEval> confirmed;  // the stand-in's leaders run again at the full shape
+  // `moe-sim tiling`'s proposal for the objective's stage, run at the full shape (on a
+  // stand-in beside the baseline, else as the first candidate): the answer is never slower.
+  // Empty for the layer objective, or when the proposal is the scenario's own tiling, cannot
+  // run or the budget has no room.
+  std::optional<TuneEval> proposal;
   std::vector<TuneBinding> bindings;
   int rejected = 0;         // candidates refused by a hard constraint before running
   int neighbourChecks = 0;  // runs after the search: the best's neighbours (in `evaluated`)

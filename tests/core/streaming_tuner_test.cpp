@@ -2,7 +2,7 @@
 // progress never passes it or goes back, a time limit (an injected clock, never the wall
 // clock) bounds the whole search, the objective is the stage's time, numerics can be kept,
 // the stand-in's leaders are confirmed at full shape, and a resumed run log gives the result
-// of an uninterrupted tune.
+// of an uninterrupted tune, never slower than the tiling proposal.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,8 +16,11 @@
 #include <sstream>
 #include <vector>
 
+#include "core/plan/dispatch_tiling.h"
+#include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 #include "core/studies/streaming_tuner.h"
+#include "core/studies/tune_eval.h"
 #include "core/studies/tune_log.h"
 #include "core/util/error.h"
 #include "tests/core/small_streaming_scenario.h"
@@ -231,4 +234,42 @@ TEST(StreamingTuner, LogOfAnotherScenarioOrObjectiveIsRefusedNamingFileAndLine) 
   o.resume = false;
   o.objective = TuneObjective::Layer;
   EXPECT_THROW((void)tuneStreaming(tiny(), o), InputError);
+}
+
+// The answer is never slower than `moe-sim tiling`'s proposal for the stage, measured here on
+// its own: at the full shape (every candidate) and on a stand-in (the proposal runs beside
+// the baseline), whatever the stand-in ranks, with a budget too small for much search.
+TEST(StreamingTuner, TheAnswerIsNeverSlowerThanTheTilingProposal) {
+  for (const int tokens : {64, 1024}) {
+    Scenario s = tiny();
+    s.model.tokensPerRank = tokens;
+    s.payload = PayloadMode::None;
+    const RingTilings proposed = proposeTiling(s, placePerRankOf(s));
+    const auto gating = ResolvedScenario::resolve(s).gating();
+    for (const TuneObjective obj : {TuneObjective::Combine, TuneObjective::Dispatch}) {
+      const RingTiling& t = obj == TuneObjective::Combine ? proposed.combine : proposed.dispatch;
+      TuneKnobs k = knobsOf(s, obj);
+      k.chunkBytes = t.chunkBytes;
+      k.queueChunks = t.queueChunks;
+      k.senderCores = t.senderCores;
+      k.forwarderCores = t.forwarderCores;
+      k.receiverCores = t.receiverCores;
+      ASSERT_FALSE(k == knobsOf(s, obj)) << "the proposal is the scenario's own tiling";
+      const TuneEval alone = evaluateTuneRun(s, k, obj, Design::Streaming, gating);
+      ASSERT_TRUE(alone.ok) << alone.error;
+      TuneOptions o;
+      o.objective = obj;
+      o.budget = 10;
+      o.threads = 2;
+      const TuneResult r = tuneStreaming(s, o);
+      EXPECT_EQ(r.standInTokens, tokens >= kStandInFromTokens ? tokens / 8 : 0);
+      ASSERT_TRUE(r.proposal.has_value()) << toString(obj);
+      EXPECT_EQ(r.proposal->knobs, k);
+      EXPECT_FALSE(r.proposal->standIn);
+      EXPECT_EQ(tuneFigure(*r.proposal, obj), tuneFigure(alone, obj));
+      ASSERT_TRUE(r.best.ok);
+      EXPECT_FALSE(r.best.standIn);
+      EXPECT_LE(tuneFigure(r.best, obj), tuneFigure(alone, obj)) << toString(obj);
+    }
+  }
 }
