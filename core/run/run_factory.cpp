@@ -10,11 +10,18 @@ namespace moe {
 namespace {
 void requireWorkload(const ResolvedScenario& rs, Design design) {
   if (workloadOf(design) == rs.workload()) return;
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on
+  // `"..." + std::string&&` in optimized builds.
   std::string offered;
-  for (Design d : designsOf(rs.workload()))
-    offered += (offered.empty() ? "" : " or ") + std::string(designName(d));
-  throw InputError("design", "\"" + std::string(designName(design)) +
-                                 "\" is not a design of this workload; it offers " + offered);
+  for (Design d : designsOf(rs.workload())) {
+    if (!offered.empty()) offered += " or ";
+    offered += designName(d);
+  }
+  std::string rule = "\"";
+  rule += designName(design);
+  rule += "\" is not a design of this workload; it offers ";
+  rule += offered;
+  throw InputError("design", rule);
 }
 }  // namespace
 

@@ -27,8 +27,17 @@ fs::path normalTarget(const std::string& target) {
 // A sibling name no other writer uses: this process's id and a per-process counter.
 fs::path freshSibling(const fs::path& target, const char* kind) {
   static std::atomic<unsigned> counter{0};
-  return target.parent_path() / ("." + target.filename().string() + "." + kind + "." +
-                                 std::to_string(::getpid()) + "." + std::to_string(counter++));
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on
+  // `"." + std::string&&` in optimized builds.
+  std::string name = ".";
+  name += target.filename().string();
+  name += '.';
+  name += kind;
+  name += '.';
+  name += std::to_string(::getpid());
+  name += '.';
+  name += std::to_string(counter++);
+  return target.parent_path() / name;
 }
 
 }  // namespace
