@@ -44,9 +44,6 @@ struct CombineModel {
   double BS, H, rb, row, pb, acc, batch, window, P, perPost;
   bool summing, bf16Wire;
 
-  double roundTrip(double hopLat, double batchBytes) const {
-    return hopLat + c.poll + c.consumeNs() + batchBytes / c.mte + hopLat;
-  }
   // Rows this card's experts send per token of an owner: one per kept slot, or one per
   // token and card when the sender sums its local experts (two fp32 vector passes each).
   double rowsPerToken(int card) const { return summing ? sh.cardHit[card] : sh.cardSlots[card]; }
@@ -134,9 +131,10 @@ void CombineModel::sender(int card, double fwdPerRow, StagePrediction& p) const 
       const double work = rows * (row + rb) / c.mte + sumNs + chunks * c.publishNs(self) +
                           (summing ? 0.0 : indexNs(card, L)) +
                           coupledNs(rows, t.queueChunks * batch, fwdPerRow);
-      targets.add(std::max(work, ringLimitNs(chunks, t.queueChunks,
-                                             roundTrip(self ? c.gm : c.hccsLat, batch * rb))),
-                  self ? -1 : f, rows * rb);
+      targets.add(
+          std::max(work, ringLimitNs(chunks, t.queueChunks,
+                                     c.ringRoundTripNs(self ? c.gm : c.hccsLat, batch * rb))),
+          self ? -1 : f, rows * rb);
       if (!self) {
         worstPair = std::max(worstPair, rows * lanes * rb);
         portOut += rows * rb;
@@ -184,21 +182,15 @@ void CombineModel::receiver(int card, StagePrediction& p) const {
 
 StagePrediction predictCombine(const Scenario& sc, const RoutingShares& sh, const Costs& c) {
   const CombineModel m(sc, sh, c);
-  StagePrediction worst;
-  double worstNs = -1;
-  for (int card = 0; card < m.R; ++card) {
+  return slowestCard(m.R, [&](int card) {
     StagePrediction p;
     p.card = card;
     const double fwdPerRow = m.forwarder(card, p);
     m.sender(card, fwdPerRow, p);
     m.receiver(card, p);
     p.fillNs = m.fillNs();
-    if (p.stageNs() > worstNs) {
-      worstNs = p.stageNs();
-      worst = p;
-    }
-  }
-  return worst;
+    return p;
+  });
 }
 
 }  // namespace moe::role_model

@@ -37,11 +37,6 @@ struct DispatchModel {
   int S, cps, R, C, channelQueue;
   double BS, rb, row, senderBatch, fwdBatch, recvBatch, packNs;
 
-  // A ring's round trip: the chunk's landing and tail, a poll, the consumer's read of the
-  // chunk, its head write and the producer's re-read of the head.
-  double roundTrip(double hopLat, double batchBytes) const {
-    return hopLat + c.poll + c.consumeNs() + batchBytes / c.mte + hopLat;
-  }
   // The cards of server `srv` a row sent there goes to, on average.
   double fanOutOf(int srv) const {
     double f = 0;
@@ -90,9 +85,9 @@ void DispatchModel::sender(int card, StagePrediction& p) const {
       const double chunks = std::ceil(rows / senderBatch);
       const double work = rows * (row + 2 * rb) / c.mte + rows * packNs + chunks * (c.gm + c.post) +
                           coupledNs(rows, channelQueue * senderBatch, fwdPerRow(other));
-      targets.add(
-          std::max(work, ringLimitNs(chunks, channelQueue, roundTrip(c.rdmaLat, fwdBatch * rb))),
-          -1, 0.0);
+      targets.add(std::max(work, ringLimitNs(chunks, channelQueue,
+                                             c.ringRoundTripNs(c.rdmaLat, fwdBatch * rb))),
+                  -1, 0.0);
       nicOut += rows * rb;
     }
   for (int l = 0; l < cps; ++l) {
@@ -102,9 +97,10 @@ void DispatchModel::sender(int card, StagePrediction& p) const {
     const bool self = d == card;
     const double work = rows * (row + rb) / c.mte + rows * packNs + chunks * c.publishNs(self) +
                         coupledNs(rows, t.queueChunks * senderBatch, recvPerRow(d));
-    targets.add(std::max(work, ringLimitNs(chunks, t.queueChunks,
-                                           roundTrip(self ? c.gm : c.hccsLat, recvBatch * rb))),
-                self ? -1 : d, rows * rb);
+    targets.add(
+        std::max(work, ringLimitNs(chunks, t.queueChunks,
+                                   c.ringRoundTripNs(self ? c.gm : c.hccsLat, recvBatch * rb))),
+        self ? -1 : d, rows * rb);
     if (!self) {
       worstPair = std::max(worstPair, rows * rb);
       portOut += rows * rb;
@@ -176,21 +172,15 @@ void DispatchModel::receiver(int card, StagePrediction& p) const {
 
 StagePrediction predictDispatch(const Scenario& sc, const RoutingShares& sh, const Costs& c) {
   const DispatchModel m(sc, sh, c);
-  StagePrediction worst;
-  double worstNs = -1;
-  for (int card = 0; card < m.R; ++card) {
+  return slowestCard(m.R, [&](int card) {
     StagePrediction p;
     p.card = card;
     m.sender(card, p);
     m.forwarder(card, p);
     m.receiver(card, p);
     p.fillNs = m.fillNs();
-    if (p.stageNs() > worstNs) {
-      worstNs = p.stageNs();
-      worst = p;
-    }
-  }
-  return worst;
+    return p;
+  });
 }
 
 }  // namespace moe::role_model

@@ -38,6 +38,11 @@ struct Costs {
   // A copy the core waits for before going on (a spill, a read back, a staged partial): its
   // bytes through the core's DMA port, then the local hop's latency until it lands.
   double awaitedCopyNs(double bytes) const { return bytes / mte + gm; }
+  // A ring's round trip: the chunk's landing and tail, a poll, the consumer's read of the
+  // chunk, its head write and the producer's re-read of the head.
+  double ringRoundTripNs(double hopLat, double batchBytes) const {
+    return hopLat + poll + consumeNs() + batchBytes / mte + hopLat;
+  }
   // A vector pass over `bytes` of fp32 or bf16 elements.
   double vectorNs(double bytes) const { return bytes / vecBytesPerNs; }
 };
@@ -104,6 +109,22 @@ inline double ringLimitNs(double chunks, int queue, double roundTripNs) {
 // consumer may also be busy with other rings).
 inline double coupledNs(double rows, double capacityRows, double consumerPerRowNs) {
   return std::max(0.0, rows - capacityRows) * consumerPerRowNs;
+}
+
+// The stage's prediction on the card whose stage ends last (the first such card on a tie):
+// `predictCard(card)` gives one card's.
+template <typename PredictCard>
+StagePrediction slowestCard(int cards, const PredictCard& predictCard) {
+  StagePrediction worst;
+  double worstNs = -1;
+  for (int card = 0; card < cards; ++card) {
+    const StagePrediction p = predictCard(card);
+    if (p.stageNs() > worstNs) {
+      worstNs = p.stageNs();
+      worst = p;
+    }
+  }
+  return worst;
 }
 
 StagePrediction predictDispatch(const Scenario& sc, const RoutingShares& sh, const Costs& c);
