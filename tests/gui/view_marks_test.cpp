@@ -47,6 +47,9 @@ class ViewMarksTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     ClusterWidget* cw = w.clusterView();
     QTRY_VERIFY(w.liveSnapshot() != nullptr);
+    // The view gets the snapshot on the window's next redraw tick; until then it has no
+    // cards to click (a slower machine clicked on an empty view).
+    QTRY_VERIFY(cw->hasSnapshot());
     const auto snap = w.liveSnapshot();
     // The HCCS chord between neighbours 0 and 1: nothing else crosses its middle.
     int link = -1;

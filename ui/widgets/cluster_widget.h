@@ -22,6 +22,9 @@ class ClusterWidget : public QWidget {
   // The link (index into Snapshot::links) drawn outlined and thicker; -1 for none.
   void setSelectedLink(int link);
   int selectedLink() const { return selectedLink_; }
+  // The window hands a new snapshot to its views on the next redraw tick, not when it
+  // arrives: a test clicks only once the view has one.
+  bool hasSnapshot() const { return snap_ != nullptr; }
   QSize sizeHint() const override { return {800, 480}; }
   // Centre of a card's tile in widget coordinates (for tests and hit testing).
   QPointF cardCentre(int card) const;
