@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 
 #include "core/kernels/combine_common.h"
 #include "core/kernels/combine_streaming_roles.h"
@@ -21,6 +22,27 @@ struct PartialSlot {
   std::int32_t seen = 0;        // contributions added so far
   int window = -1;              // UB window row holding the running sum, or -1
   std::int64_t workspace = -1;  // row in the GM workspace (spill target)
+};
+
+// The partials one lane sums, keyed by owner server S and token t (key S * BS + t), in key
+// order; a partial's index here is also its row in the GM workspace. Only the lane's own
+// keys are held: a table over every key cost 16 B x S x BS per lane (64 KB at 32 servers and
+// 128 tokens, 134 MB over the 2,048 lanes of a 256-rank run) for the few it sums.
+struct LaneSlots {
+  std::vector<std::int64_t> keys;  // ascending
+  std::vector<PartialSlot> slots;  // by index, parallel to keys
+
+  void add(std::int64_t key) {
+    slots.push_back(PartialSlot{0, -1, static_cast<std::int64_t>(keys.size())});
+    keys.push_back(key);
+  }
+  std::size_t indexOf(std::int64_t key) const {
+    const auto it = std::lower_bound(keys.begin(), keys.end(), key);
+    if (it == keys.end() || *it != key)
+      throw std::logic_error("combine forwarder: a partial for another lane");
+    return static_cast<std::size_t>(it - keys.begin());
+  }
+  std::int64_t size() const { return static_cast<std::int64_t>(keys.size()); }
 };
 
 // One destination partial ring on another server: completed partials gather in a GM
@@ -132,7 +154,7 @@ struct AccumWindow {
 // this lane sends partials to over RDMA, with its GM staging area and the number of
 // partials it will carry.
 HeldBatches openBatches(LayerContext& ctx, int f, AiCore& core, const CombineRings& rings,
-                        const std::vector<PartialSlot>& slots) {
+                        const LaneSlots& lane) {
   const CombinePlan& plan = rings.plan;
   // Whole partials per post: as many as rdma_batch_bytes holds, at least one, at most what
   // one write into a partial ring can carry (its capacity).
@@ -142,23 +164,21 @@ HeldBatches openBatches(LayerContext& ctx, int f, AiCore& core, const CombineRin
       std::max<std::int64_t>(1, std::min(ctx.sc.combine.rdmaBatchBytes, capacity) / pb);
   HeldBatches held{core, pb, perPost, {}};
   held.batches.resize(static_cast<std::size_t>(ctx.S) * plan.channels);
-  for (int S = 0; S < ctx.S; ++S)
-    for (int t = 0; t < ctx.BS; ++t) {
-      const PartialSlot& s = slots[static_cast<std::size_t>(S) * ctx.BS + t];
-      const int owner = S * ctx.cps + ctx.localOf(f);
-      if (s.workspace < 0 || owner == f) continue;
-      const int c = plan.channel(ctx, t);
-      RdmaBatch& b = held.batches[static_cast<std::size_t>(S) * plan.channels + c];
-      if (b.ring == nullptr) {
-        b.ring =
-            rings.partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
-        b.stage = ctx.m.allocGm(
-            f, 2 * held.perPost * held.pb,
-            core.name() + ".combine-batch-s" + std::to_string(S) + "c" + std::to_string(c), true,
-            /*sparse=*/true);  // small pages: a half holds only the partials staged in it
-      }
-      ++b.remaining;
+  for (const std::int64_t key : lane.keys) {
+    const int S = static_cast<int>(key / ctx.BS), t = static_cast<int>(key % ctx.BS);
+    const int owner = S * ctx.cps + ctx.localOf(f);
+    if (owner == f) continue;
+    const int c = plan.channel(ctx, t);
+    RdmaBatch& b = held.batches[static_cast<std::size_t>(S) * plan.channels + c];
+    if (b.ring == nullptr) {
+      b.ring = rings.partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
+      b.stage = ctx.m.allocGm(
+          f, 2 * held.perPost * held.pb,
+          core.name() + ".combine-batch-s" + std::to_string(S) + "c" + std::to_string(c), true,
+          /*sparse=*/true);  // small pages: a half holds only the partials staged in it
     }
+    ++b.remaining;
+  }
   return held;
 }
 
@@ -205,14 +225,16 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
   // The partials this lane sums: (owner server S, token t) whose channel maps to the lane.
   const auto& expected = plan.fwdCount[f];
-  std::vector<PartialSlot> slots(static_cast<std::size_t>(ctx.S) * ctx.BS);
-  std::int64_t slotCount = 0;
+  LaneSlots mine;
   for (int S = 0; S < ctx.S; ++S)
     for (int t = 0; t < ctx.BS; ++t) {
-      const std::size_t key = static_cast<std::size_t>(S) * ctx.BS + t;
-      if (expected[key] > 0 && plan.laneOf(S, plan.channel(ctx, t)) == lane)
-        slots[key].workspace = slotCount++;
+      const std::int64_t key = static_cast<std::int64_t>(S) * ctx.BS + t;
+      if (expected[static_cast<std::size_t>(key)] > 0 &&
+          plan.laneOf(S, plan.channel(ctx, t)) == lane)
+        mine.add(key);
     }
+  const std::int64_t slotCount = mine.size();
+  std::vector<PartialSlot>& slots = mine.slots;
   // UB window: accumulator rows laid out as fp32 partial records (header space + row).
   const int window = static_cast<int>(std::clamp<std::int64_t>(
       combineUbWindowRows(ctx.sc), 1, std::max<std::int64_t>(1, slotCount)));
@@ -225,17 +247,18 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
                                    : nullptr;
   AccumWindow sums(core, slots, win, window, acc, accBytes, ctx.metaBytes, rowF32);
 
-  HeldBatches held = openBatches(ctx, f, core, *rings, slots);
+  HeldBatches held = openBatches(ctx, f, core, *rings, mine);
 
   auto reduce = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
     for (std::size_t i = 0; i < metas.size(); ++i) {
       const RecordMeta& meta = metas[i];
       const int S = ctx.serverOf(meta.srcRank);
-      const std::size_t key = static_cast<std::size_t>(S) * ctx.BS + meta.token;
-      PartialSlot& s = slots[key];
+      const std::int64_t key = static_cast<std::int64_t>(S) * ctx.BS + meta.token;
+      const std::size_t k = mine.indexOf(key);
+      PartialSlot& s = slots[k];
       const bool first = s.seen == 0;
-      const bool last = ++s.seen == expected[key];
-      co_await sums.bringIn(key, first);
+      const bool last = ++s.seen == expected[static_cast<std::size_t>(key)];
+      co_await sums.bringIn(k, first);
       co_await core.vector(ctx.H, 4);  // sum += w * y, in fp32
       const Region sum = sums.row(s.window);
       if (!win->bytes.empty()) {
@@ -255,7 +278,7 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
       RecordMeta p;
       p.srcRank = meta.srcRank;  // the owner
       p.token = meta.token;
-      p.contributions = expected[key];
+      p.contributions = expected[static_cast<std::size_t>(key)];
       co_await sendPartial(ctx, f, core, *rings, held, out, p);
       sums.release(s);
     }
