@@ -259,8 +259,11 @@ void AiCore::opLanded(void* p, std::uint64_t) {
 }
 
 AiCore::QueuePair& AiCore::queuePair(int dstCard) {
-  if (queuePairs_.empty()) queuePairs_.resize(static_cast<std::size_t>(m_.cardCount()));
-  return queuePairs_[static_cast<std::size_t>(dstCard)];
+  // The reference is used before anything else can post from this core (a new entry may
+  // move the list).
+  for (auto& [card, qp] : queuePairs_)
+    if (card == dstCard) return qp;
+  return queuePairs_.emplace_back(dstCard, QueuePair{}).second;
 }
 
 void AiCore::chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard) {
