@@ -10,6 +10,10 @@ Task runProgram(AiCore& core, Task body, Latch* latch) {
   // that got no rows) may end right after issuing its table copies.
   for (Pipe p : {Pipe::Mte2, Pipe::Mte3, Pipe::Vector, Pipe::Scalar, Pipe::Cube})
     if (!core.pipeIdle(p)) co_await core.fence(p);
+  // Its UB (or L1) is free once it has ended, as on the hardware. Kept until the core's
+  // next launch, the buffers of every layout and experts core stayed through the whole
+  // combine (tens of MB at 256 ranks).
+  core.resetUb();
   core.finishProgram();
   if (latch) latch->countDown();
 }

@@ -247,14 +247,17 @@ TEST(AiCoreDma, UnalignedGmReadOverReadsToAlignmentAndCropsInUb) {
   AiCore& c = emu.machine().aiv(0, 0);
   Buffer* gm = emu.machine().allocGm(0, 256, "gm", true);
   for (int i = 0; i < 256; ++i) gm->data()[i] = static_cast<std::uint8_t>(i);
-  Buffer* ub = nullptr;
+  std::vector<std::uint8_t> seen;
   auto prog = [&]() -> Task {
-    ub = emu.machine().allocUb(c, 64, "ub", true);  // UB belongs to one kernel launch
+    // UB belongs to one kernel launch: it is read before the kernel ends (and frees it).
+    Buffer* ub = emu.machine().allocUb(c, 64, "ub", true);
     co_await c.copy(Region{ub, 0, 40}, Region{gm, 10, 40});
+    seen.assign(ub->data(), ub->data() + 40);
   };
   emu.launch(c, Role::Sender, prog(), nullptr);
   emu.sim().run();
-  for (int i = 0; i < 40; ++i) EXPECT_EQ(ub->data()[i], 10 + i);
+  ASSERT_EQ(seen.size(), 40u);
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(seen[i], 10 + i);
   // [10, 50) spans [0, 64): 24 bytes over-read.
   EXPECT_EQ(emu.machine().overreadBytes, 24);
 }
