@@ -4,7 +4,6 @@
 #include "ui/widgets/chart_column.h"
 #include "ui/widgets/instance_load_widget.h"
 
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
@@ -129,14 +128,21 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   table_->setWordWrap(true);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
 
-  auto* head = new QHBoxLayout;
-  head->addWidget(summary_, 1);
-  head->addWidget(redundant_);
-  head->addWidget(rebalance_);
+  // The summary spans the view; the rebalance controls sit over the placement table they
+  // rewrite. Beside the summary they squeezed it to four or five lines at 1920x1080 in
+  // presenter mode, which pushed the rank chart below the fold.
+  // One above the other: side by side they widened the table's column past its share, and
+  // the charts' titles beside it no longer fit.
+  auto* tableColumn = new QWidget;
+  auto* tableLay = new QVBoxLayout(tableColumn);
+  tableLay->setContentsMargins(0, 0, 0, 0);
+  tableLay->addWidget(redundant_);
+  tableLay->addWidget(rebalance_);
+  tableLay->addWidget(table_, 1);
   QWidget* charts = chartColumn({experts_, instances_, ranks_}, 7);
   auto* split = new QSplitter(Qt::Horizontal);
   split->addWidget(charts);
-  split->addWidget(table_);
+  split->addWidget(tableColumn);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   split->setSizes({560, 420});  // scaled to the real width when shown
@@ -149,7 +155,7 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   content_ = new QWidget;
   auto* inner = new QVBoxLayout(content_);
   inner->setContentsMargins(0, 0, 0, 0);
-  inner->addLayout(head);
+  inner->addWidget(summary_);
   rebalanceResult_ = new QLabel;
   rebalanceResult_->setWordWrap(true);
   rebalanceResult_->hide();
