@@ -1,6 +1,7 @@
 #include "ui/widgets/elided_text.h"
 
 #include <QAbstractButton>
+#include <QAbstractScrollArea>
 #include <QComboBox>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
@@ -69,6 +70,17 @@ void checkToolBar(const QToolBar* bar, QStringList& out) {
                  .arg(gap);
   }
 }
+// How much of `w`'s height its ancestors leave on screen: a dock or a layout that gives a
+// panel less than it asked for cuts its last lines off while the label keeps its full
+// height. Content in a scroll area counts as shown (it can be scrolled to).
+int shownHeight(const QWidget* w) {
+  QRect shown(w->mapTo(w->window(), QPoint(0, 0)), w->size());
+  for (const QWidget* p = w->parentWidget(); p && !p->isWindow(); p = p->parentWidget()) {
+    if (qobject_cast<const QAbstractScrollArea*>(p->parentWidget())) break;  // a viewport
+    shown &= QRect(p->mapTo(p->window(), QPoint(0, 0)), p->size());
+  }
+  return std::max(0, shown.height());
+}
 }  // namespace
 
 QStringList elidedTexts(QWidget* root) {
@@ -100,11 +112,12 @@ QStringList elidedTexts(QWidget* root) {
       // three lines).
       if (l->wordWrap()) {
         const int need = l->heightForWidth(l->width());
-        if (need > l->height())
+        const int has = std::min(l->height(), shownHeight(l));
+        if (need > has)
           out << QString("%1: \"%2\" needs %3 px high, has %4")
                      .arg(who(l), l->text().left(60))
                      .arg(need)
-                     .arg(l->height());
+                     .arg(has);
         continue;
       }
       // Rich text lays out over several lines; a plain one-line label must fit its width.

@@ -74,6 +74,9 @@ void LessonPanel::fitNarration() {
   const int w = std::max(
       100, width() - layout()->contentsMargins().left() - layout()->contentsMargins().right());
   narration_->setMinimumHeight(std::max(60, narration_->heightForWidth(w)));
+  // The title wraps too (two lines at presenter scale): its lines count in the panel's
+  // minimum, which the window gives the Lesson dock, or the narration's last line is cut.
+  title_->setMinimumHeight(title_->heightForWidth(w));
 }
 
 void LessonPanel::resizeEvent(QResizeEvent* e) {

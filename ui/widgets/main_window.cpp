@@ -146,11 +146,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   inspector_ = new QTextBrowser;
   inspector_->setToolTip(tr("What the selected element is doing now, in words"));
-  auto* dock = new QDockWidget(tr("Inspector"));
-  dock->setWidget(inspector_);
-  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-  addDockWidget(Qt::RightDockWidgetArea, dock);
-  resizeDocks({dock}, {340}, Qt::Horizontal);
+  inspectorDock_ = new QDockWidget(tr("Inspector"));
+  inspectorDock_->setWidget(inspector_);
+  inspectorDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  addDockWidget(Qt::RightDockWidgetArea, inspectorDock_);
+  resizeDocks({inspectorDock_}, {340}, Qt::Horizontal);
 
   lessons_ = new LessonPanel(builtinLessons());
   lessonDock_ = new QDockWidget(tr("Lesson"));
@@ -161,7 +161,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // Beside the views, above the Inspector: under them it took a projector's rows from the
   // views and shrank the Card view's cores to unreadable.
   addDockWidget(Qt::RightDockWidgetArea, lessonDock_);
-  splitDockWidget(lessonDock_, dock, Qt::Vertical);
+  splitDockWidget(lessonDock_, inspectorDock_, Qt::Vertical);
   lessonDock_->hide();  // the views get the room until a lesson is chosen (View or Help menu)
   connect(lessons_, &LessonPanel::stepRequested, this, &MainWindow::showLessonStep);
 
@@ -522,9 +522,13 @@ void MainWindow::showLessonStep(const Lesson& lesson, int index) {
   const auto& views = lessonViews();
   for (std::size_t i = 0; i < views.size(); ++i)
     if (views[i] == step.view) tabs_->setCurrentIndex(static_cast<int>(i));
-  if (step.view == "compare") startCompare();
+  if (step.view == "compare") {
+    compare_->showPart(comparePartFromName(step.show).value_or(ComparePart::Timelines));
+    startCompare();
+  }
   if (step.card >= 0) card_->showCard(step.card);
   select(step.selection);
+  fitLessonDock();
 }
 
 void MainWindow::measureLessonStep() {
@@ -545,6 +549,19 @@ void MainWindow::measureLessonStep() {
   for (const LessonQuantity& q : lessonQuantities())
     lessonValues_.emplace_back(std::string(q.name), q.measure(state));
   lessons_->setFilledNarration(fillLessonNarration(lessonStep_->narration, state));
+  fitLessonDock();
+}
+
+void MainWindow::fitLessonDock() {
+  // The whole narration, and the Inspector below it the rest. Split half and half, a long
+  // step's last lines were cut off at 1920x1080 while the Inspector stood half empty.
+  if (!lessonDock_->isVisible() || inspectorDock_->isFloating()) return;
+  const int total = lessonDock_->height() + inspectorDock_->height();
+  // The panel's needs plus the dock's own title bar and frame (the dock's minimum size hint
+  // left the narration's last line 16 px short).
+  const int need =
+      lessons_->minimumSizeHint().height() + lessonDock_->height() - lessons_->height();
+  resizeDocks({lessonDock_, inspectorDock_}, {need, std::max(1, total - need)}, Qt::Vertical);
 }
 
 void MainWindow::exportPng() {

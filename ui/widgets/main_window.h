@@ -130,6 +130,7 @@ class MainWindow : public QMainWindow {
   void setDesignChoices(WorkloadKind kind);
   // Measures the shown lesson step's expectations and fills its narration's numbers.
   void measureLessonStep();
+  void fitLessonDock();
   // Asks with a TuneDiffDialog whether to load the tuned scenario.
   void offerTuned(const Scenario& tuned, const QString& summary);
 
@@ -171,6 +172,7 @@ class MainWindow : public QMainWindow {
   std::vector<LessonCheck> lessonChecks_;
   std::vector<std::pair<std::string, double>> lessonValues_;
   class QDockWidget* lessonDock_;
+  class QDockWidget* inspectorDock_;
   QAction* run_;
   QAction* pause_;
   QComboBox* impl_;
