@@ -2,8 +2,10 @@
 // (phased, streaming, flat), each with its own colour in the chart, all named in the title
 // and counted in the verdict. Two alternating colours once gave phased and flat the same.
 
+#include <QScrollArea>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTest>
 #include <QtCharts/QAbstractBarSeries>
 #include <QtCharts/QBarSet>
@@ -14,6 +16,7 @@
 #include "small_scenario.h"
 #include "ui/run/compare_runner.h"
 #include "ui/widgets/compare_view.h"
+#include "ui/widgets/shared_timelines.h"
 
 MOE_CHARTS_USE_NAMESPACE
 
@@ -51,6 +54,23 @@ class CompareViewTest : public QObject {
     for (const QString& line : r.why)
       QVERIFY2(line.contains(QStringLiteral(" cores busy ")), qPrintable(line));
     QCOMPARE(view.whyText(), r.why.join("\n\n"));
+
+    // A part asked for before the result (as a lesson step does) is at the top of the
+    // figures once the result is laid out; the timelines are then scrolled away.
+    view.resize(900, 500);
+    view.showPart(ComparePart::Table);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setResult(r);
+    auto* table = view.findChild<QTableView*>();
+    auto* body = view.findChild<QScrollArea*>();
+    QVERIFY(table && body);
+    const auto top = [&](QWidget* w) { return w->mapTo(body->viewport(), QPoint(0, 0)).y(); };
+    QTRY_COMPARE(top(table), 0);
+    QVERIFY(top(view.timelines()) < 0);  // scrolled away above
+    view.showPart(ComparePart::Timelines);
+    QVERIFY(top(view.timelines()) >= 0);
+    QVERIFY(top(table) > 0);
   }
 };
 

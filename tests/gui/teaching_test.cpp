@@ -312,6 +312,17 @@ class TeachingTest : public QObject {
             .startsWith("lesson broken, step 1, run_to.plus_us: must be a number > 0"));
     QVERIFY(error(view + R"("run_to": {"end": true, "plus_us": 3}, "expect": {"stage": "done"})")
                 .startsWith("lesson broken, step 1, run_to.plus_us: goes with run_to.stage only"));
+    // "show" names a part of the Compare view's figures, and only there.
+    QCOMPARE(
+        error(view + R"("show": "table", "run_to": {"end": true}, "expect": {"stage": "done"})"),
+        QString("lesson broken, step 1, show: is for the compare view only (its timelines, "
+                "chart, table or why)"));
+    QCOMPARE(error(R"("view": "compare", "show": "bottom", "run_to": {"end": true},
+                      "expect": {"stage": "done"})"),
+             QString("lesson broken, step 1, show: must be one of timelines, chart, table, why"));
+    QCOMPARE(error(R"("view": "compare", "show": "chart", "run_to": {"end": true},
+                      "expect": {"stage": "done"})"),
+             QString("accepted"));
     try {
       (void)parseLesson("broken", R"({"title": "t", "steps": [{"narration": "{hot_shar:%} hot",
           "view": "card", "run_to": {"end": true}, "expect": {"stage": "done"}}]})");

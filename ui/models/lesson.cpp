@@ -1,5 +1,7 @@
 #include "ui/models/lesson.h"
 
+#include "ui/models/compare_parts.h"
+
 #include <QDir>
 #include <QFile>
 #include <algorithm>
@@ -194,9 +196,9 @@ Lesson parseLesson(const QString& name, const QByteArray& bytes) {
     w.step = static_cast<int>(i) + 1;
     const json& s = j["steps"][i];
     if (!s.is_object()) w.fail("(step)", "must be an object");
-    onlyKeys(
-        w, s, "",
-        {"narration", "scenario", "design", "run_to", "view", "select", "card", "fault", "expect"});
+    onlyKeys(w, s, "",
+             {"narration", "scenario", "design", "run_to", "view", "show", "select", "card",
+              "fault", "expect"});
     LessonStep step;
     step.narration = QString::fromStdString(text(w, s, "narration", true));
     if (const std::string bad = lessonTemplateError(step.narration); !bad.empty())
@@ -230,6 +232,14 @@ Lesson parseLesson(const QString& name, const QByteArray& bytes) {
     for (const QString& v : lessonViews()) known |= v == step.view;
     if (!known)
       w.fail("view", "must be one of cluster, card, experts, timeline, metrics, scenario, compare");
+    if (s.contains("show")) {
+      const QString part = QString::fromStdString(text(w, s, "show", true));
+      if (step.view != "compare")
+        w.fail("show", "is for the compare view only (its timelines, chart, table or why)");
+      if (!comparePartFromName(part))
+        w.fail("show", "must be one of " + comparePartNames().join(", ").toStdString());
+      step.show = part;
+    }
     if (s.contains("select")) step.selection = selection(w, s["select"]);
     if (s.contains("card")) {
       if (!s["card"].is_number_integer() || s["card"].get<int>() < 0)

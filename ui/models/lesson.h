@@ -33,6 +33,7 @@ struct LessonStep {
                        // workload's default design
   LessonTarget target;
   QString view;               // a tab: cluster, card, experts, timeline, metrics, scenario, compare
+  QString show;               // the compare view's part to bring to the top ("": its top)
   Selection selection;        // what to select and highlight (kind None: nothing)
   int card = -1;              // the card the Card view shows (-1: leave it)
   Fault fault = Fault::None;  // a fault planted for this step only (streaming combine)

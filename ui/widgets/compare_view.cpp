@@ -6,12 +6,14 @@
 #include "ui/widgets/chart_column.h"
 #include "ui/widgets/shared_timelines.h"
 
+#include <QFontMetrics>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSet>
@@ -20,6 +22,8 @@
 #include <QtCharts/QHorizontalBarSeries>
 #include <QtCharts/QHorizontalStackedBarSeries>
 #include <QtCharts/QValueAxis>
+
+#include <algorithm>
 
 #include "ui/style/palette.h"
 
@@ -69,7 +73,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   timelines_ = new SharedTimelines;
   QScrollArea* body = chartColumn({timelines_, chart_, table_, whyBox}, 0);
   body_ = body;
-  chart_->setMinimumHeight(14 * chart_->fontMetrics().height());
+  chart_->setMinimumHeight(14 * chart_->fontMetrics().height());  // until a result names its rows
   staleLabel_ = new QLabel(
       tr("Stale: these figures are for the previous scenario. Press the button to compare the "
          "current one."));
@@ -132,9 +136,30 @@ QString CompareView::whyText() const {
   return why_->text();
 }
 
-void CompareView::showWhy() {
-  // Its title at the top: the panel is usually taller than what is left of the view.
-  body_->verticalScrollBar()->setValue(whyBox_->mapTo(body_->widget(), QPoint(0, 0)).y());
+QWidget* CompareView::partWidget(ComparePart part) const {
+  switch (part) {
+    case ComparePart::Chart:
+      return chart_;
+    case ComparePart::Table:
+      return table_;
+    case ComparePart::Why:
+      return whyBox_;
+    case ComparePart::Timelines:
+      break;
+  }
+  return timelines_;
+}
+
+void CompareView::showPart(ComparePart part) {
+  shown_ = part;
+  scrollToShownPart();
+}
+
+void CompareView::scrollToShownPart() {
+  // Its top at the top of the view: a part is often taller than what is left below it.
+  body_->widget()->layout()->activate();
+  QWidget* w = partWidget(shown_);
+  body_->verticalScrollBar()->setValue(w->mapTo(body_->widget(), QPoint(0, 0)).y());
 }
 
 void CompareView::setResult(const CompareResult& r) {
@@ -153,6 +178,8 @@ void CompareView::setResult(const CompareResult& r) {
   why_->setText(r.why.join("\n\n"));
   whyBox_->setVisible(!r.why.isEmpty());
   timelines_->setRuns(r.timelines);
+  // Once laid out with the new figures (a lesson step may have asked for a part first).
+  QTimer::singleShot(0, this, [this] { scrollToShownPart(); });
   QChart* chart = chart_->chart();
   chart->removeAllSeries();
   for (QAbstractAxis* a : chart->axes()) {
@@ -200,6 +227,11 @@ void CompareView::setResult(const CompareResult& r) {
   chart->addSeries(series);
   auto* y = new QBarCategoryAxis;
   y->append(r.stacked ? r.impls : r.stageNames);
+  // Title, legend, value axis and its title take about seven lines, and each category two
+  // (its name beside its bars): shorter, Qt Charts silently drops category names (at
+  // 1920x1080 in presenter mode only two of the six stages were named).
+  const int line = std::max(QFontMetrics(y->labelsFont()).height(), chart_->fontMetrics().height());
+  chart_->setMinimumHeight((7 + 2 * static_cast<int>(y->count())) * line);
   auto* x = new QValueAxis;
   x->setRange(0, top * 1.1 + 1e-9);
   // Round ticks with whole numbers: "684.9 1369.7 2054.6" ran into each other.

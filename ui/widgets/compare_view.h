@@ -8,6 +8,7 @@
 #include "ui/widgets/qt_charts.h"
 
 #include "core/scenario/scenario.h"
+#include "ui/models/compare_parts.h"
 #include "ui/models/compare_table_model.h"
 
 MOE_CHARTS_BEGIN_NAMESPACE
@@ -43,8 +44,10 @@ class CompareView : public QWidget {
   SharedTimelines* timelines() const { return timelines_; }
   // The "Why" panel's text: each design's dispatch and combine critical-path lines.
   QString whyText() const;
-  // Scrolls the figures down to the Why panel (the screenshot of it).
-  void showWhy();
+  // Scrolls the figures so the part's top is at the top of the view. Asked before a result
+  // has come in, it is done once the result is laid out.
+  void showPart(ComparePart part);
+  void showWhy() { showPart(ComparePart::Why); }
 
  signals:
   void runRequested();
@@ -62,6 +65,9 @@ class CompareView : public QWidget {
   QLabel* staleLabel_;
   bool stale_ = false;
   bool hasResult_ = false;
+  ComparePart shown_ = ComparePart::Timelines;
+  QWidget* partWidget(ComparePart part) const;
+  void scrollToShownPart();
 };
 
 }  // namespace moe::ui
