@@ -73,9 +73,13 @@ void LessonPanel::setFilledNarration(const QString& text) {
 void LessonPanel::fitNarration() {
   const int w = std::max(
       100, width() - layout()->contentsMargins().left() - layout()->contentsMargins().right());
+  // QLabel's heightForWidth() is never below its minimum height: cleared first, or a long
+  // step's height stayed for every shorter one after it.
+  narration_->setMinimumHeight(0);
   narration_->setMinimumHeight(std::max(60, narration_->heightForWidth(w)));
   // The title wraps too (two lines at presenter scale): its lines count in the panel's
   // minimum, which the window gives the Lesson dock, or the narration's last line is cut.
+  title_->setMinimumHeight(0);
   title_->setMinimumHeight(title_->heightForWidth(w));
 }
 
