@@ -11,6 +11,7 @@
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "core/scenario/scenario_json.h"
 #include "record.h"
@@ -47,11 +48,13 @@ struct Options {
                            "(default 8).",
                            "US", "8"};
   QCommandLineOption fps{"fps", "With --record: frames per second (default 10).", "N", "10"};
-  QCommandLineOption view{"view",
-                          "The view to open, and with --record the view to record (cluster, "
-                          "card, experts, timeline, metrics, scenario, compare; default card "
-                          "for --record, cluster otherwise).",
-                          "NAME", "card"};
+  QCommandLineOption view{
+      "view",
+      QString("The view to open, and with --record the view to record (%1; "
+              "default card for --record, cluster otherwise).")
+          .arg(
+              QStringList(moe::ui::lessonViews().begin(), moe::ui::lessonViews().end()).join(", ")),
+      "NAME", "card"};
   QCommandLineOption frameLog{
       "frame-log",
       "Write one CSV row per redraw tick (gap since the previous tick, redraw and paint "
@@ -129,6 +132,66 @@ void headlessIfNoDisplay(int argc, char** argv) {
       qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
 }
+
+// Loads the scenario file argument and --workload's workload, if given; false after an
+// error message.
+bool loadStartScenario(moe::ui::MainWindow& w, const QCommandLineParser& cli, const Options& o) {
+  const QString kind = cli.value(o.workload);
+  if (cli.isSet(o.workload) && kind != "moe-layer" && kind != "alltoall-matmul-rs") {
+    std::fprintf(stderr, "--workload: must be moe-layer or alltoall-matmul-rs, got %s\n",
+                 qPrintable(kind));
+    return false;
+  }
+  if (cli.positionalArguments().isEmpty() && !cli.isSet(o.workload)) return true;
+  try {
+    moe::Scenario sc = cli.positionalArguments().isEmpty()
+                           ? moe::defaultScenario()
+                           : moe::loadScenarioFile(cli.positionalArguments().first().toStdString());
+    if (kind == "moe-layer") sc.workload.kind = moe::WorkloadKind::MoeLayer;
+    if (kind == "alltoall-matmul-rs") sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
+    w.loadScenario(sc);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return false;
+  }
+  return true;
+}
+
+// The screenshots' window size in scaled pixels: presenter screenshots are of a 1920x1080
+// projector unless --size says otherwise. Empty after an error message.
+std::optional<QSize> screenshotSize(const QCommandLineParser& cli, const Options& o, bool presenter,
+                                    double scale) {
+  QSize pixels = presenter ? QSize(1920, 1080) : QSize(1400, 900);
+  if (cli.isSet(o.size)) {
+    const QStringList wh = cli.value(o.size).split('x');
+    bool okW = false, okH = false;
+    if (wh.size() == 2) pixels = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+    if (!okW || !okH || pixels.width() < 640 || pixels.height() < 480 || pixels.width() > 7680 ||
+        pixels.height() > 4320) {
+      std::fprintf(stderr, "--size: must be WxH in pixels, 640x480 to 7680x4320, got %s\n",
+                   qPrintable(cli.value(o.size)));
+      return std::nullopt;
+    }
+  }
+  const double s = presenter ? scale : 1.0;
+  return QSize(static_cast<int>(pixels.width() / s), static_cast<int>(pixels.height() / s));
+}
+
+// --autoplay: presses Run, and quits once the run has ended and its verdict is in (the frame
+// log's summary is complete); the verdict follows the last frame, so this looks a few times
+// a second.
+void autoplay(moe::ui::MainWindow& w) {
+  auto* poll = new QTimer(&w);
+  QObject::connect(poll, &QTimer::timeout, &w, [&w] {
+    const auto s = w.liveSnapshot();
+    if (!s || !(s->finished || s->deadlocked) || !w.verification().done) return;
+    if (const moe::ui::FrameLog* log = w.frameLog())
+      std::printf("%s", qPrintable(log->summaryText()));
+    QCoreApplication::quit();
+  });
+  poll->start(250);
+  QTimer::singleShot(0, &w, [&w] { w.runAction()->trigger(); });
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -159,30 +222,9 @@ int main(int argc, char** argv) {
   describe(cli, o);
   cli.process(app);
   const QCommandLineOption& shot = o.shot;
-  const QCommandLineOption& workload = o.workload;
-
-  const QString kind = cli.value(workload);
-  if (cli.isSet(workload) && kind != "moe-layer" && kind != "alltoall-matmul-rs") {
-    std::fprintf(stderr, "--workload: must be moe-layer or alltoall-matmul-rs, got %s\n",
-                 qPrintable(kind));
-    return 2;
-  }
   moe::ui::MainWindow w;
   if (presenter) w.setPresenterMode(true);
-  if (!cli.positionalArguments().isEmpty() || cli.isSet(workload)) {
-    try {
-      moe::Scenario sc =
-          cli.positionalArguments().isEmpty()
-              ? moe::defaultScenario()
-              : moe::loadScenarioFile(cli.positionalArguments().first().toStdString());
-      if (kind == "moe-layer") sc.workload.kind = moe::WorkloadKind::MoeLayer;
-      if (kind == "alltoall-matmul-rs") sc.workload.kind = moe::WorkloadKind::AlltoallMatmulRs;
-      w.loadScenario(sc);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-      return 2;
-    }
-  }
+  if (!loadStartScenario(w, cli, o)) return 2;
   bool okSpeed = false;
   const double us = cli.value(o.speed).toDouble(&okSpeed);
   if (!okSpeed || us < 1 || us > 10000) {
@@ -191,13 +233,13 @@ int main(int argc, char** argv) {
   }
   if (cli.isSet(o.speed)) w.setPlaybackSpeed(us * 1e6);
   const auto& views = moe::ui::lessonViews();
-  const auto viewAt = std::find(views.begin(), views.end(), cli.value(o.view));
-  if (viewAt == views.end()) {
-    std::fprintf(
-        stderr, "--view: must be cluster, card, experts, timeline, metrics, scenario or compare\n");
+  if (std::find(views.begin(), views.end(), cli.value(o.view)) == views.end()) {
+    QStringList names(views.begin(), views.end() - 1);
+    std::fprintf(stderr, "--view: must be %s or %s\n", qPrintable(names.join(", ")),
+                 qPrintable(views.back()));
     return 2;
   }
-  if (cli.isSet(o.view)) w.tabs()->setCurrentIndex(static_cast<int>(viewAt - views.begin()));
+  if (cli.isSet(o.view)) w.showView(cli.value(o.view));
   if (cli.isSet(o.record)) {
     moe::ui::RecordOptions r;
     r.dir = cli.value(o.record);
@@ -215,45 +257,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--lesson: needs --screenshot DIR (or pick the lesson in the app)\n");
     return 2;
   }
-  // Presenter screenshots are of a 1920x1080 projector unless --size says otherwise; the
-  // window is in scaled pixels.
-  QSize pixels = presenter ? QSize(1920, 1080) : QSize(1400, 900);
-  if (cli.isSet(o.size)) {
-    const QStringList wh = cli.value(o.size).split('x');
-    bool okW = false, okH = false;
-    if (wh.size() == 2) pixels = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
-    if (!okW || !okH || pixels.width() < 640 || pixels.height() < 480 || pixels.width() > 7680 ||
-        pixels.height() > 4320) {
-      std::fprintf(stderr, "--size: must be WxH in pixels, 640x480 to 7680x4320, got %s\n",
-                   qPrintable(cli.value(o.size)));
-      return 2;
-    }
-  }
-  const double s = presenter ? scale : 1.0;
-  const QSize size(static_cast<int>(pixels.width() / s), static_cast<int>(pixels.height() / s));
+  const std::optional<QSize> size = screenshotSize(cli, o, presenter, scale);
+  if (!size) return 2;
   if (cli.isSet(o.lesson))
-    return moe::ui::writeLessonScreenshots(w, cli.value(shot), cli.value(o.lesson), size,
+    return moe::ui::writeLessonScreenshots(w, cli.value(shot), cli.value(o.lesson), *size,
                                            cli.isSet(o.failOnElided));
   if (cli.isSet(shot))
-    return moe::ui::writeScreenshots(w, cli.value(shot), size, cli.isSet(o.failOnElided));
+    return moe::ui::writeScreenshots(w, cli.value(shot), *size, cli.isSet(o.failOnElided));
   if (cli.isSet(o.frameLog) && !w.setFrameLog(cli.value(o.frameLog))) {
     std::fprintf(stderr, "--frame-log: cannot write %s\n", qPrintable(cli.value(o.frameLog)));
     return 2;
   }
-  if (cli.isSet(o.autoplay)) {
-    // Quit once the run has ended and its verdict is in (the log's summary is complete);
-    // the verdict follows the last frame, so this looks a few times a second.
-    auto* poll = new QTimer(&w);
-    QObject::connect(poll, &QTimer::timeout, &w, [&w] {
-      const auto s = w.liveSnapshot();
-      if (!s || !(s->finished || s->deadlocked) || !w.verification().done) return;
-      if (const moe::ui::FrameLog* log = w.frameLog())
-        std::printf("%s", qPrintable(log->summaryText()));
-      QCoreApplication::quit();
-    });
-    poll->start(250);
-    QTimer::singleShot(0, &w, [&w] { w.runAction()->trigger(); });
-  }
+  if (cli.isSet(o.autoplay)) autoplay(w);
   w.show();
   return QApplication::exec();
 }

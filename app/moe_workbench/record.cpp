@@ -79,9 +79,7 @@ int recordPlayback(MainWindow& w, const RecordOptions& o) {
   out << "frame,time_ps,stage,view\n";
   w.resize(1400, 900);
   w.show();
-  const auto& views = lessonViews();
-  for (std::size_t i = 0; i < views.size(); ++i)
-    if (views[i] == o.view) w.tabs()->setCurrentIndex(static_cast<int>(i));
+  w.showView(o.view);
   if (!waitShown(w, 60000) && !w.liveSnapshot()) {
     std::fprintf(stderr, "the scenario did not load\n");
     return 1;

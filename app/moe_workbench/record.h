@@ -16,7 +16,7 @@ struct RecordOptions {
   QString dir;
   double psPerWallSecond = kDefaultPlaySpeed;  // the Run button's: the video is a Run
   int fps = 10;
-  QString view = "card";  // a tab: cluster, card, experts, timeline, metrics, scenario, compare
+  QString view = "card";  // a view id: one of lessonViews()
 };
 
 // Returns the process exit code: 0 when the run reached its end and every frame was written.

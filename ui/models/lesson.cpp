@@ -4,6 +4,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QStringList>
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "core/run/design_registry.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
+#include "ui/widgets/view_registry.h"
 
 static void initUiResourcesForLessons() {
   Q_INIT_RESOURCE(ui_resources);
@@ -168,8 +170,12 @@ Selection selection(const Where& w, const json& j) {
 }  // namespace
 
 const std::vector<QString>& lessonViews() {
-  static const std::vector<QString> views = {"cluster", "card",     "experts", "timeline",
-                                             "metrics", "scenario", "compare"};
+  static const std::vector<QString> views = [] {
+    std::vector<QString> ids;
+    for (const ViewEntry& e : viewRegistry())
+      if (e.inLessons) ids.push_back(e.id);
+    return ids;
+  }();
   return views;
 }
 
@@ -228,10 +234,10 @@ Lesson parseLesson(const QString& name, const QByteArray& bytes) {
     step.target = target(w, s["run_to"]);
     checkReachable(w, step.target, *d);
     step.view = QString::fromStdString(text(w, s, "view", true));
-    bool known = false;
-    for (const QString& v : lessonViews()) known |= v == step.view;
-    if (!known)
-      w.fail("view", "must be one of cluster, card, experts, timeline, metrics, scenario, compare");
+    const std::vector<QString>& views = lessonViews();
+    if (std::find(views.begin(), views.end(), step.view) == views.end())
+      w.fail("view",
+             "must be one of " + QStringList(views.begin(), views.end()).join(", ").toStdString());
     if (s.contains("show")) {
       const QString part = QString::fromStdString(text(w, s, "show", true));
       if (step.view != "compare")

@@ -32,7 +32,7 @@ struct LessonStep {
   std::string design;  // "streaming", "phased", ...: the step's, else the lesson's, else the
                        // workload's default design
   LessonTarget target;
-  QString view;               // a tab: cluster, card, experts, timeline, metrics, scenario, compare
+  QString view;               // a view id: one of lessonViews()
   QString show;               // the compare view's part to bring to the top ("": its top)
   Selection selection;        // what to select and highlight (kind None: nothing)
   int card = -1;              // the card the Card view shows (-1: leave it)
@@ -50,7 +50,7 @@ struct Lesson {
 // Parses one lesson; throws InputError "lesson NAME, step N, FIELD: RULE" when malformed.
 Lesson parseLesson(const QString& name, const QByteArray& json);
 
-// The views a step may name, in tab order.
+// The views a step may name, in tab order: the ids of viewRegistry()'s lesson views.
 const std::vector<QString>& lessonViews();
 
 // Every lesson shipped in resources/lessons/ (compiled in), in file-name order: the valid

@@ -206,66 +206,68 @@ QString linkTooltip(const Snapshot& s, const LinkSnap& l) {
   return o ? oneDirection(l) + "\n" + oneDirection(*o) : oneDirection(l);
 }
 
-QString describeSelection(const Snapshot& s, const Selection& sel) {
+namespace {
+// The Inspector's text for a selected card; empty if it does not exist in `s`.
+QString describeCard(const Snapshot& s, int id) {
   QString html;
-  switch (sel.kind) {
-    case Selection::Kind::None:
-      return "<p>Click a card, core, ring or link to see what it is doing.</p>";
-    case Selection::Kind::Card: {
-      if (sel.id < 0 || sel.id >= static_cast<int>(s.cards.size())) break;
-      const CardSnap& card = s.cards[sel.id];
-      int busy = 0, waiting = 0, done = 0;
-      for (const CoreSnap& c : s.cores) {
-        if (c.card != card.id) continue;
-        busy += isWorking(c.activity);
-        waiting += isWaiting(c.activity);
-        done += c.activity == Activity::Done;
-      }
-      int rings = 0, strips = 0, slotsInUse = 0;
-      for (const RingSnap& r : s.rings) rings += r.consumerCard == card.id;
-      for (const StagesSnap& w : s.workspace)
-        if (w.card == card.id) {
-          ++strips;
-          slotsInUse += w.occupied;
-        }
-      html =
-          QString("<p><b>Card %1</b> (server %2, slot %3): %4 cores working, %5 waiting, %6 done; ")
-              .arg(card.id)
-              .arg(card.server)
-              .arg(card.local)
-              .arg(busy)
-              .arg(waiting)
-              .arg(done);
-      html += strips > 0 ? QString("%1 workspace-stage strips, %2 slots holding data.</p>")
-                               .arg(strips)
-                               .arg(slotsInUse)
-                         : QString("it receives through %1 rings.</p>").arg(rings);
-      return html;
+  if (id < 0 || id >= static_cast<int>(s.cards.size())) return {};
+  const CardSnap& card = s.cards[id];
+  int busy = 0, waiting = 0, done = 0;
+  for (const CoreSnap& c : s.cores) {
+    if (c.card != card.id) continue;
+    busy += isWorking(c.activity);
+    waiting += isWaiting(c.activity);
+    done += c.activity == Activity::Done;
+  }
+  int rings = 0, strips = 0, slotsInUse = 0;
+  for (const RingSnap& r : s.rings) rings += r.consumerCard == card.id;
+  for (const StagesSnap& w : s.workspace)
+    if (w.card == card.id) {
+      ++strips;
+      slotsInUse += w.occupied;
     }
-    case Selection::Kind::Core: {
-      if (sel.id < 0 || sel.id >= static_cast<int>(s.cores.size())) break;
-      const CoreSnap& c = s.cores[sel.id];
-      html = "<p><b>" + coreHeadline(s, c) + "</b></p><p>" +
-             roleDescription(c.role).toHtmlEscaped() + "</p><p>Time so far by activity:</p><ul>";
-      for (int a = 0; a < static_cast<int>(Activity::Count); ++a)
-        if (c.timeIn[a] > 0)
-          html += QString("<li>%1: %2</li>")
-                      .arg(activityText(static_cast<Activity>(a)), timeText(c.timeIn[a]));
-      html += "</ul>";
-      for (const RingSnap& r : s.rings) {
-        if (r.producerCore == c.id) html += "<p>Produces into: " + q(r.description) + "</p>";
-        if (r.consumerCore == c.id) html += "<p>Consumes from: " + q(r.description) + "</p>";
-      }
-      return html;
-    }
-    case Selection::Kind::Ring: {
-      const RingSnap* r = nullptr;
-      for (const RingSnap& x : s.rings)
-        if (x.id == sel.id) r = &x;
-      if (!r) break;
-      html = "<p><b>" + ringHeadline(*r) + "</b></p><p>" + q(r->description) + "</p>";
-      html +=
-          QString(
+  html = QString("<p><b>Card %1</b> (server %2, slot %3): %4 cores working, %5 waiting, %6 done; ")
+             .arg(card.id)
+             .arg(card.server)
+             .arg(card.local)
+             .arg(busy)
+             .arg(waiting)
+             .arg(done);
+  html += strips > 0 ? QString("%1 workspace-stage strips, %2 slots holding data.</p>")
+                           .arg(strips)
+                           .arg(slotsInUse)
+                     : QString("it receives through %1 rings.</p>").arg(rings);
+  return html;
+}
+
+// The Inspector's text for a selected core; empty if it does not exist in `s`.
+QString describeCore(const Snapshot& s, int id) {
+  QString html;
+  if (id < 0 || id >= static_cast<int>(s.cores.size())) return {};
+  const CoreSnap& c = s.cores[id];
+  html = "<p><b>" + coreHeadline(s, c) + "</b></p><p>" + roleDescription(c.role).toHtmlEscaped() +
+         "</p><p>Time so far by activity:</p><ul>";
+  for (int a = 0; a < static_cast<int>(Activity::Count); ++a)
+    if (c.timeIn[a] > 0)
+      html += QString("<li>%1: %2</li>")
+                  .arg(activityText(static_cast<Activity>(a)), timeText(c.timeIn[a]));
+  html += "</ul>";
+  for (const RingSnap& r : s.rings) {
+    if (r.producerCore == c.id) html += "<p>Produces into: " + q(r.description) + "</p>";
+    if (r.consumerCore == c.id) html += "<p>Consumes from: " + q(r.description) + "</p>";
+  }
+  return html;
+}
+
+// The Inspector's text for a selected ring; empty if it does not exist in `s`.
+QString describeRing(const Snapshot& s, int id) {
+  QString html;
+  const RingSnap* r = nullptr;
+  for (const RingSnap& x : s.rings)
+    if (x.id == id) r = &x;
+  if (!r) return {};
+  html = "<p><b>" + ringHeadline(*r) + "</b></p><p>" + q(r->description) + "</p>";
+  html += QString(
               "<p>Head %1 (consumer has freed up to here), tail %2 (producer has published up to "
               "here), producer tail %3 (written, maybe not yet published), cached head %4 (the "
               "producer's last look at head: it re-reads only when it runs out of space), "
@@ -275,57 +277,85 @@ QString describeSelection(const Snapshot& s, const Selection& sel) {
               .arg(r->producerTail)
               .arg(r->cachedHead)
               .arg(r->consumerCursor);
-      if (r->recordsInFlight > 0)
-        html += QString("<p>Rows in flight: from rank %1 token %2 to rank %3 token %4.</p>")
-                    .arg(r->firstSrcRank)
-                    .arg(r->firstToken)
-                    .arg(r->lastSrcRank)
-                    .arg(r->lastToken);
-      html += QString(
-                  "<p>So far: %1 written, %2 records, %3 wraps, peak %4, %5 space waits, %6 data "
-                  "waits, "
-                  "%7 remote head re-reads.</p>")
-                  .arg(bytesText(static_cast<double>(r->stats.bytesWritten)))
-                  .arg(r->stats.recordsWritten)
-                  .arg(r->stats.wraps)
-                  .arg(bytesText(static_cast<double>(r->stats.peakOccupancy)))
-                  .arg(r->stats.spaceWaits)
-                  .arg(r->stats.dataWaits)
-                  .arg(r->stats.headRereads);
-      return html;
-    }
-    case Selection::Kind::Link: {
-      if (sel.id < 0 || sel.id >= static_cast<int>(s.links.size())) break;
-      const LinkSnap& l = s.links[sel.id];
-      const LinkSnap* o = oppositeLink(s, l);
-      return "<p><b>" + oneDirection(l) + "</b></p>" +
-             (o ? "<p><b>" + oneDirection(*o) + "</b></p>" : QString()) +
-             "<p>The view draws both directions as one line, coloured by the busier one.</p>";
-    }
-    case Selection::Kind::Stages: {
-      const StagesSnap* w = nullptr;
-      for (const StagesSnap& x : s.workspace)
-        if (x.id == sel.id) w = &x;
-      if (!w) break;
-      html = "<p><b>" + stagesHeadline(*w) + "</b></p>";
-      html += QString(
-                  "<p>Each slot holds %1. A producer claims a free slot, writes the data and sets "
-                  "the slot's "
-                  "flag behind it (full); consumers poll the flag, read the slot, and the slot is "
-                  "free again "
-                  "once every reader named at the claim has finished. A producer that finds no "
-                  "free slot "
-                  "waits: that is how the number of stages bounds the work in flight.</p>")
-                  .arg(bytesText(static_cast<double>(w->slotBytes)));
-      html += QString("<p>So far: %1 fills, %2 reads, at most %3 of %4 slots in use at once.</p>")
-                  .arg(w->stats.fills)
-                  .arg(w->stats.reads)
-                  .arg(w->stats.peakOccupied)
-                  .arg(w->slotCount());
-      return html;
-    }
+  if (r->recordsInFlight > 0)
+    html += QString("<p>Rows in flight: from rank %1 token %2 to rank %3 token %4.</p>")
+                .arg(r->firstSrcRank)
+                .arg(r->firstToken)
+                .arg(r->lastSrcRank)
+                .arg(r->lastToken);
+  html += QString(
+              "<p>So far: %1 written, %2 records, %3 wraps, peak %4, %5 space waits, %6 data "
+              "waits, "
+              "%7 remote head re-reads.</p>")
+              .arg(bytesText(static_cast<double>(r->stats.bytesWritten)))
+              .arg(r->stats.recordsWritten)
+              .arg(r->stats.wraps)
+              .arg(bytesText(static_cast<double>(r->stats.peakOccupancy)))
+              .arg(r->stats.spaceWaits)
+              .arg(r->stats.dataWaits)
+              .arg(r->stats.headRereads);
+  return html;
+}
+
+// The Inspector's text for a selected link; empty if it does not exist in `s`.
+QString describeLink(const Snapshot& s, int id) {
+  if (id < 0 || id >= static_cast<int>(s.links.size())) return {};
+  const LinkSnap& l = s.links[id];
+  const LinkSnap* o = oppositeLink(s, l);
+  return "<p><b>" + oneDirection(l) + "</b></p>" +
+         (o ? "<p><b>" + oneDirection(*o) + "</b></p>" : QString()) +
+         "<p>The view draws both directions as one line, coloured by the busier one.</p>";
+}
+
+// The Inspector's text for a selected stages; empty if it does not exist in `s`.
+QString describeStages(const Snapshot& s, int id) {
+  QString html;
+  const StagesSnap* w = nullptr;
+  for (const StagesSnap& x : s.workspace)
+    if (x.id == id) w = &x;
+  if (!w) return {};
+  html = "<p><b>" + stagesHeadline(*w) + "</b></p>";
+  html += QString(
+              "<p>Each slot holds %1. A producer claims a free slot, writes the data and sets "
+              "the slot's "
+              "flag behind it (full); consumers poll the flag, read the slot, and the slot is "
+              "free again "
+              "once every reader named at the claim has finished. A producer that finds no "
+              "free slot "
+              "waits: that is how the number of stages bounds the work in flight.</p>")
+              .arg(bytesText(static_cast<double>(w->slotBytes)));
+  html += QString("<p>So far: %1 fills, %2 reads, at most %3 of %4 slots in use at once.</p>")
+              .arg(w->stats.fills)
+              .arg(w->stats.reads)
+              .arg(w->stats.peakOccupied)
+              .arg(w->slotCount());
+  return html;
+}
+
+}  // namespace
+
+QString describeSelection(const Snapshot& s, const Selection& sel) {
+  QString html;
+  switch (sel.kind) {
+    case Selection::Kind::None:
+      return "<p>Click a card, core, ring or link to see what it is doing.</p>";
+    case Selection::Kind::Card:
+      html = describeCard(s, sel.id);
+      break;
+    case Selection::Kind::Core:
+      html = describeCore(s, sel.id);
+      break;
+    case Selection::Kind::Ring:
+      html = describeRing(s, sel.id);
+      break;
+    case Selection::Kind::Link:
+      html = describeLink(s, sel.id);
+      break;
+    case Selection::Kind::Stages:
+      html = describeStages(s, sel.id);
+      break;
   }
-  return "<p>The selected element does not exist in this run.</p>";
+  return html.isEmpty() ? "<p>The selected element does not exist in this run.</p>" : html;
 }
 
 }  // namespace moe::ui

@@ -104,6 +104,14 @@ bool AbCompareView::isStale(int side) const {
 }
 
 void AbCompareView::refresh() {
+  refreshLabels();
+  refreshTable();
+  refreshStageChart();
+  refreshRingChart();
+  refreshTimelines();
+}
+
+void AbCompareView::refreshLabels() {
   for (int s = 0; s < 2; ++s) {
     QString text;
     QString style;
@@ -134,7 +142,9 @@ void AbCompareView::refresh() {
   }
   pin_->setEnabled(!busy_[0]);
   runB_->setEnabled(!busy_[1]);
+}
 
+void AbCompareView::refreshTable() {
   // Key figures: names from whichever side has them (the MoE layer has buffer figures).
   QStringList names;
   for (int s = 0; s < 2; ++s)
@@ -168,7 +178,9 @@ void AbCompareView::refresh() {
       delta = sides_[0]->digest == sides_[1]->digest ? tr("same run") : tr("different");
     table_->setItem(row, 2, new QTableWidgetItem(delta));
   }
+}
 
+void AbCompareView::refreshStageChart() {
   // Stage durations, grouped by stage.
   QChart* sc = stages_->chart();
   clearChart(sc);
@@ -206,7 +218,9 @@ void AbCompareView::refresh() {
     series->attachAxis(cats);
     series->attachAxis(values);
   }
+}
 
+void AbCompareView::refreshRingChart() {
   // Ring occupancy over time.
   QChart* rc = rings_->chart();
   clearChart(rc);
@@ -250,7 +264,9 @@ void AbCompareView::refresh() {
       s->attachAxis(ay);
     }
   }
+}
 
+void AbCompareView::refreshTimelines() {
   // Both runs as timelines on one time axis, so the longer one is drawn longer.
   std::vector<RunTimelineData> runs;
   for (int s = 0; s < 2; ++s) {

@@ -50,7 +50,13 @@ class AbCompareView : public QWidget {
   void runRequested(int side);
 
  private:
+  // Redraws everything from the sides; each part below is one of the view's boxes.
   void refresh();
+  void refreshLabels();
+  void refreshTable();
+  void refreshStageChart();
+  void refreshRingChart();
+  void refreshTimelines();
 
   Scenario current_;
   Design design_ = Design::Streaming;

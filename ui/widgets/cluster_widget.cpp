@@ -147,6 +147,19 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
   p.setPen(palette().text().color());
   p.drawText(QRectF(8, 4, width() - 16, headerHeight() - 4),
              Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, headerText());
+  paintServers(p);
+  paintLinks(p);
+  paintSelectedLink(p);
+  // The fabric after its lines, which end on its top edge: its name stays readable.
+  p.setBrush(QColor(0xe8, 0xee, 0xf6));
+  p.setPen(QPen(QColor(0x70, 0x80, 0xa0), 1));
+  p.drawRoundedRect(fabricRect(), 6, 6);
+  p.setPen(palette().text().color());
+  p.drawText(fabricRect(), Qt::AlignCenter, tr("RoCE RDMA fabric"));
+  for (const CardSnap& c : snap_->cards) paintCard(p, c);
+}
+
+void ClusterWidget::paintServers(QPainter& p) const {
   for (int s = 0; s < snap_->servers; ++s) {
     p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1));
     p.setBrush(QColor(0xf6, 0xf6, 0xfa));
@@ -155,6 +168,9 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
     p.drawText(serverRect(s).adjusted(8, 4, 0, 0), Qt::AlignTop | Qt::AlignLeft,
                tr("server %1").arg(s));
   }
+}
+
+void ClusterWidget::paintLinks(QPainter& p) const {
   // Links first so the cards sit on top. A pair's two directions share one chord showing
   // the busier one; a card's switch ports share one spoke to its server's switch, and its
   // NIC one dashed line to the fabric, each showing the busier of tx and rx.
@@ -197,6 +213,9 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
       p.setPen(QPen(loadColor(nicLoad[c.id]), 1.0 + 4.0 * nicLoad[c.id], Qt::DashLine));
       p.drawLine(cardCentre(c.id), fabricPoint(c.id));
     }
+}
+
+void ClusterWidget::paintSelectedLink(QPainter& p) const {
   // The selected link over the others: a black outline around its load colour, thicker,
   // so it stands out among a server's chords.
   if (selectedLink_ >= 0 && selectedLink_ < static_cast<int>(snap_->links.size())) {
@@ -208,39 +227,34 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
     p.setPen(QPen(loadColor(l.load()), w + 2, Qt::SolidLine, Qt::RoundCap));
     p.drawLine(a, b);
   }
-  // The fabric after its lines, which end on its top edge: its name stays readable.
-  p.setBrush(QColor(0xe8, 0xee, 0xf6));
-  p.setPen(QPen(QColor(0x70, 0x80, 0xa0), 1));
-  p.drawRoundedRect(fabricRect(), 6, 6);
-  p.setPen(palette().text().color());
-  p.drawText(fabricRect(), Qt::AlignCenter, tr("RoCE RDMA fabric"));
-  for (const CardSnap& c : snap_->cards) {
-    int busy = 0, waiting = 0, total = 0;
-    for (int id : c.aiv) {
-      const Activity a = snap_->cores[id].activity;
-      ++total;
-      busy += isWorking(a);
-      waiting += isWaiting(a);
-    }
-    const QPointF ctr = cardCentre(c.id);
-    const QRectF tile(ctr.x() - kCardR, ctr.y() - kCardR, 2 * kCardR, 2 * kCardR);
-    p.setBrush(QColor(0xff, 0xff, 0xff));
-    p.setPen(
-        QPen(c.id == selected_ ? Qt::black : QColor(0x50, 0x50, 0x50), c.id == selected_ ? 3 : 1));
-    p.drawRoundedRect(tile, 5, 5);
-    // A small bar: share of AIV cores working (blue) and waiting (orange).
-    if (total > 0) {
-      const QRectF barR(tile.left() + 3, tile.bottom() - 8, tile.width() - 6, 5);
-      p.fillRect(barR, QColor(0xe0, 0xe0, 0xe0));
-      p.fillRect(QRectF(barR.left(), barR.top(), barR.width() * busy / total, barR.height()),
-                 activityColor(Activity::Copy));
-      p.fillRect(QRectF(barR.left() + barR.width() * busy / total, barR.top(),
-                        barR.width() * waiting / total, barR.height()),
-                 activityColor(Activity::WaitData));
-    }
-    p.setPen(Qt::black);
-    p.drawText(tile.adjusted(0, -4, 0, -4), Qt::AlignCenter, QString::number(c.id));
+}
+
+void ClusterWidget::paintCard(QPainter& p, const CardSnap& c) const {
+  int busy = 0, waiting = 0, total = 0;
+  for (int id : c.aiv) {
+    const Activity a = snap_->cores[id].activity;
+    ++total;
+    busy += isWorking(a);
+    waiting += isWaiting(a);
   }
+  const QPointF ctr = cardCentre(c.id);
+  const QRectF tile(ctr.x() - kCardR, ctr.y() - kCardR, 2 * kCardR, 2 * kCardR);
+  p.setBrush(QColor(0xff, 0xff, 0xff));
+  p.setPen(
+      QPen(c.id == selected_ ? Qt::black : QColor(0x50, 0x50, 0x50), c.id == selected_ ? 3 : 1));
+  p.drawRoundedRect(tile, 5, 5);
+  // A small bar: share of AIV cores working (blue) and waiting (orange).
+  if (total > 0) {
+    const QRectF barR(tile.left() + 3, tile.bottom() - 8, tile.width() - 6, 5);
+    p.fillRect(barR, QColor(0xe0, 0xe0, 0xe0));
+    p.fillRect(QRectF(barR.left(), barR.top(), barR.width() * busy / total, barR.height()),
+               activityColor(Activity::Copy));
+    p.fillRect(QRectF(barR.left() + barR.width() * busy / total, barR.top(),
+                      barR.width() * waiting / total, barR.height()),
+               activityColor(Activity::WaitData));
+  }
+  p.setPen(Qt::black);
+  p.drawText(tile.adjusted(0, -4, 0, -4), Qt::AlignCenter, QString::number(c.id));
 }
 
 void ClusterWidget::mousePressEvent(QMouseEvent* e) {

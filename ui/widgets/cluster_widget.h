@@ -11,6 +11,8 @@
 #include "core/observe/snapshot.h"
 #include "ui/models/selection.h"
 
+class QPainter;
+
 namespace moe::ui {
 
 class ClusterWidget : public QWidget {
@@ -50,6 +52,13 @@ class ClusterWidget : public QWidget {
   // Where a link's line ends away from its source card: the peer card (HCCS pair), the
   // server's switch (switch ports) or the RDMA fabric (NIC).
   QPointF linkEnd(const LinkSnap& l) const;
+  // The parts of paintEvent, in painting order (the fabric box between links and cards).
+  void paintServers(QPainter& p) const;
+  // A pair's chord, a card's switch spoke and its NIC line, each coloured by its busier
+  // direction.
+  void paintLinks(QPainter& p) const;
+  void paintSelectedLink(QPainter& p) const;
+  void paintCard(QPainter& p, const CardSnap& c) const;
   int cardAt(const QPointF& p) const;
   int linkAt(const QPointF& p) const;
 

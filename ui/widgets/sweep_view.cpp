@@ -85,44 +85,8 @@ std::optional<double> figureOf(const SweepRow& row, const std::string& column) {
 }  // namespace
 
 SweepView::SweepView(SweepRunner* runner, QWidget* parent) : QWidget(parent), runner_(runner) {
-  auto* form = new QFormLayout;
-  for (int a = 0; a < 2; ++a) {
-    field_[a] = new QComboBox;
-    field_[a]->setToolTip(tr("A scenario field, as named in the editor and docs/SCENARIO.md"));
-    values_[a] = new QLineEdit;
-    values_[a]->setPlaceholderText(
-        tr("values: 4096, 8192  or a range from:to:step / from:to:*factor"));
-    auto* row = new QHBoxLayout;
-    row->addWidget(field_[a], 1);
-    row->addWidget(values_[a], 1);
-    form->addRow(a == 0 ? tr("Axis 1 (x)") : tr("Axis 2 (y)"), row);
-  }
-  figure_ = new QComboBox;
-  design_ = new QComboBox;
-  design_->setToolTip(tr("The design the heat map shows (the line chart shows every design)"));
-  auto* figRow = new QHBoxLayout;
-  figRow->addWidget(figure_, 1);
-  figRow->addWidget(new QLabel(tr("Design")));
-  figRow->addWidget(design_);
-  form->addRow(tr("Figure"), figRow);
-
-  run_ = new QPushButton(tr("Run sweep"));
-  run_->setToolTip(
-      tr("Runs every point on the current scenario, in a worker thread, on every core"));
-  cancel_ = new QPushButton(tr("Cancel"));
-  cancel_->setEnabled(false);
-  save_ = new QPushButton(tr("Save CSV…"));
-  save_->setEnabled(false);
-  save_->setToolTip(tr("The rows as moe-sim sweep --csv writes them"));
-  progress_ = new QProgressBar;
-  progress_->setFormat(tr("%v / %m points"));
-  progress_->setRange(0, 1);
-  progress_->setValue(0);
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(run_);
-  buttons->addWidget(cancel_);
-  buttons->addWidget(progress_, 1);
-  buttons->addWidget(save_);
+  QFormLayout* form = buildAxesForm();
+  QHBoxLayout* buttons = buildRunRow();
   status_ = new QLabel(tr("Choose one or two fields and their values, then run."));
   status_->setWordWrap(true);
   problems_ = new QListWidget;
@@ -149,6 +113,56 @@ SweepView::SweepView(SweepRunner* runner, QWidget* parent) : QWidget(parent), ru
   lay->addWidget(problems_);
   lay->addWidget(charts_, 1);
 
+  connectControls();
+  setScenario(Scenario{});
+}
+
+QFormLayout* SweepView::buildAxesForm() {
+  auto* form = new QFormLayout;
+  for (int a = 0; a < 2; ++a) {
+    field_[a] = new QComboBox;
+    field_[a]->setToolTip(tr("A scenario field, as named in the editor and docs/SCENARIO.md"));
+    values_[a] = new QLineEdit;
+    values_[a]->setPlaceholderText(
+        tr("values: 4096, 8192  or a range from:to:step / from:to:*factor"));
+    auto* row = new QHBoxLayout;
+    row->addWidget(field_[a], 1);
+    row->addWidget(values_[a], 1);
+    form->addRow(a == 0 ? tr("Axis 1 (x)") : tr("Axis 2 (y)"), row);
+  }
+  figure_ = new QComboBox;
+  design_ = new QComboBox;
+  design_->setToolTip(tr("The design the heat map shows (the line chart shows every design)"));
+  auto* figRow = new QHBoxLayout;
+  figRow->addWidget(figure_, 1);
+  figRow->addWidget(new QLabel(tr("Design")));
+  figRow->addWidget(design_);
+  form->addRow(tr("Figure"), figRow);
+  return form;
+}
+
+QHBoxLayout* SweepView::buildRunRow() {
+  run_ = new QPushButton(tr("Run sweep"));
+  run_->setToolTip(
+      tr("Runs every point on the current scenario, in a worker thread, on every core"));
+  cancel_ = new QPushButton(tr("Cancel"));
+  cancel_->setEnabled(false);
+  save_ = new QPushButton(tr("Save CSV…"));
+  save_->setEnabled(false);
+  save_->setToolTip(tr("The rows as moe-sim sweep --csv writes them"));
+  progress_ = new QProgressBar;
+  progress_->setFormat(tr("%v / %m points"));
+  progress_->setRange(0, 1);
+  progress_->setValue(0);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(run_);
+  buttons->addWidget(cancel_);
+  buttons->addWidget(progress_, 1);
+  buttons->addWidget(save_);
+  return buttons;
+}
+
+void SweepView::connectControls() {
   connect(run_, &QPushButton::clicked, this, [this] { start(); });
   connect(cancel_, &QPushButton::clicked, this, [this] {
     runner_->cancel();
@@ -174,7 +188,6 @@ SweepView::SweepView(SweepRunner* runner, QWidget* parent) : QWidget(parent), ru
             [this] { updatePointCount(); });
     connect(values_[a], &QLineEdit::textChanged, this, [this] { updatePointCount(); });
   }
-  setScenario(Scenario{});
 }
 
 void SweepView::setScenario(const Scenario& sc) {
@@ -310,34 +323,41 @@ void SweepView::redraw() {
   const SweepSpec& spec = *result_->spec;
   const std::string figure = figure_->currentText().toStdString();
   if (figure.empty()) return;
-  if (spec.axes.size() == 2) {
-    charts_->setCurrentWidget(heat_);
-    const std::string design = design_->currentText().toStdString();
-    QStringList xs, ys;
-    for (const json& v : spec.axes[0].values) xs << valueLabel(v);
-    for (const json& v : spec.axes[1].values) ys << valueLabel(v);
-    std::vector<HeatMapWidget::Cell> cells(static_cast<std::size_t>(xs.size() * ys.size()));
-    for (std::size_t p = 0; p < result_->points.size(); ++p) {
-      const std::size_t col = p / spec.axes[1].values.size();
-      const std::size_t row = p % spec.axes[1].values.size();
-      HeatMapWidget::Cell& cell = cells[row * static_cast<std::size_t>(xs.size()) + col];
-      cell.text = tr("skipped");
-      for (const SweepRow& r : result_->points[p]) {
-        if (r["design"] != design) continue;
-        cell.value = figureOf(r, figure);
-        cell.text = cell.value ? figureText(figure, *cell.value)
-                               : QString::fromStdString(r["status"].get<std::string>());
-        const QString problem = rowProblem(r);
-        if (!problem.isEmpty())
-          cell.tip = tr("point %1 (%2): %3").arg(p).arg(pointValuesText(spec, p), problem);
-      }
+  if (spec.axes.size() == 2)
+    redrawHeatMap(spec, figure);
+  else
+    redrawLines(spec, figure);
+}
+
+void SweepView::redrawHeatMap(const SweepSpec& spec, const std::string& figure) {
+  charts_->setCurrentWidget(heat_);
+  const std::string design = design_->currentText().toStdString();
+  QStringList xs, ys;
+  for (const json& v : spec.axes[0].values) xs << valueLabel(v);
+  for (const json& v : spec.axes[1].values) ys << valueLabel(v);
+  std::vector<HeatMapWidget::Cell> cells(static_cast<std::size_t>(xs.size() * ys.size()));
+  for (std::size_t p = 0; p < result_->points.size(); ++p) {
+    const std::size_t col = p / spec.axes[1].values.size();
+    const std::size_t row = p % spec.axes[1].values.size();
+    HeatMapWidget::Cell& cell = cells[row * static_cast<std::size_t>(xs.size()) + col];
+    cell.text = tr("skipped");
+    for (const SweepRow& r : result_->points[p]) {
+      if (r["design"] != design) continue;
+      cell.value = figureOf(r, figure);
+      cell.text = cell.value ? figureText(figure, *cell.value)
+                             : QString::fromStdString(r["status"].get<std::string>());
+      const QString problem = rowProblem(r);
+      if (!problem.isEmpty())
+        cell.tip = tr("point %1 (%2): %3").arg(p).arg(pointValuesText(spec, p), problem);
     }
-    heat_->setData(
-        QString("%1, %2").arg(QString::fromStdString(figure), QString::fromStdString(design)),
-        QString::fromStdString(spec.axes[0].field), xs, QString::fromStdString(spec.axes[1].field),
-        ys, std::move(cells));
-    return;
   }
+  heat_->setData(
+      QString("%1, %2").arg(QString::fromStdString(figure), QString::fromStdString(design)),
+      QString::fromStdString(spec.axes[0].field), xs, QString::fromStdString(spec.axes[1].field),
+      ys, std::move(cells));
+}
+
+void SweepView::redrawLines(const SweepSpec& spec, const std::string& figure) {
   charts_->setCurrentWidget(line_);
   QChart* chart = line_->chart();
   chart->removeAllSeries();

@@ -21,6 +21,8 @@ MOE_CHARTS_END_NAMESPACE
 MOE_CHARTS_USE_NAMESPACE
 
 class QComboBox;
+class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -74,7 +76,15 @@ class SweepView : public QWidget {
   std::shared_ptr<const SweepSpec> specFromControls() const;
   // Shows the controls' point count in the progress bar before a run (or why there is none).
   void updatePointCount();
+  // The constructor's parts: the axes and figure choice, the Run/Cancel/progress/Save row
+  // (widgets made in that order), and the connections of both to the runner.
+  QFormLayout* buildAxesForm();
+  QHBoxLayout* buildRunRow();
+  void connectControls();
+  // Draws the chosen figure: a heat map over two axes, else a line per design.
   void redraw();
+  void redrawHeatMap(const SweepSpec& spec, const std::string& figure);
+  void redrawLines(const SweepSpec& spec, const std::string& figure);
   void chooseCsvFile();
 
   SweepRunner* runner_;

@@ -301,9 +301,23 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     p.drawText(rect(), Qt::AlignCenter, tr("no activity yet: run or step the emulation"));
     return;
   }
-  const int right = width();
   const Time tLeft = static_cast<Time>(axis_.t(axis_.left));
-  const Time tRight = static_cast<Time>(axis_.t(right));
+  const Time tRight = static_cast<Time>(axis_.t(width()));
+  paintLanes(p, tLeft, tRight);
+  p.setFont(font());
+  if (model_.hasCommunication()) paintHiddenShare(p);
+  // Stage marks, the time axis and the scrubber on top.
+  paintTimeAxis(p, tLeft, tRight);
+  paintStageMarks(p);
+  const double sx = axis_.x(static_cast<double>(scrub_));
+  if (sx >= axis_.left && sx <= width()) {
+    p.setPen(QPen(QColor(0xd0, 0x20, 0x20), 2));
+    p.drawLine(QPointF(sx, 0), QPointF(sx, height()));
+  }
+}
+
+void TimelineWidget::paintLanes(QPainter& p, Time tLeft, Time tRight) const {
+  const int right = width();
   QFont small = font();
   small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
   // Per-core lanes are too thin for a label each: every k-th core is numbered, k chosen so
@@ -349,26 +363,27 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
                  label);
     }
   }
-  p.setFont(font());
-  if (model_.hasCommunication()) {
-    // The headline figure above the summary lanes, from the same unions the lanes draw.
-    const int y =
-        kAxisH + kStageRows * textRow(fontMetrics()) + fontMetrics().ascent() + 1 - yOffset_;
-    if (y > kAxisH) {
-      const IntervalUnion comm = model_.communicationAt(*snap_);
-      const IntervalUnion compute = model_.computeAt(*snap_);
-      const Time total = comm.measure(), hidden = comm.overlap(compute);
-      p.setPen(palette().text().color());
-      p.drawText(
-          QPoint(4, y),
-          tr("Communication hidden under compute: %1% of %2 (green hidden, red exposed)")
-              .arg(total > 0 ? 100.0 * static_cast<double>(hidden) / static_cast<double>(total)
-                             : 0.0,
-                   0, 'f', 1)
-              .arg(timeText(total)));
-    }
-  }
-  // Stage marks, the time axis and the scrubber on top.
+}
+
+void TimelineWidget::paintHiddenShare(QPainter& p) const {
+  // The headline figure above the summary lanes, from the same unions the lanes draw.
+  const int y =
+      kAxisH + kStageRows * textRow(fontMetrics()) + fontMetrics().ascent() + 1 - yOffset_;
+  if (y <= kAxisH) return;
+  const IntervalUnion comm = model_.communicationAt(*snap_);
+  const IntervalUnion compute = model_.computeAt(*snap_);
+  const Time total = comm.measure(), hidden = comm.overlap(compute);
+  p.setPen(palette().text().color());
+  p.drawText(
+      QPoint(4, y),
+      tr("Communication hidden under compute: %1% of %2 (green hidden, red exposed)")
+          .arg(total > 0 ? 100.0 * static_cast<double>(hidden) / static_cast<double>(total) : 0.0,
+               0, 'f', 1)
+          .arg(timeText(total)));
+}
+
+void TimelineWidget::paintTimeAxis(QPainter& p, Time tLeft, Time tRight) const {
+  const int right = width();
   p.fillRect(QRect(0, 0, right, kAxisH), palette().window());
   p.setPen(palette().text().color());
   const double span = static_cast<double>(tRight - tLeft);
@@ -389,6 +404,10 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     if (x + 2 + p.fontMetrics().horizontalAdvance(label) <= right)
       p.drawText(QPointF(x + 2, kAxisH - 7), label);
   }
+}
+
+void TimelineWidget::paintStageMarks(QPainter& p) const {
+  const int right = width();
   const QFontMetrics fm(p.font());
   const auto& marks = snap_->stageMarks;
   // Stage names are written whole, never shortened, at their stage's start: the longest
@@ -429,11 +448,6 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
       taken[r].emplace_back(x0, x1);
       break;
     }
-  }
-  const double sx = axis_.x(static_cast<double>(scrub_));
-  if (sx >= axis_.left && sx <= right) {
-    p.setPen(QPen(QColor(0xd0, 0x20, 0x20), 2));
-    p.drawLine(QPointF(sx, 0), QPointF(sx, height()));
   }
 }
 

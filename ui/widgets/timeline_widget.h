@@ -81,6 +81,12 @@ class TimelineWidget : public QWidget {
   void paintCoreLane(class QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const;
   void paintRoleLane(QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const;
   void paintSummaryLane(QPainter& p, const Lane& lane, int y, Time tLeft, Time tRight) const;
+  // The parts of paintEvent, in painting order: lanes, the share of communication hidden,
+  // then over them the time axis, the stage marks and names (the scrubber last).
+  void paintLanes(QPainter& p, Time tLeft, Time tRight) const;
+  void paintHiddenShare(QPainter& p) const;
+  void paintTimeAxis(QPainter& p, Time tLeft, Time tRight) const;
+  void paintStageMarks(QPainter& p) const;
   QString laneLabel(const Lane& lane) const;
   QString laneTooltip(const Lane& lane, Time t) const;
 

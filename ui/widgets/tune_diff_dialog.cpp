@@ -74,6 +74,35 @@ TuneDiffDialog::TuneDiffDialog(const Scenario& current, const Scenario& tuned,
   intro->setWordWrap(true);
   lay->addWidget(intro);
 
+  buildTable();
+  lay->addWidget(table_, 1);
+
+  if (numerics > 0) {
+    auto* note = new QLabel(
+        tr("⚠ The marked field%1 what the layer computes, not only how fast it runs: "
+           "after Apply, the streaming design's output no longer matches the phased design's "
+           "bit for bit.")
+            .arg(numerics == 1 ? tr(" changes") : tr("s change")));
+    note->setWordWrap(true);
+    note->setStyleSheet("font-weight:bold; color:#8a3b00");
+    lay->addWidget(note);
+  }
+
+  auto* buttons = new QDialogButtonBox;
+  apply_ = buttons->addButton(tr("Apply tuned scenario"), QDialogButtonBox::AcceptRole);
+  keep_ = buttons->addButton(tr("Keep current"), QDialogButtonBox::RejectRole);
+  apply_->setToolTip(tr("Load the tuned scenario; the run restarts at t = 0"));
+  keep_->setToolTip(tr("Leave the scenario and the run as they are"));
+  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  lay->addWidget(buttons);
+  // A layout sizes word-wrapped labels for an unknown width and can leave the dialog too
+  // short; give each its height at the table's width so nothing overlaps.
+  for (QLabel* label : findChildren<QLabel*>())
+    if (label->wordWrap()) label->setMinimumHeight(label->heightForWidth(table_->minimumWidth()));
+}
+
+void TuneDiffDialog::buildTable() {
   table_ = new QTableWidget(static_cast<int>(changes_.size()), 4);
   table_->setHorizontalHeaderLabels(
       {tr("Field"), tr("Current"), tr("Tuned"), tr("What it changes")});
@@ -120,31 +149,6 @@ TuneDiffDialog::TuneDiffDialog(const Scenario& current, const Scenario& tuned,
   table_->setMinimumSize(width, std::min(height, 560));
   if (height <= 560) table_->setMaximumHeight(height);
   table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  lay->addWidget(table_, 1);
-
-  if (numerics > 0) {
-    auto* note = new QLabel(
-        tr("⚠ The marked field%1 what the layer computes, not only how fast it runs: "
-           "after Apply, the streaming design's output no longer matches the phased design's "
-           "bit for bit.")
-            .arg(numerics == 1 ? tr(" changes") : tr("s change")));
-    note->setWordWrap(true);
-    note->setStyleSheet("font-weight:bold; color:#8a3b00");
-    lay->addWidget(note);
-  }
-
-  auto* buttons = new QDialogButtonBox;
-  apply_ = buttons->addButton(tr("Apply tuned scenario"), QDialogButtonBox::AcceptRole);
-  keep_ = buttons->addButton(tr("Keep current"), QDialogButtonBox::RejectRole);
-  apply_->setToolTip(tr("Load the tuned scenario; the run restarts at t = 0"));
-  keep_->setToolTip(tr("Leave the scenario and the run as they are"));
-  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-  lay->addWidget(buttons);
-  // A layout sizes word-wrapped labels for an unknown width and can leave the dialog too
-  // short; give each its height at the table's width so nothing overlaps.
-  for (QLabel* label : findChildren<QLabel*>())
-    if (label->wordWrap()) label->setMinimumHeight(label->heightForWidth(table_->minimumWidth()));
 }
 
 }  // namespace moe::ui

@@ -32,6 +32,9 @@ class TuneDiffDialog : public QDialog {
   static bool isTuneKnob(const std::string& path);
 
  private:
+  // One row per changed field, numerics changes marked; sized to show every row whole.
+  void buildTable();
+
   Scenario tuned_;
   std::vector<FieldChange> changes_;
   QTableWidget* table_;

@@ -1,0 +1,80 @@
+// The views come from one table (view_registry.h): the window's tabs are its entries in
+// order with their titles, an id finds its tab, the names lessons and --view accept are its
+// lesson views, a lesson naming another view is refused with that list, and the window hands
+// a selection to the views whose entry highlights it.
+
+#include <QSet>
+#include <QTabWidget>
+#include <QTest>
+
+#include "gui_test_registry.h"
+#include "small_scenario.h"
+#include "ui/models/lesson.h"
+#include "ui/widgets/cluster_widget.h"
+#include "ui/widgets/main_window.h"
+#include "ui/widgets/view_registry.h"
+
+namespace moe::ui::test {
+
+class ViewRegistryTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void tabsAreTheRegistryInOrder() {
+    MainWindow w;
+    const auto& views = viewRegistry();
+    QCOMPARE(w.tabs()->count(), static_cast<int>(views.size()));
+    QSet<QString> ids, shots;
+    for (int i = 0; i < static_cast<int>(views.size()); ++i) {
+      const ViewEntry& e = views[static_cast<std::size_t>(i)];
+      QCOMPARE(w.tabs()->tabText(i), QString(e.title));
+      QCOMPARE(w.page(e.id), w.tabs()->widget(i));
+      QCOMPARE(viewIndex(e.id), i);
+      ids.insert(e.id);
+      shots.insert(viewShotName(e));
+      w.showView(e.id);
+      QCOMPARE(w.tabs()->currentIndex(), i);
+    }
+    // Ids and screenshot names are unique: each is one tab and one PNG.
+    QCOMPARE(ids.size(), static_cast<int>(views.size()));
+    QCOMPARE(shots.size(), static_cast<int>(views.size()));
+    QCOMPARE(viewIndex("nowhere"), -1);
+    QVERIFY(w.page("nowhere") == nullptr);
+    // The typed getters the tests use are the registry's pages.
+    QCOMPARE(static_cast<QWidget*>(w.clusterView()), w.page("cluster"));
+    QCOMPARE(static_cast<QWidget*>(w.sweep()), w.page("sweep"));
+  }
+
+  void lessonViewsAreTheRegistrysLessonEntries() {
+    QStringList expected;
+    for (const ViewEntry& e : viewRegistry())
+      if (e.inLessons) expected << e.id;
+    const auto& lessons = lessonViews();
+    QCOMPARE(QStringList(lessons.begin(), lessons.end()), expected);
+    QCOMPARE(expected, QStringList({"cluster", "card", "experts", "timeline", "metrics", "scenario",
+                                    "compare"}));
+    // A view outside the lesson list (A/B needs its own runs) is refused, naming the list.
+    try {
+      (void)parseLesson("broken", R"({"title": "t", "steps": [{"narration": "a",
+                                       "run_to": {"end": true}, "view": "ab"}]})");
+      QFAIL("a view lessons cannot show was accepted");
+    } catch (const std::exception& e) {
+      QCOMPARE(QString(e.what()),
+               QString("lesson broken, step 1, view: must be one of " + expected.join(", ")));
+    }
+  }
+
+  void aSelectionReachesTheViewsThatMarkIt() {
+    MainWindow w;
+    w.loadScenario(smallScenario());
+    w.select(Selection{Selection::Kind::Link, 2});
+    QCOMPARE(w.clusterView()->selectedLink(), 2);
+    w.select(Selection{Selection::Kind::Core, 0});
+    QCOMPARE(w.clusterView()->selectedLink(), -1);  // one highlight at a time
+  }
+};
+
+static Register<ViewRegistryTest> reg;
+
+}  // namespace moe::ui::test
+
+#include "view_registry_test.moc"
