@@ -47,6 +47,12 @@ class FlowClasses {
   double remaining(int flow, Time now) const;
   // The member that finishes first (smallest tag; ties: the lower slot), or kNone.
   int first(int cls) const;
+  // The i-th member, 0 <= i < size(cls), in no particular order.
+  int member(int cls, int i) const { return classes_[cls].heap[static_cast<std::size_t>(i)].flow; }
+  // Appends to `out` every member whose tag is at most first's tag plus `slack` bytes plus
+  // 1e-9 of that tag (the rounding a long-lived clock carries): the members that may
+  // finish with the first once each one's own rounding is counted.
+  void nearFirst(int cls, double slack, std::vector<int>& out) const;
   // When first(cls) finishes: tBase + (tag - vBase) / rate in whole picoseconds, through
   // checkedPs (a starved class stops the run, it does not wrap). Needs a positive rate.
   Time firstFinish(int cls) const;
