@@ -421,6 +421,7 @@ void FlowNetwork::scheduleCompletion(int slot) {
   const Flow& f = flows_[slot];
   // Checked: a starved resource (rate near zero) must stop the run, not wrap the time.
   const Time dt = checkedPs(f.remaining / f.rate);
+  ++timersArmed_;
   // Re-arming the flow's timer drops its old end from the queue: a flow is re-rated many
   // times, and dead ends would otherwise crowd the queue.
   sim_.setTimer(f.end, checkedAdd(sim_.now(), dt),
@@ -585,6 +586,7 @@ void FlowNetwork::retime(int cls) {
     }
   }
   cs.armed = best;
+  ++timersArmed_;
   sim_.setTimerAt(cs.timer, bestAt, bestSeq,
                   Action{&classEvent, this, static_cast<std::uint64_t>(cls)});
 }

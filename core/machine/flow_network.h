@@ -111,6 +111,9 @@ class FlowNetwork {
   // (summed over the fills of each recompute).
   std::uint64_t recomputes() const { return recomputes_; }
   std::uint64_t flowsRecomputed() const { return flowsRecomputed_; }
+  // How often a completion timer was (re)armed: once per class re-timed (or per flow
+  // re-rated, with Timers::PerFlow).
+  std::uint64_t timersArmed() const { return timersArmed_; }
 
   // At most one recompute per `interval` of emulated time (0, the default: at every start
   // and end, exact). A change after a quiet spell is solved at once; changes that follow
@@ -244,6 +247,7 @@ class FlowNetwork {
   Time lastRecompute_ = -kMaxEmulatedTime;  // long ago: the first change is solved at once
   std::uint64_t recomputes_ = 0;
   std::uint64_t flowsRecomputed_ = 0;
+  std::uint64_t timersArmed_ = 0;
   // Scratch, kept between recomputes so the hot path does not allocate.
   struct HeapEntry {
     double share;
