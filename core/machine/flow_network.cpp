@@ -440,11 +440,22 @@ void FlowNetwork::applyByClass() {
   changed_.clear();
   for (int s : set_) {
     Flow& f = flows_[s];
-    setInSet(f, false);
-    if (newRate_[s] == f.rate) continue;
-    const double delta = newRate_[s] - f.rate;
-    setRate(f, newRate_[s]);
-    for (int i = 0; i < f.hops; ++i) addRate(f.path[i], delta);
+    f.inSet = false;
+    const double rate = newRate_[s];
+    if (rate == f.rate) {
+      for (int i = 0; i < f.hops; ++i) state_[f.path[i]].flows[f.slotOn[i]].inSet = false;
+      continue;
+    }
+    // One pass over the flow's member copies for both flags (setInSet, setRate): the
+    // working set's flows sit on long lists, and each copy is a cache miss.
+    const double delta = rate - f.rate;
+    f.rate = rate;
+    for (int i = 0; i < f.hops; ++i) {
+      Member& m = state_[f.path[i]].flows[f.slotOn[i]];
+      m.inSet = false;
+      m.rate = rate;
+      addRate(f.path[i], delta);  // after the copy: a fresh resum reads it
+    }
     f.seq = sim_.reserveSeq();
     changed_.push_back(s);
   }
