@@ -15,6 +15,10 @@
 // re-based only when the rate changes, so a completion is tBase + (tag - vBase) / rate
 // rounded once, the same arithmetic as a per-flow model re-timed at the same rate change.
 // An empty class restarts its clock at 0, so tags stay as small as the bytes in flight.
+// That arithmetic matches a per-flow model's only up to the first re-base: after several,
+// tag - vBase and a per-flow running subtraction round differently. FlowNetwork therefore
+// uses the tags to find the members that may finish first (nearFirst) and replays those
+// members' bytes with the per-flow arithmetic for the exact picosecond.
 
 #include <cstdint>
 #include <vector>
