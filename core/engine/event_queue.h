@@ -76,6 +76,24 @@ class EventQueue {
     heap_[i] = Entry{time, key(id)};
     resift(i);
   }
+  // A sequence number taken now for an event armed later (setTimerAt): the event runs
+  // where one armed now would, among events at its time. A bandwidth class holds one timer
+  // for its members' ends; each member's place in that order is the one its own timer
+  // would have had.
+  std::uint64_t reserveSeq() { return takeSeq(); }
+  // As setTimer, with a sequence number from reserveSeq() instead of a new one.
+  void setTimerAt(TimerId id, Time time, std::uint64_t seq, Action action) {
+    slots_[id].action = action;
+    const Entry e{time, seq << kSlotBits | id};
+    const std::uint32_t i = posOf_[id];
+    if (i == kIdle) {
+      heap_.push_back(e);
+      siftUp(heap_.size() - 1);
+      return;
+    }
+    heap_[i] = e;
+    resift(i);
+  }
   void cancelTimer(TimerId id) {
     const std::uint32_t i = posOf_[id];
     if (i == kIdle) return;

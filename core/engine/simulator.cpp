@@ -18,6 +18,13 @@ void Simulator::setTimer(TimerId id, Time t, Action a) {
   queue_.setTimer(id, t, a);
 }
 
+void Simulator::setTimerAt(TimerId id, Time t, std::uint64_t seq, Action a) {
+  if (t > kMaxEmulatedTime) throw emulatedTimeCapError();
+  if (t < now_) throw std::logic_error("timer set in the past");
+  if (halted_) return;
+  queue_.setTimerAt(id, t, seq, a);
+}
+
 int Simulator::spawn(Task task, std::string name) {
   const auto handle = task.handle();
   programs_.push_back(Program{std::move(task), std::move(name)});

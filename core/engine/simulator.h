@@ -30,6 +30,11 @@ class Simulator {
   // Arms `id` for time t (same rules as at()), replacing its pending event if any.
   void setTimer(TimerId id, Time t, Action a);
   void cancelTimer(TimerId id) { queue_.cancelTimer(id); }
+  // A place in the order of events at equal times, taken now for a timer armed later with
+  // setTimerAt (see EventQueue::reserveSeq).
+  std::uint64_t reserveSeq() { return queue_.reserveSeq(); }
+  // As setTimer, at the place `seq` took.
+  void setTimerAt(TimerId id, Time t, std::uint64_t seq, Action a);
   void resumeAt(Time t, std::coroutine_handle<> h) {
     at(t, Action{&resumeTrampoline, h.address(), 0});
   }

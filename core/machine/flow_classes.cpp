@@ -1,6 +1,7 @@
 #include "core/machine/flow_classes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace moe {
@@ -61,6 +62,22 @@ double FlowClasses::remaining(int flow, Time now) const {
 int FlowClasses::first(int cls) const {
   const Class& c = classes_[cls];
   return c.heap.empty() ? kNone : c.heap.front().flow;
+}
+
+void FlowClasses::nearFirst(int cls, double slack, std::vector<int>& out) const {
+  const Class& c = classes_[cls];
+  if (c.heap.empty()) return;
+  const double tag = c.heap.front().tag;
+  const double limit = tag + slack + 1e-9 * std::abs(tag);
+  // A heap's entries within a bound form a subtree at the root: walk only that, breadth
+  // first, with `out` as the queue (a member's heap index is its position).
+  const std::size_t from = out.size();
+  out.push_back(c.heap.front().flow);
+  for (std::size_t k = from; k < out.size(); ++k) {
+    const auto i = static_cast<std::size_t>(position_[out[k]]);
+    for (std::size_t j = 2 * i + 1; j <= 2 * i + 2 && j < c.heap.size(); ++j)
+      if (c.heap[j].tag <= limit) out.push_back(c.heap[j].flow);
+  }
 }
 
 Time FlowClasses::firstFinish(int cls) const {

@@ -15,6 +15,10 @@
 // re-based only when the rate changes, so a completion is tBase + (tag - vBase) / rate
 // rounded once, the same arithmetic as a per-flow model re-timed at the same rate change.
 // An empty class restarts its clock at 0, so tags stay as small as the bytes in flight.
+// That arithmetic matches a per-flow model's only up to the first re-base: after several,
+// tag - vBase and a per-flow running subtraction round differently. FlowNetwork therefore
+// uses the tags to find the members that may finish first (nearFirst) and replays those
+// members' bytes with the per-flow arithmetic for the exact picosecond.
 
 #include <cstdint>
 #include <vector>
@@ -47,6 +51,12 @@ class FlowClasses {
   double remaining(int flow, Time now) const;
   // The member that finishes first (smallest tag; ties: the lower slot), or kNone.
   int first(int cls) const;
+  // The i-th member, 0 <= i < size(cls), in no particular order.
+  int member(int cls, int i) const { return classes_[cls].heap[static_cast<std::size_t>(i)].flow; }
+  // Appends to `out` every member whose tag is at most first's tag plus `slack` bytes plus
+  // 1e-9 of that tag (the rounding a long-lived clock carries): the members that may
+  // finish with the first once each one's own rounding is counted.
+  void nearFirst(int cls, double slack, std::vector<int>& out) const;
   // When first(cls) finishes: tBase + (tag - vBase) / rate in whole picoseconds, through
   // checkedPs (a starved class stops the run, it does not wrap). Needs a positive rate.
   Time firstFinish(int cls) const;

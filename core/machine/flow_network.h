@@ -20,6 +20,19 @@
 // kExactEvery updates), so HBM's and the NICs' long lists are not summed per change. What
 // remains proportional to the cluster is physical: when one of the k flows that share a
 // saturated NIC ends, k rates really change (k grows with the servers a card sends to).
+//
+// Completion timers go by bottleneck class (core/machine/flow_classes): the flows that
+// froze at one resource's share in a solve run at one rate and form a class with a single
+// simulator timer, set for the member that ends first. When the solver changes that share
+// for all of a class's members, the class takes the new rate once: one entry in its rate
+// log and one timer re-armed, instead of a progress step and a re-armed timer per member.
+// A flow moves to another class only when its rate changes apart from its class's.
+// A member's bytes left are brought up to date lazily from its class's rate log, step by
+// step with the same arithmetic a per-flow timer applied at each rate change, and its
+// place among events at an equal time is the sequence number its own timer would have
+// taken then (Simulator::reserveSeq). So every completion lands at the same picosecond
+// and in the same order as with one timer per flow (Timers::PerFlow, kept as the
+// reference the tests compare against).
 
 #include <algorithm>
 #include <array>
@@ -30,6 +43,7 @@
 #include <vector>
 
 #include "core/engine/simulator.h"
+#include "core/machine/flow_classes.h"
 
 namespace moe {
 
@@ -83,7 +97,11 @@ class FlowNetwork {
   // The longest path a transfer may cross (DMA port, HCCS, NIC tx, NIC rx, two HBMs).
   static constexpr int kMaxPath = FlowPath::kMax;
 
-  explicit FlowNetwork(Simulator& sim) : sim_(sim) {}
+  // How transfers' ends are timed: one timer per bottleneck class (the engine's), or one
+  // per flow (the reference the class timing is tested against: same times, same order).
+  enum class Timers { PerClass, PerFlow };
+  explicit FlowNetwork(Simulator& sim, Timers timers = Timers::PerClass)
+      : sim_(sim), perFlow_(timers == Timers::PerFlow) {}
 
   int addResource(std::string name, double gbps);
   const NetResource& resource(int id) const { return resources_[id]; }
@@ -93,6 +111,9 @@ class FlowNetwork {
   // (summed over the fills of each recompute).
   std::uint64_t recomputes() const { return recomputes_; }
   std::uint64_t flowsRecomputed() const { return flowsRecomputed_; }
+  // How often a completion timer was (re)armed: once per class re-timed (or per flow
+  // re-rated, with Timers::PerFlow).
+  std::uint64_t timersArmed() const { return timersArmed_; }
 
   // At most one recompute per `interval` of emulated time (0, the default: at every start
   // and end, exact). A change after a quiet spell is solved at once; changes that follow
@@ -123,7 +144,13 @@ class FlowNetwork {
     double rate = 0;
     Time lastUpdate = 0;
     std::uint32_t generation = 0;
-    TimerId end = kNoTimer;  // the completion event, re-armed when the rate changes
+    TimerId end = kNoTimer;  // per-flow timing: the completion event, re-armed on a rate change
+    // Class timing: `remaining` is as of lastUpdate, from which the flow ran at segRate until
+    // its class's rate log entry logPos (if any). seq is the place in the order of equal-time
+    // events that a per-flow timer re-armed at the flow's last rate change would have taken.
+    double segRate = 0;
+    std::size_t logPos = 0;
+    std::uint64_t seq = 0;
     Action onDone;
     bool active = false;
     bool inSet = false;    // in the working set of the current recompute
@@ -139,21 +166,23 @@ class FlowNetwork {
     double rate;
   };
   struct ResourceState {
-    std::vector<Member> flows;  // active flows crossing it
-    std::vector<int> setOn;     // fill scratch: working-set flows crossing it
-    double left = 0;            // fill scratch: capacity not yet given out
-    int unfrozen = 0;           // fill scratch: working-set flows still rising
-    double key = 0;             // fill scratch: its share in the heap (a lower bound)
-    double load = 0;            // check scratch: summed rate (new rates for the working set)
-    double fastest = 0;         // check scratch: the fastest flow's rate (-1: not yet known)
-    double delta = 0;           // check scratch: the working set's rate changes on it (else 0)
-    int sinceExact = 0;         // updates of the running rate sum since it was summed afresh
-    bool dirty = false;         // on a path that started or ended since the last recompute
-    bool wasSaturated = false;  // saturated just before that change
-    double fastestBefore = 0;   // if so, the fastest flow's rate just before that change
-    bool inFill = false;        // fill scratch: listed in fillResources_
-    bool measured = false;      // check scratch: load/fastest are current
-    bool scanned = false;       // check scratch: its flows were checked
+    std::vector<Member> flows;     // active flows crossing it
+    std::vector<int> setOn;        // fill scratch: working-set flows crossing it
+    double left = 0;               // fill scratch: capacity not yet given out
+    int unfrozen = 0;              // fill scratch: working-set flows still rising
+    double key = 0;                // fill scratch: its share in the heap (a lower bound)
+    double load = 0;               // check scratch: summed rate (new rates for the working set)
+    double fastest = 0;            // check scratch: the fastest flow's rate (-1: not yet known)
+    double delta = 0;              // check scratch: the working set's rate changes on it (else 0)
+    int sinceExact = 0;            // updates of the running rate sum since it was summed afresh
+    bool dirty = false;            // on a path that started or ended since the last recompute
+    bool wasSaturated = false;     // saturated just before that change
+    double fastestBefore = 0;      // if so, the fastest flow's rate just before that change
+    bool inFill = false;           // fill scratch: listed in fillResources_
+    int target = -1;               // apply scratch: the class of the flows frozen here
+    std::uint64_t targetMark = 0;  // apply scratch: target is this recompute's
+    bool measured = false;         // check scratch: load/fastest are current
+    bool scanned = false;          // check scratch: its flows were checked
   };
   static void flowEvent(void* self, std::uint64_t arg);
   static void recomputeEvent(void* self, std::uint64_t);
@@ -173,8 +202,38 @@ class FlowNetwork {
   bool hasBottleneck(int slot);
   void progress(Flow& f);
   void scheduleCompletion(int slot);
+  // Class timing.
+  struct RateStep {
+    Time at;
+    double rate;
+  };
+  struct ClassState {
+    TimerId timer = kNoTimer;  // the end of `armed`, its first member to finish
+    int armed = -1;
+    std::vector<RateStep> log;  // the class's rate changes since its members' lastUpdate
+    std::uint64_t mark = 0;     // apply scratch: count/group are this recompute's
+    int count = 0;              // apply scratch: members whose rate changes
+    int group = 0;              // apply scratch: where they froze (-2: not all at one place)
+    bool touched = false;       // apply scratch: listed in touchedClasses_
+  };
+  static void classEvent(void* self, std::uint64_t cls);
+  void applyByClass();
+  int newClass();
+  void catchUp(int slot);  // replays the class's rate log into the flow's bytes left
+  void credit(const Flow& f, double moved);
+  void touchClass(int cls);
+  void retime(int cls);  // arms the class's timer for its first member to finish
 
   Simulator& sim_;
+  bool perFlow_;
+  FlowClasses classes_;
+  std::vector<ClassState> cls_;
+  std::vector<int> freeClasses_;
+  std::vector<int> touchedClasses_;
+  std::vector<int> changed_;     // apply scratch: working-set flows whose rate changes
+  std::vector<int> candidates_;  // retime scratch
+  std::vector<int> frozenAt_;    // by slot: the resource whose share the last fill gave it
+  std::uint64_t epoch_ = 0;      // counts recomputes, for the apply scratch marks
   static constexpr int kExactEvery = 4096;
   std::vector<NetResource> resources_;
   std::vector<ResourceState> state_;
@@ -188,6 +247,7 @@ class FlowNetwork {
   Time lastRecompute_ = -kMaxEmulatedTime;  // long ago: the first change is solved at once
   std::uint64_t recomputes_ = 0;
   std::uint64_t flowsRecomputed_ = 0;
+  std::uint64_t timersArmed_ = 0;
   // Scratch, kept between recomputes so the hot path does not allocate.
   struct HeapEntry {
     double share;

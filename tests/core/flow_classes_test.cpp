@@ -195,3 +195,32 @@ TEST(FlowClasses, AnEmptiedClassRestartsItsClock) {
   EXPECT_EQ(fc.firstFinish(0), 5'000'005);
   EXPECT_DOUBLE_EQ(fc.remaining(0, 5'000'000), 10);
 }
+
+// nearFirst walks only the heap's subtree within the bound, yet finds every member in it.
+TEST(FlowClasses, NearFirstListsExactlyTheMembersWithinTheSlackOfTheFirst) {
+  std::mt19937_64 rng(17);
+  for (int round = 0; round < 50; ++round) {
+    FlowClasses fc;
+    const int n = 1 + static_cast<int>(rng() % 200);
+    fc.reserve(n, 1);
+    fc.setRate(0, 0, 1.0);
+    std::vector<double> left;
+    for (int f = 0; f < n; ++f) {
+      left.push_back(static_cast<double>(1000 + rng() % 64));  // many equal tags
+      fc.join(0, f, 0, left.back());
+    }
+    for (int f = 0; f < n; f += 3) fc.leave(f, 0);  // holes refilled from the heap's end
+    const double slack = static_cast<double>(rng() % 8);
+    double least = 1e300;
+    for (int f = 0; f < n; ++f)
+      if (fc.classOf(f) == 0) least = std::min(least, left[static_cast<std::size_t>(f)]);
+    std::vector<int> want;
+    for (int f = 0; f < n; ++f)
+      if (fc.classOf(f) == 0 && left[static_cast<std::size_t>(f)] <= least + slack + 1e-9 * least)
+        want.push_back(f);
+    std::vector<int> got;
+    fc.nearFirst(0, slack, got);
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, want) << "round " << round;
+  }
+}
