@@ -20,6 +20,7 @@
 #include "ui/style/presenter.h"
 #include "ui/widgets/frame_log.h"
 #include "ui/widgets/main_window.h"
+#include "ui/widgets/view_registry.h"
 
 namespace {
 struct Options {

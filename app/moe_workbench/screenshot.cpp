@@ -252,7 +252,7 @@ int writeLessonScreenshots(MainWindow& w, const QString& dir, const QString& whi
     std::fprintf(stderr, "cannot create %s\n", qPrintable(dir));
     return 1;
   }
-  const std::vector<LessonEntry> all = builtinLessons();
+  const std::vector<LessonEntry> all = builtinLessons(lessonViews());
   bool found = false, malformed = false, missed = false, elided = false;
   QJsonArray steps;  // steps.json: what each step showed and whether its expectations held
   w.resize(size);

@@ -28,6 +28,7 @@
 #include "core/run/design.h"
 #include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
+#include "lesson_parsing.h"
 #include "ui/models/field_docs.h"
 #include "ui/models/lesson.h"
 #include "ui/run/run_controller.h"
@@ -222,7 +223,7 @@ class TeachingTest : public QObject {
   }
 
   void shippedLessonsAreValid() {
-    const auto lessons = builtinLessons();
+    const auto lessons = builtinLessons(lessonViews());
     QVERIFY(lessons.size() >= 5);
     for (const LessonEntry& e : lessons) QVERIFY2(e.lesson, qPrintable(e.name + ": " + e.error));
   }
@@ -233,14 +234,14 @@ class TeachingTest : public QObject {
                                      "expect": {"stage": "done"}},
             {"narration": "b", "run_to": {"time_us": -1}, "view": "card"}]})";
     try {
-      (void)parseLesson("broken", bad);
+      (void)parseWithRegistryViews("broken", bad);
       QFAIL("a negative time was accepted");
     } catch (const std::exception& e) {
       QCOMPARE(QString(e.what()),
                QString("lesson broken, step 2, run_to.time_us: must be a number >= 0"));
     }
     try {
-      (void)parseLesson(
+      (void)parseWithRegistryViews(
           "broken",
           R"({"title": "t", "steps": [{"narration": "a", "run_to": {"end": true}, "view": "nowhere"}]})");
       QFAIL("an unknown view was accepted");
@@ -248,8 +249,8 @@ class TeachingTest : public QObject {
       QVERIFY(QString(e.what()).startsWith("lesson broken, step 1, view: "));
     }
     try {
-      (void)parseLesson("broken",
-                        R"({"title": "t", "scenario": {"model": {"hidden": -3}}, "steps": []})");
+      (void)parseWithRegistryViews(
+          "broken", R"({"title": "t", "scenario": {"model": {"hidden": -3}}, "steps": []})");
       QFAIL("a bad scenario was accepted");
     } catch (const std::exception& e) {
       QVERIFY2(QString(e.what()).startsWith(
@@ -257,7 +258,7 @@ class TeachingTest : public QObject {
                e.what());
     }
     try {
-      (void)parseLesson("broken", "{not json");
+      (void)parseWithRegistryViews("broken", "{not json");
       QFAIL("broken JSON was accepted");
     } catch (const std::exception& e) {
       QVERIFY(QString(e.what()).startsWith("lesson broken, (file): not valid JSON"));
@@ -269,7 +270,7 @@ class TeachingTest : public QObject {
   void unreachableTargetsAndUnknownNamesAreLoadErrors() {
     const auto error = [](const std::string& step) {
       try {
-        (void)parseLesson(
+        (void)parseWithRegistryViews(
             "broken", QByteArray::fromStdString(R"({"title": "t", "steps": [{"narration": "a", )" +
                                                 step + "}]}"));
       } catch (const std::exception& e) {
@@ -324,7 +325,8 @@ class TeachingTest : public QObject {
                       "expect": {"stage": "done"})"),
              QString("accepted"));
     try {
-      (void)parseLesson("broken", R"({"title": "t", "steps": [{"narration": "{hot_shar:%} hot",
+      (void)parseWithRegistryViews("broken",
+                                   R"({"title": "t", "steps": [{"narration": "{hot_shar:%} hot",
           "view": "card", "run_to": {"end": true}, "expect": {"stage": "done"}}]})");
       QFAIL("an unknown narration field was accepted");
     } catch (const std::exception& e) {
@@ -335,7 +337,7 @@ class TeachingTest : public QObject {
   }
 
   void everyShippedLessonFixesItsDesignAndExpectsAStage() {
-    const auto lessons = builtinLessons();
+    const auto lessons = builtinLessons(lessonViews());
     QVERIFY(lessons.size() >= 8);
     bool combineLesson = false, eplbTimeLesson = false;
     for (const LessonEntry& e : lessons) {
@@ -420,7 +422,7 @@ class TeachingTest : public QObject {
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QJsonArray steps = QJsonDocument::fromJson(f.readAll()).array();
     std::size_t expected = 0;
-    for (const LessonEntry& e : builtinLessons()) expected += e.lesson->steps.size();
+    for (const LessonEntry& e : builtinLessons(lessonViews())) expected += e.lesson->steps.size();
     QCOMPARE(static_cast<std::size_t>(steps.size()), expected);
     for (const QJsonValue& v : steps) {
       const QJsonObject s = v.toObject();
@@ -441,13 +443,13 @@ class TeachingTest : public QObject {
     // The combine lesson ends with a lost tail publish: the run must end in a diagnosed
     // deadlock, which only the streaming design of the MoE layer can have.
     bool planted = false;
-    for (const LessonEntry& e : builtinLessons())
+    for (const LessonEntry& e : builtinLessons(lessonViews()))
       if (e.lesson)
         for (const LessonStep& s : e.lesson->steps) planted |= s.fault == Fault::DropTail;
     QVERIFY(planted);
     const auto error = [](const char* json) {
       try {
-        (void)parseLesson("broken", json);
+        (void)parseWithRegistryViews("broken", json);
       } catch (const std::exception& e) {
         return QString(e.what());
       }

@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "gui_test_registry.h"
+#include "lesson_parsing.h"
 #include "small_scenario.h"
 #include "ui/models/lesson.h"
 #include "ui/widgets/cluster_widget.h"
@@ -54,7 +55,7 @@ class ViewRegistryTest : public QObject {
                                     "compare"}));
     // A view outside the lesson list (A/B needs its own runs) is refused, naming the list.
     try {
-      (void)parseLesson("broken", R"({"title": "t", "steps": [{"narration": "a",
+      (void)parseWithRegistryViews("broken", R"({"title": "t", "steps": [{"narration": "a",
                                        "run_to": {"end": true}, "view": "ab"}]})");
       QFAIL("a view lessons cannot show was accepted");
     } catch (const std::exception& e) {

@@ -12,7 +12,6 @@
 #include "core/run/design_registry.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
-#include "ui/widgets/view_registry.h"
 
 static void initUiResourcesForLessons() {
   Q_INIT_RESOURCE(ui_resources);
@@ -169,17 +168,8 @@ Selection selection(const Where& w, const json& j) {
 }
 }  // namespace
 
-const std::vector<QString>& lessonViews() {
-  static const std::vector<QString> views = [] {
-    std::vector<QString> ids;
-    for (const ViewEntry& e : viewRegistry())
-      if (e.inLessons) ids.push_back(e.id);
-    return ids;
-  }();
-  return views;
-}
-
-Lesson parseLesson(const QString& name, const QByteArray& bytes) {
+Lesson parseLesson(const QString& name, const QByteArray& bytes,
+                   const std::vector<QString>& views) {
   Where w{name, 0};
   json j;
   try {
@@ -234,7 +224,6 @@ Lesson parseLesson(const QString& name, const QByteArray& bytes) {
     step.target = target(w, s["run_to"]);
     checkReachable(w, step.target, *d);
     step.view = QString::fromStdString(text(w, s, "view", true));
-    const std::vector<QString>& views = lessonViews();
     if (std::find(views.begin(), views.end(), step.view) == views.end())
       w.fail("view",
              "must be one of " + QStringList(views.begin(), views.end()).join(", ").toStdString());
@@ -262,7 +251,7 @@ Lesson parseLesson(const QString& name, const QByteArray& bytes) {
   return lesson;
 }
 
-std::vector<LessonEntry> builtinLessons() {
+std::vector<LessonEntry> builtinLessons(const std::vector<QString>& views) {
   initUiResourcesForLessons();
   std::vector<LessonEntry> out;
   const QDir dir(":/lessons");
@@ -273,7 +262,7 @@ std::vector<LessonEntry> builtinLessons() {
     try {
       if (!f.open(QIODevice::ReadOnly))
         throw InputError("lesson " + e.name.toStdString(), "cannot be read");
-      e.lesson = parseLesson(e.name, f.readAll());
+      e.lesson = parseLesson(e.name, f.readAll(), views);
     } catch (const std::exception& ex) {
       e.error = QString::fromStdString(ex.what());
     }

@@ -32,7 +32,7 @@ struct LessonStep {
   std::string design;  // "streaming", "phased", ...: the step's, else the lesson's, else the
                        // workload's default design
   LessonTarget target;
-  QString view;               // a view id: one of lessonViews()
+  QString view;               // a view id: one of the views parseLesson was given
   QString show;               // the compare view's part to bring to the top ("": its top)
   Selection selection;        // what to select and highlight (kind None: nothing)
   int card = -1;              // the card the Card view shows (-1: leave it)
@@ -48,10 +48,9 @@ struct Lesson {
 };
 
 // Parses one lesson; throws InputError "lesson NAME, step N, FIELD: RULE" when malformed.
-Lesson parseLesson(const QString& name, const QByteArray& json);
-
-// The views a step may name, in tab order: the ids of viewRegistry()'s lesson views.
-const std::vector<QString>& lessonViews();
+// `views`: the view ids a step may name, in tab order (the view registry's lesson views,
+// lessonViews() in ui/widgets: the models know no widgets).
+Lesson parseLesson(const QString& name, const QByteArray& json, const std::vector<QString>& views);
 
 // Every lesson shipped in resources/lessons/ (compiled in), in file-name order: the valid
 // ones parsed, the invalid ones with their error (they stay listed; the others work).
@@ -60,6 +59,6 @@ struct LessonEntry {
   std::optional<Lesson> lesson;
   QString error;
 };
-std::vector<LessonEntry> builtinLessons();
+std::vector<LessonEntry> builtinLessons(const std::vector<QString>& views);
 
 }  // namespace moe::ui

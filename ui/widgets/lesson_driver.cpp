@@ -13,6 +13,7 @@
 #include "ui/widgets/main_window.h"
 #include "ui/widgets/redraw_tick.h"
 #include "ui/widgets/run_controls.h"
+#include "ui/widgets/view_registry.h"
 #include "ui/widgets/view_set.h"
 
 namespace moe::ui {
@@ -20,7 +21,7 @@ namespace moe::ui {
 LessonDriver::LessonDriver(MainWindow& window, ViewSet& views, RunControls& controls,
                            RedrawTick& tick)
     : QObject(&window), window_(window), views_(views), controls_(controls), tick_(tick) {
-  panel_ = new LessonPanel(builtinLessons());
+  panel_ = new LessonPanel(builtinLessons(lessonViews()));
   dock_ = new QDockWidget(tr("Lesson"));
   dock_->setObjectName("lesson");
   dock_->setWidget(panel_);

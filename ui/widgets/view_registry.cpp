@@ -240,4 +240,14 @@ QString viewShotName(const ViewEntry& e) {
   return e.shotName.isEmpty() ? e.id : e.shotName;
 }
 
+const std::vector<QString>& lessonViews() {
+  static const std::vector<QString> views = [] {
+    std::vector<QString> ids;
+    for (const ViewEntry& e : viewRegistry())
+      if (e.inLessons) ids.push_back(e.id);
+    return ids;
+  }();
+  return views;
+}
+
 }  // namespace moe::ui

@@ -83,6 +83,8 @@ struct ViewEntry {
 
 // Every view, in tab order.
 const std::vector<ViewEntry>& viewRegistry();
+// The ids of the views a lesson step may name, in tab order (entries with inLessons).
+const std::vector<QString>& lessonViews();
 // The position of `id` in viewRegistry() (its tab index), or -1.
 int viewIndex(const QString& id);
 // The --screenshot file name of an entry.
