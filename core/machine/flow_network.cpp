@@ -437,6 +437,18 @@ void FlowNetwork::scheduleCompletion(int slot) {
 void FlowNetwork::applyByClass() {
   ++epoch_;
   const Time now = sim_.now();
+  writeNewRates();
+  countClassChanges();
+  moveWholeClasses(now);
+  regroupChanged(now);
+  for (int c : touchedClasses_) {
+    cls_[c].touched = false;
+    retime(c);
+  }
+  touchedClasses_.clear();
+}
+
+void FlowNetwork::writeNewRates() {
   changed_.clear();
   for (int s : set_) {
     Flow& f = flows_[s];
@@ -459,6 +471,9 @@ void FlowNetwork::applyByClass() {
     f.seq = sim_.reserveSeq();
     changed_.push_back(s);
   }
+}
+
+void FlowNetwork::countClassChanges() {
   // How many of each class's members change rate, and whether all froze at one resource.
   for (int s : changed_) {
     const int c = classes_.classOf(s);
@@ -472,6 +487,9 @@ void FlowNetwork::applyByClass() {
     ++cs.count;
     if (cs.group != frozenAt_[s]) cs.group = -2;
   }
+}
+
+void FlowNetwork::moveWholeClasses(Time now) {
   // Each resource's frozen flows go to the first of their classes that moves whole with
   // them; it changes rate once.
   for (int s : changed_) {
@@ -488,6 +506,10 @@ void FlowNetwork::applyByClass() {
     cls_[c].log.push_back(RateStep{now, flows_[s].rate});
     touchClass(c);
   }
+}
+
+void FlowNetwork::regroupChanged(Time now) {
+  // The other changed flows join their resource's class (a new one if none moved whole).
   for (int s : changed_) {
     Flow& f = flows_[s];
     ResourceState& st = state_[frozenAt_[s]];
@@ -513,11 +535,6 @@ void FlowNetwork::applyByClass() {
     classes_.join(t, s, now, f.remaining);
     touchClass(t);
   }
-  for (int c : touchedClasses_) {
-    cls_[c].touched = false;
-    retime(c);
-  }
-  touchedClasses_.clear();
 }
 
 int FlowNetwork::newClass() {

@@ -218,6 +218,13 @@ class FlowNetwork {
   };
   static void classEvent(void* self, std::uint64_t cls);
   void applyByClass();
+  // Its parts, in order: the working set's new rates written (changed_ lists the flows
+  // whose rate changed); each class's changed members counted; classes that move whole
+  // take the new rate once; the other changed flows join their resource's class.
+  void writeNewRates();
+  void countClassChanges();
+  void moveWholeClasses(Time now);
+  void regroupChanged(Time now);
   int newClass();
   void catchUp(int slot);  // replays the class's rate log into the flow's bytes left
   void credit(const Flow& f, double moved);

@@ -150,6 +150,16 @@ void expectation(const Where& w, const json& j, Design d, LessonStep& step) {
   }
 }
 
+// A step's "show": a part of the Compare view's figures, on a step that shows that view.
+QString comparePart(const Where& w, const json& step, const QString& view) {
+  const QString part = QString::fromStdString(text(w, step, "show", true));
+  if (view != "compare")
+    w.fail("show", "is for the compare view only (its timelines, chart, table or why)");
+  if (!comparePartFromName(part))
+    w.fail("show", "must be one of " + comparePartNames().join(", ").toStdString());
+  return part;
+}
+
 Selection selection(const Where& w, const json& j) {
   if (!j.is_object() || j.size() != 1)
     w.fail("select", "must be an object with one of card, core, ring, link, stages");
@@ -227,14 +237,7 @@ Lesson parseLesson(const QString& name, const QByteArray& bytes,
     if (std::find(views.begin(), views.end(), step.view) == views.end())
       w.fail("view",
              "must be one of " + QStringList(views.begin(), views.end()).join(", ").toStdString());
-    if (s.contains("show")) {
-      const QString part = QString::fromStdString(text(w, s, "show", true));
-      if (step.view != "compare")
-        w.fail("show", "is for the compare view only (its timelines, chart, table or why)");
-      if (!comparePartFromName(part))
-        w.fail("show", "must be one of " + comparePartNames().join(", ").toStdString());
-      step.show = part;
-    }
+    if (s.contains("show")) step.show = comparePart(w, s, step.view);
     if (s.contains("select")) step.selection = selection(w, s["select"]);
     if (s.contains("card")) {
       if (!s["card"].is_number_integer() || s["card"].get<int>() < 0)

@@ -162,6 +162,15 @@ void CompareView::scrollToShownPart() {
   body_->verticalScrollBar()->setValue(w->mapTo(body_->widget(), QPoint(0, 0)).y());
 }
 
+void CompareView::fitChartTo(const QBarCategoryAxis& categories) {
+  // Title, legend, value axis and its title take about seven lines, and each category two
+  // (its name beside its bars): shorter, Qt Charts silently drops category names (at
+  // 1920x1080 in presenter mode only two of the six stages were named).
+  const int line =
+      std::max(QFontMetrics(categories.labelsFont()).height(), chart_->fontMetrics().height());
+  chart_->setMinimumHeight((7 + 2 * static_cast<int>(categories.count())) * line);
+}
+
 void CompareView::setResult(const CompareResult& r) {
   run_->setEnabled(true);
   // The button names the designs the result shows, whichever workload was set before.
@@ -227,11 +236,7 @@ void CompareView::setResult(const CompareResult& r) {
   chart->addSeries(series);
   auto* y = new QBarCategoryAxis;
   y->append(r.stacked ? r.impls : r.stageNames);
-  // Title, legend, value axis and its title take about seven lines, and each category two
-  // (its name beside its bars): shorter, Qt Charts silently drops category names (at
-  // 1920x1080 in presenter mode only two of the six stages were named).
-  const int line = std::max(QFontMetrics(y->labelsFont()).height(), chart_->fontMetrics().height());
-  chart_->setMinimumHeight((7 + 2 * static_cast<int>(y->count())) * line);
+  fitChartTo(*y);
   auto* x = new QValueAxis;
   x->setRange(0, top * 1.1 + 1e-9);
   // Round ticks with whole numbers: "684.9 1369.7 2054.6" ran into each other.

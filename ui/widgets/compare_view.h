@@ -12,6 +12,7 @@
 #include "ui/models/compare_table_model.h"
 
 MOE_CHARTS_BEGIN_NAMESPACE
+class QBarCategoryAxis;
 class QChartView;
 MOE_CHARTS_END_NAMESPACE
 MOE_CHARTS_USE_NAMESPACE
@@ -68,6 +69,8 @@ class CompareView : public QWidget {
   ComparePart shown_ = ComparePart::Timelines;
   QWidget* partWidget(ComparePart part) const;
   void scrollToShownPart();
+  // Tall enough for every category's name beside its bars.
+  void fitChartTo(const QBarCategoryAxis& categories);
 };
 
 }  // namespace moe::ui
