@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "core/kernels/combine_common.h"
 #include "core/kernels/combine_streaming_roles.h"
@@ -24,6 +25,14 @@ struct PartialSlot {
   std::int64_t workspace = -1;  // row in the GM workspace (spill target)
 };
 
+// Where `key` sits in the ascending `keys`; a key the lane never listed is a kernel bug.
+std::size_t positionOf(const std::vector<std::int64_t>& keys, std::int64_t key, const char* what) {
+  const auto it = std::lower_bound(keys.begin(), keys.end(), key);
+  if (it == keys.end() || *it != key)
+    throw std::logic_error(std::string("combine forwarder: ") + what);
+  return static_cast<std::size_t>(it - keys.begin());
+}
+
 // The partials one lane sums, keyed by owner server S and token t (key S * BS + t), in key
 // order; a partial's index here is also its row in the GM workspace. Only the lane's own
 // keys are held: a table over every key cost 16 B x S x BS per lane (64 KB at 32 servers and
@@ -37,10 +46,7 @@ struct LaneSlots {
     keys.push_back(key);
   }
   std::size_t indexOf(std::int64_t key) const {
-    const auto it = std::lower_bound(keys.begin(), keys.end(), key);
-    if (it == keys.end() || *it != key)
-      throw std::logic_error("combine forwarder: a partial for another lane");
-    return static_cast<std::size_t>(it - keys.begin());
+    return positionOf(keys, key, "a partial for another lane");
   }
   std::int64_t size() const { return static_cast<std::int64_t>(keys.size()); }
 };
@@ -68,10 +74,7 @@ struct HeldBatches {
   std::vector<RdmaBatch> batches;  // parallel to keys
 
   RdmaBatch& toward(std::int64_t key) {
-    const auto it = std::lower_bound(keys.begin(), keys.end(), key);
-    if (it == keys.end() || *it != key)
-      throw std::logic_error("combine forwarder: a partial toward a ring the lane does not feed");
-    return batches[static_cast<std::size_t>(it - keys.begin())];
+    return batches[positionOf(keys, key, "a partial toward a ring the lane does not feed")];
   }
 
   Task post(RdmaBatch& b) {

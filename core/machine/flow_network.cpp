@@ -108,12 +108,15 @@ void FlowNetwork::flowEvent(void* self, std::uint64_t arg) {
   net->finish(slot);
 }
 
-void FlowNetwork::progress(Flow& f) {
-  const double moved =
-      std::min(f.remaining, f.rate * static_cast<double>(sim_.now() - f.lastUpdate));
+double FlowNetwork::advance(Flow& f, double rate, Time to) {
+  const double moved = std::min(f.remaining, rate * static_cast<double>(to - f.lastUpdate));
   f.remaining -= moved;
-  for (int i = 0; i < f.hops; ++i) resources_[f.path[i]].bytesCarried += moved;
-  f.lastUpdate = sim_.now();
+  f.lastUpdate = to;
+  return moved;
+}
+
+void FlowNetwork::progress(Flow& f) {
+  credit(f, advance(f, f.rate, sim_.now()));
 }
 
 void FlowNetwork::classEvent(void* self, std::uint64_t cls) {
@@ -522,10 +525,7 @@ void FlowNetwork::regroupChanged(Time now) {
     if (c == t) continue;
     if (c != FlowClasses::kNone) {  // up to now at its old rate, as a per-flow timer would
       catchUp(s);
-      const double moved =
-          std::min(f.remaining, f.segRate * static_cast<double>(now - f.lastUpdate));
-      f.remaining -= moved;
-      credit(f, moved);
+      credit(f, advance(f, f.segRate, now));
       classes_.leave(s, now);
       touchClass(c);
     }
@@ -569,12 +569,8 @@ void FlowNetwork::catchUp(int slot) {
   if (f.logPos == log.size()) return;
   double moved = 0;
   for (; f.logPos < log.size(); ++f.logPos) {
-    const RateStep& step = log[f.logPos];
-    const double m = std::min(f.remaining, f.segRate * static_cast<double>(step.at - f.lastUpdate));
-    f.remaining -= m;
-    moved += m;
-    f.lastUpdate = step.at;
-    f.segRate = step.rate;
+    moved += advance(f, f.segRate, log[f.logPos].at);
+    f.segRate = log[f.logPos].rate;
   }
   credit(f, moved);
 }

@@ -200,6 +200,10 @@ class FlowNetwork {
   void addRate(int r, double delta);  // the running sum of the rates on r (activeRate)
   double current(int slot) const;
   bool hasBottleneck(int slot);
+  // Moves `f` on to `to` at `rate` (never past its last byte) and returns the bytes moved:
+  // the one progress step of the per-flow model, the class timing's rate-log replay and a
+  // flow's move between classes.
+  static double advance(Flow& f, double rate, Time to);
   void progress(Flow& f);
   void scheduleCompletion(int slot);
   // Class timing.
