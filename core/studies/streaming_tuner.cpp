@@ -1,10 +1,8 @@
 #include "core/studies/streaming_tuner.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 
@@ -14,24 +12,13 @@
 #include "core/scenario/scenario_json.h"
 #include "core/studies/tune_bindings.h"
 #include "core/studies/tune_eval.h"
-#include "core/studies/tune_log.h"
+#include "core/studies/tune_jobs.h"
 #include "core/util/error.h"
-#include "core/util/parallel_map.h"
 #include "core/util/rng.h"
 
 namespace moe {
 
 namespace {
-
-// The shape candidates run at: the scenario's own, or the stand-in with fewer tokens.
-struct Shape {
-  Scenario sc;
-  std::shared_ptr<const std::vector<RankGating>> gating;
-  bool standIn = false;
-};
-
-// What a run is for: what it must leave room for when a time limit bounds the search.
-enum class Phase { Required, Search, Neighbours, Confirm, Explain };
 
 constexpr int kConfirmAtFullShape = 3;  // stand-in leaders run again at the full shape
 constexpr int kNeighbourRounds = 8;
@@ -62,27 +49,17 @@ class TuneSearch {
     }
     for (const TuneKnob& kn : tuneKnobs())
       if (!(opt.keepNumerics && kn.numerics)) searched_.push_back(&kn);
-    if (opt.clock) {
-      clock_ = opt.clock;
-    } else {
-      const auto start = std::chrono::steady_clock::now();
-      clock_ = [start] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      };
-    }
     out_.objective = opt.objective;
     chooseStandIn();
-    if (!opt.logPath.empty())
-      log_ = std::make_unique<TuneLog>(
-          opt.logPath, tuneLogHash(full_.sc, opt.objective),
-          "scenario '" + given.name + "', objective " + toString(opt.objective), opt.resume);
+    jobs_ = std::make_unique<TuneJobRunner>(
+        opt, full_.sc, "scenario '" + given.name + "', objective " + toString(opt.objective));
   }
 
   TuneResult run() {
     seeds_ = modelSeeds();
     runRequired();
     planReserves();
-    runRound(seeds_, Phase::Search);
+    runRound(seeds_, TunePhase::Search);
     descend();
     randomMoves();
     checkNeighbours();
@@ -100,7 +77,7 @@ class TuneSearch {
     for (const TuneKnob& kn : tuneKnobs()) out_.bindings.push_back(tuneBinding(kn, in));
     if (cancelled())
       out_.stoppedBy = "cancelled";
-    else if (!timeCut_.empty())
+    else if (jobs_->anyTimeCut())
       out_.stoppedBy = "time limit";
     else if (budgetCut_)
       out_.stoppedBy = "budget";
@@ -108,8 +85,8 @@ class TuneSearch {
   }
 
  private:
-  const Shape& search() const { return standIn_ ? *standIn_ : full_; }
-  bool cancelled() const { return opt_.cancel != nullptr && opt_.cancel->load(); }
+  const TuneShape& search() const { return standIn_ ? *standIn_ : full_; }
+  bool cancelled() const { return jobs_->cancelled(); }
   bool better(const TuneEval& a, const TuneEval& b) const {
     return a.ok && (!b.ok || tuneFigure(a, opt_.objective) < tuneFigure(b, opt_.objective));
   }
@@ -126,7 +103,7 @@ class TuneSearch {
           " runs leaves no room to confirm its leaders; candidates ran at the full shape";
       return;
     }
-    Shape s;
+    TuneShape s;
     s.sc = full_.sc;
     s.sc.model.tokensPerRank = standInTokens(tokens);
     s.standIn = true;
@@ -138,89 +115,16 @@ class TuneSearch {
                          " tokens per rank (" + e.what() + "): candidates ran at the full shape";
       return;
     }
-    standIn_ = std::make_unique<Shape>(std::move(s));
+    standIn_ = std::make_unique<TuneShape>(std::move(s));
     out_.standInTokens = standIn_->sc.model.tokensPerRank;
   }
 
-  // ---- the run machinery: budget, time limit, log, progress ----
-
-  struct Job {
-    const Shape* shape;
-    TuneKnobs knobs;
-    Design design;
-  };
-
-  double estimateSeconds(const Shape& s) const {  // under mutex_
-    return s.standIn ? longestStandIn_ : longestFull_;
-  }
-  unsigned waves(int runs) const {
-    if (runs <= 0) return 0;
-    const unsigned t = resolveThreadCount(opt_.threads, static_cast<std::size_t>(runs));
-    return (static_cast<unsigned>(runs) + t - 1) / t;
-  }
-  // Seconds a phase must leave for the phases after it.
-  double reserveSeconds(Phase p) const {  // under mutex_
-    const double confirm = waves(confirmRuns_) * longestFull_;
-    if (p == Phase::Search) return confirm + waves(neighbourRuns_) * estimateSeconds(search());
-    if (p == Phase::Neighbours) return confirm;
-    return 0;
-  }
-  // Whether a run starting at `now` ends, by the longest run of its shape so far, in time to
-  // leave the later phases their room.
-  bool mayStart(const Job& j, Phase p, double now) {
-    if (opt_.timeLimitSeconds <= 0 || p == Phase::Required) return true;
-    std::lock_guard lock(mutex_);
-    return now + estimateSeconds(*j.shape) + reserveSeconds(p) <= opt_.timeLimitSeconds;
-  }
-
-  // Runs jobs in parallel (each read from the log when it is there); per job its run, or
-  // nothing when it did not start (cancelled, or the time limit, which ends the phase).
-  std::vector<std::optional<TuneEval>> runJobs(const std::vector<Job>& jobs, Phase phase) {
-    auto results = parallelMap<std::optional<TuneEval>>(
-        jobs.size(),
-        [&](std::size_t i) -> std::optional<TuneEval> {
-          const Job& j = jobs[i];
-          const std::string key =
-              tuneRunKey(tuneLogDesign(j.design), j.shape->sc.model.tokensPerRank, j.knobs);
-          if (log_ != nullptr)
-            if (const TuneEval* e = log_->find(key)) {
-              countProgress();
-              return *e;
-            }
-          const double t0 = clock_();
-          if (!mayStart(j, phase, t0)) return std::nullopt;
-          TuneEval e =
-              evaluateTuneRun(j.shape->sc, j.knobs, opt_.objective, j.design, j.shape->gating);
-          const double took = clock_() - t0;
-          e.standIn = j.shape->standIn;
-          {
-            std::lock_guard lock(mutex_);
-            double& longest = j.shape->standIn ? longestStandIn_ : longestFull_;
-            longest = std::max(longest, took);
-          }
-          if (log_ != nullptr) log_->append(key, tuneLogDesign(j.design), e);
-          countProgress();
-          return e;
-        },
-        {opt_.threads, {}, opt_.cancel});
-    std::vector<std::optional<TuneEval>> done(jobs.size());
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      if (!results[i]) continue;  // cancelled before it started
-      if (!*results[i]) {
-        timeCut_.insert(phase);
-        continue;
-      }
-      ++out_.runs;
-      if ((*results[i])->fromLog) ++out_.fromLog;
-      done[i] = std::move(*results[i]);
-    }
+  // Runs jobs through the run machinery; the result counts every run, the log's included.
+  std::vector<std::optional<TuneEval>> runJobs(const std::vector<TuneJob>& jobs, TunePhase phase) {
+    std::vector<std::optional<TuneEval>> done = jobs_->run(jobs, phase);
+    out_.runs = jobs_->runs();
+    out_.fromLog = jobs_->fromLog();
     return done;
-  }
-
-  void countProgress() {
-    std::lock_guard lock(progressMutex_);
-    ++progress_;
-    if (opt_.onProgress) opt_.onProgress(progress_, opt_.budget);
   }
 
   // ---- the steps ----
@@ -239,10 +143,10 @@ class TuneSearch {
         opt_.objective != TuneObjective::Layer && !seeds_.empty() && !(seeds_.front() == own) &&
         tuneConstraint(withKnobs(full_.sc, seeds_.front(), opt_.objective)).empty() &&
         opt_.budget > 2;
-    std::vector<Job> jobs = {{&full_, own, Design::Streaming}, {&full_, own, Design::Phased}};
+    std::vector<TuneJob> jobs = {{&full_, own, Design::Streaming}, {&full_, own, Design::Phased}};
     if (proposal && standIn_) jobs.push_back({&full_, seeds_.front(), Design::Streaming});
     if (standIn_) jobs.push_back({standIn_.get(), own, Design::Streaming});
-    const std::vector<std::optional<TuneEval>> r = runJobs(jobs, Phase::Required);
+    const std::vector<std::optional<TuneEval>> r = runJobs(jobs, TunePhase::Required);
     for (const auto& e : r)
       if (!e) throw InputError("tune", "cancelled before the baseline ran");
     out_.baseline = *r[0];
@@ -251,7 +155,7 @@ class TuneSearch {
     tried_.insert(tuneKnobKey(lead_.knobs));
     if (proposal && standIn_) out_.proposal = *r[2];
     if (proposal && !standIn_) {
-      runRound({seeds_.front()}, Phase::Required);
+      runRound({seeds_.front()}, TunePhase::Required);
       if (const TuneEval* p = measured(seeds_.front())) out_.proposal = *p;
     }
   }
@@ -295,19 +199,20 @@ class TuneSearch {
     const int left = opt_.budget - out_.runs - confirmRuns_;
     neighbourRuns_ =
         std::min(static_cast<int>(neighbours(lead_.knobs).size()), std::max(0, left / 2));
+    jobs_->reserve(confirmRuns_, neighbourRuns_, search().standIn);
   }
 
-  int room(Phase p) const {
+  int room(TunePhase p) const {
     int reserve = 0;
-    if (p == Phase::Search) reserve = confirmRuns_ + neighbourRuns_;
-    if (p == Phase::Neighbours) reserve = confirmRuns_;
+    if (p == TunePhase::Search) reserve = confirmRuns_ + neighbourRuns_;
+    if (p == TunePhase::Neighbours) reserve = confirmRuns_;
     return opt_.budget - out_.runs - reserve;
   }
-  bool stopped(Phase p) const { return room(p) <= 0 || timeCut_.count(p) > 0 || cancelled(); }
+  bool stopped(TunePhase p) const { return room(p) <= 0 || jobs_->timeCut(p) || cancelled(); }
 
   // Runs a round of candidates at the search shape; keeps the best (ties: the earlier).
-  bool runRound(const std::vector<TuneKnobs>& cands, Phase phase) {
-    std::vector<Job> jobs;
+  bool runRound(const std::vector<TuneKnobs>& cands, TunePhase phase) {
+    std::vector<TuneJob> jobs;
     for (const TuneKnobs& k : cands) {
       if (static_cast<int>(jobs.size()) >= room(phase)) {
         budgetCut_ = true;
@@ -341,12 +246,12 @@ class TuneSearch {
   void descend() {
     bool improvedInPass = true;
     int pass = 0;
-    while (improvedInPass && !stopped(Phase::Search)) {
+    while (improvedInPass && !stopped(TunePhase::Search)) {
       improvedInPass = false;
       ++pass;
       for (const TuneKnob* kn : searched_) {
-        if (stopped(Phase::Search)) break;
-        improvedInPass = runRound(valuesOutward(*kn), Phase::Search) || improvedInPass;
+        if (stopped(TunePhase::Search)) break;
+        improvedInPass = runRound(valuesOutward(*kn), TunePhase::Search) || improvedInPass;
       }
     }
     if (improvedInPass && !cancelled())
@@ -382,7 +287,7 @@ class TuneSearch {
     const std::uint64_t seed = opt_.seed != 0 ? opt_.seed : given_.seed;
     Rng rng(seed ^ 0x7475'6e65ULL);
     int idle = 0;
-    while (!stopped(Phase::Search) && idle < 64) {
+    while (!stopped(TunePhase::Search) && idle < 64) {
       std::vector<TuneKnobs> cands;
       for (unsigned i = 0; i < kRandomRound; ++i) {
         TuneKnobs k = lead_.knobs;
@@ -393,7 +298,7 @@ class TuneSearch {
         cands.push_back(k);
       }
       const int before = out_.runs;
-      runRound(cands, Phase::Search);
+      runRound(cands, TunePhase::Search);
       idle = out_.runs == before ? idle + 1 : 0;  // every draw already tried or refused
     }
   }
@@ -430,9 +335,9 @@ class TuneSearch {
   // moving or kNeighbourRounds rounds.
   void checkNeighbours() {
     bool stillMoving = false;
-    for (int round = 0; round < kNeighbourRounds && !stopped(Phase::Neighbours); ++round) {
+    for (int round = 0; round < kNeighbourRounds && !stopped(TunePhase::Neighbours); ++round) {
       const std::size_t before = out_.evaluated.size();
-      stillMoving = runRound(neighbours(lead_.knobs), Phase::Neighbours);
+      stillMoving = runRound(neighbours(lead_.knobs), TunePhase::Neighbours);
       out_.neighbourChecks += static_cast<int>(out_.evaluated.size() - before);
       if (!stillMoving) break;
     }
@@ -443,10 +348,10 @@ class TuneSearch {
   // When the full shape picked another of the stand-in's leaders than its best, that
   // answer's neighbours are run at the stand-in too, so its "why" is measured.
   void explainAnswer() {
-    if (out_.best.knobs == lead_.knobs || stopped(Phase::Explain)) return;
+    if (out_.best.knobs == lead_.knobs || stopped(TunePhase::Explain)) return;
     const std::size_t before = out_.evaluated.size();
     const TuneEval lead = lead_;
-    runRound(neighbours(out_.best.knobs), Phase::Explain);
+    runRound(neighbours(out_.best.knobs), TunePhase::Explain);
     lead_ = lead;  // explaining, not searching: the stand-in's best stays
     out_.neighbourChecks += static_cast<int>(out_.evaluated.size() - before);
   }
@@ -470,13 +375,13 @@ class TuneSearch {
   // run misranks most (on 4 x 8 x 4096 the stand-in ranked 16 forwarders before 12, which
   // is 26% faster at the full shape).
   void confirm() {
-    std::vector<Job> jobs;
+    std::vector<TuneJob> jobs;
     for (const TuneKnobs& k : unconfirmedLeaders(0)) {
       if (static_cast<int>(jobs.size()) == kConfirmAtFullShape) break;
       jobs.push_back({&full_, k, Design::Streaming});
     }
     const std::size_t wanted = jobs.size();
-    runConfirmations(jobs, Phase::Confirm);
+    runConfirmations(jobs, TunePhase::Confirm);
     if (out_.confirmed.size() < wanted)
       out_.notDone.push_back("confirmation: " + std::to_string(wanted - out_.confirmed.size()) +
                              " of the stand-in's " + std::to_string(wanted) +
@@ -489,10 +394,10 @@ class TuneSearch {
   // within 8% at 512 tokens were 14% apart at 4096).
   void confirmFlatLeaders() {
     if (cancelled()) return;
-    std::vector<Job> jobs;
+    std::vector<TuneJob> jobs;
     for (const TuneKnobs& k : unconfirmedLeaders(kFlatLeaders))
       jobs.push_back({&full_, k, Design::Streaming});
-    runConfirmations(jobs, Phase::Explain);
+    runConfirmations(jobs, TunePhase::Explain);
   }
 
   // The stand-in's best of each ring tiling (chunk, queue, cores per role) not yet run at
@@ -531,7 +436,7 @@ class TuneSearch {
 
   // Runs confirmations within the budget; the answer is the best full-shape figure of the
   // scenario's own, the model's proposal and every confirmation.
-  void runConfirmations(std::vector<Job> jobs, Phase phase) {
+  void runConfirmations(std::vector<TuneJob> jobs, TunePhase phase) {
     if (static_cast<int>(jobs.size()) > room(phase)) {
       jobs.resize(static_cast<std::size_t>(std::max(0, room(phase))));
       budgetCut_ = true;
@@ -547,23 +452,17 @@ class TuneSearch {
 
   const Scenario& given_;
   const TuneOptions& opt_;
-  Shape full_;
-  std::unique_ptr<Shape> standIn_;
+  TuneShape full_;
+  std::unique_ptr<TuneShape> standIn_;
   std::vector<const TuneKnob*> searched_;
-  std::function<double()> clock_;
-  std::unique_ptr<TuneLog> log_;
+  std::unique_ptr<TuneJobRunner> jobs_;
   TuneResult out_;
   TuneEval lead_;  // the best so far at the search shape
   std::set<std::string> tried_;
   int confirmRuns_ = 0, neighbourRuns_ = 0;
   int placePerRank_ = 1;
   std::vector<TuneKnobs> seeds_;  // the role model's tilings (modelSeeds)
-  std::set<Phase> timeCut_;       // phases the time limit ended
   bool budgetCut_ = false;
-  std::mutex mutex_;  // the longest runs measured
-  double longestFull_ = 0, longestStandIn_ = 0;
-  std::mutex progressMutex_;
-  int progress_ = 0;
 };
 
 }  // namespace
