@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include "ui/models/lesson.h"
 #include "ui/run/run_controller.h"
+#include "ui/widgets/ab_compare_view.h"
 #include "ui/widgets/card_view.h"
 #include "ui/widgets/compare_view.h"
 #include "ui/widgets/elided_text.h"
@@ -158,9 +159,14 @@ int writeScreenshots(MainWindow& w, const QString& dir, QSize size, bool failOnE
   w.showView("compare");
   w.compare()->showWhy();
   settle(150);
-  if (!shoot(w, dir, "compare-why", nullptr)) return 1;
+  if (!shoot(w, dir, "compare-why", &elided)) return 1;
   // The A/B and Sweep runs change the scenario, so their views come last.
   if (!runAb(w) || !runSweep(w) || !shootViews(w, dir, true, &elided)) return 1;
+  // The A/B tab again, on its charts' tab.
+  w.showView("ab");
+  w.abCompare()->showCharts();
+  settle(150);
+  if (!shoot(w, dir, "ab-charts", &elided)) return 1;
   return failOnElided && elided ? 3 : 0;
 }
 

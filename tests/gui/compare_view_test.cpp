@@ -2,9 +2,9 @@
 // (phased, streaming, flat), each with its own colour in the chart, all named in the title
 // and counted in the verdict. Two alternating colours once gave phased and flat the same.
 
-#include <QScrollArea>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 #include <QtCharts/QAbstractBarSeries>
@@ -55,22 +55,28 @@ class CompareViewTest : public QObject {
       QVERIFY2(line.contains(QStringLiteral(" cores busy ")), qPrintable(line));
     QCOMPARE(view.whyText(), r.why.join("\n\n"));
 
-    // A part asked for before the result (as a lesson step does) is at the top of the
-    // figures once the result is laid out; the timelines are then scrolled away.
+    // Each part has a tab of its own; a part asked for before the result (as a lesson step
+    // does) is the one shown once the result is in, and the others are hidden behind it.
     view.resize(900, 500);
     view.showPart(ComparePart::Table);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     view.setResult(r);
     auto* table = view.findChild<QTableView*>();
-    auto* body = view.findChild<QScrollArea*>();
-    QVERIFY(table && body);
-    const auto top = [&](QWidget* w) { return w->mapTo(body->viewport(), QPoint(0, 0)).y(); };
-    QTRY_COMPARE(top(table), 0);
-    QVERIFY(top(view.timelines()) < 0);  // scrolled away above
+    QVERIFY(table);
+    QCOMPARE(view.shownPart(), ComparePart::Table);
+    QTRY_VERIFY(table->isVisible());
+    QVERIFY(!view.timelines()->isVisible());
+    QVERIFY(!view.chartView()->isVisible());
     view.showPart(ComparePart::Timelines);
-    QVERIFY(top(view.timelines()) >= 0);
-    QVERIFY(top(table) > 0);
+    QVERIFY(view.timelines()->isVisible());
+    QVERIFY(!table->isVisible());
+    // The Why tab is there only while a result with why lines is shown.
+    auto* tabs = view.findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    QVERIFY(tabs->isTabVisible(static_cast<int>(ComparePart::Why)));
+    view.setWorkload(WorkloadKind::MoeLayer);  // a new workload starts empty
+    QVERIFY(!tabs->isTabVisible(static_cast<int>(ComparePart::Why)));
   }
 };
 

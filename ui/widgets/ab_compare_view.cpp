@@ -1,14 +1,14 @@
 #include "ui/widgets/ab_compare_view.h"
 
 #include "ui/models/scenario_diff.h"
-#include "ui/widgets/chart_column.h"
+#include "ui/widgets/part_tabs.h"
 #include "ui/widgets/shared_timelines.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollArea>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtCharts/QBarCategoryAxis>
@@ -68,7 +68,7 @@ AbCompareView::AbCompareView(QWidget* parent) : QWidget(parent) {
   charts->addWidget(stages_, 1);
   charts->addWidget(rings_, 1);
   // Charts keep the height their labels need (Qt Charts elides them to "..." otherwise, as at
-  // presenter scale); the table and the charts scroll together when the window is shorter.
+  // presenter scale); their tab scrolls when the window is shorter.
   chartRow->setMinimumHeight(13 * chartRow->fontMetrics().height());
   table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -76,10 +76,18 @@ AbCompareView::AbCompareView(QWidget* parent) : QWidget(parent) {
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(top);
   timelines_ = new SharedTimelines;
-  lay->addWidget(chartColumn({timelines_, chartRow, table_}, 0), 1);
+  // One part to a tab: at 1920x1080 in presenter mode only the timelines fitted above the
+  // fold, with the charts and the table below it.
+  parts_ =
+      partTabs({{tr("Timelines"), timelines_}, {tr("Charts"), chartRow}, {tr("Figures"), table_}});
+  lay->addWidget(parts_, 1);
   connect(pin_, &QPushButton::clicked, this, [this] { emit runRequested(0); });
   connect(runB_, &QPushButton::clicked, this, [this] { emit runRequested(1); });
   refresh();
+}
+
+void AbCompareView::showCharts() {
+  parts_->setCurrentIndex(1);
 }
 
 void AbCompareView::setCurrent(const Scenario& sc, Design design) {

@@ -19,6 +19,7 @@ MOE_CHARTS_USE_NAMESPACE
 class QLabel;
 class QPushButton;
 class QTableWidget;
+class QTabWidget;
 
 namespace moe::ui {
 
@@ -44,6 +45,8 @@ class AbCompareView : public QWidget {
   // A's and B's runs as timelines on one time axis.
   SharedTimelines* timelines() const { return timelines_; }
   QLabel* sideLabel(int side) const { return label_[side]; }
+  // Selects the tab with the stage and ring charts (the timelines' tab is first).
+  void showCharts();
 
  signals:
   // Run the current scenario and design for side 0 (A, pin) or 1 (B).
@@ -66,6 +69,7 @@ class AbCompareView : public QWidget {
   QPushButton* runB_;
   QLabel* label_[2];
   QTableWidget* table_;
+  QTabWidget* parts_;
   QChartView* stages_;
   QChartView* rings_;
   SharedTimelines* timelines_;

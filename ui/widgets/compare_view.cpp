@@ -1,9 +1,8 @@
 #include "ui/widgets/compare_view.h"
 
-#include <QScrollArea>
-#include <QScrollBar>
+#include <QTabWidget>
 
-#include "ui/widgets/chart_column.h"
+#include "ui/widgets/part_tabs.h"
 #include "ui/widgets/shared_timelines.h"
 
 #include <QFontMetrics>
@@ -13,7 +12,6 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
 #include <QtCharts/QBarCategoryAxis>
 #include <QtCharts/QBarSet>
@@ -50,15 +48,14 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* top = new QHBoxLayout;
   top->addWidget(run_);
   top->addWidget(verdict_, 1);
-  // Timelines, chart and table one under the other, each the full width (side by side, the
-  // chart's stage names and the table's 16-digit digests did not both fit a presenter-scaled
-  // window; nor did a chart beside the timelines). The pictures come first, so at 1920x1080
-  // the timelines are on screen; chart and figures scroll into view below them.
+  // Timelines, chart, table and why each on a tab of their own, each the full width (side by
+  // side, the chart's stage names and the table's 16-digit digests did not both fit a
+  // presenter-scaled window; one under the other, only the timelines were above the fold).
   table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
   table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   // Why each design's dispatch and combine took their time: the same lines as
-  // `moe-sim run --why`, under the chart.
+  // `moe-sim run --why`, on a tab of its own.
   why_ = new QLabel;
   why_->setWordWrap(true);
   why_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -68,11 +65,13 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* whyBox = new QGroupBox(tr("Why (critical path)"));
   auto* whyLayout = new QVBoxLayout(whyBox);
   whyLayout->addWidget(why_);
-  whyBox->hide();
-  whyBox_ = whyBox;
   timelines_ = new SharedTimelines;
-  QScrollArea* body = chartColumn({timelines_, chart_, table_, whyBox}, 0);
-  body_ = body;
+  // In ComparePart order, so a part's value is its tab's index.
+  parts_ = partTabs({{tr("Timelines"), timelines_},
+                     {tr("Stage chart"), chart_},
+                     {tr("Figures"), table_},
+                     {tr("Why"), whyBox}});
+  parts_->setTabVisible(static_cast<int>(ComparePart::Why), false);
   chart_->setMinimumHeight(14 * chart_->fontMetrics().height());  // until a result names its rows
   staleLabel_ = new QLabel(
       tr("Stale: these figures are for the previous scenario. Press the button to compare the "
@@ -83,7 +82,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* lay = new QVBoxLayout(this);
   lay->addLayout(top);
   lay->addWidget(staleLabel_);
-  lay->addWidget(body, 1);
+  lay->addWidget(parts_, 1);
   connect(run_, &QPushButton::clicked, this, &CompareView::runRequested);
 }
 
@@ -99,7 +98,7 @@ void CompareView::setWorkload(WorkloadKind kind) {
   chart_->chart()->setTitle({});
   verdict_->setText(tr("Not run yet."));
   why_->clear();
-  whyBox_->hide();
+  parts_->setTabVisible(static_cast<int>(ComparePart::Why), false);
   timelines_->setRuns({});
   hasResult_ = false;
   setStale(false);
@@ -136,30 +135,12 @@ QString CompareView::whyText() const {
   return why_->text();
 }
 
-QWidget* CompareView::partWidget(ComparePart part) const {
-  switch (part) {
-    case ComparePart::Chart:
-      return chart_;
-    case ComparePart::Table:
-      return table_;
-    case ComparePart::Why:
-      return whyBox_;
-    case ComparePart::Timelines:
-      break;
-  }
-  return timelines_;
-}
-
 void CompareView::showPart(ComparePart part) {
-  shown_ = part;
-  scrollToShownPart();
+  parts_->setCurrentIndex(static_cast<int>(part));
 }
 
-void CompareView::scrollToShownPart() {
-  // Its top at the top of the view: a part is often taller than what is left below it.
-  body_->widget()->layout()->activate();
-  QWidget* w = partWidget(shown_);
-  body_->verticalScrollBar()->setValue(w->mapTo(body_->widget(), QPoint(0, 0)).y());
+ComparePart CompareView::shownPart() const {
+  return static_cast<ComparePart>(parts_->currentIndex());
 }
 
 void CompareView::fitChartTo(const QBarCategoryAxis& categories) {
@@ -185,10 +166,8 @@ void CompareView::setResult(const CompareResult& r) {
   verdict_->setText(r.verdict);
   model_->setResult(r);
   why_->setText(r.why.join("\n\n"));
-  whyBox_->setVisible(!r.why.isEmpty());
+  parts_->setTabVisible(static_cast<int>(ComparePart::Why), !r.why.isEmpty());
   timelines_->setRuns(r.timelines);
-  // Once laid out with the new figures (a lesson step may have asked for a part first).
-  QTimer::singleShot(0, this, [this] { scrollToShownPart(); });
   QChart* chart = chart_->chart();
   chart->removeAllSeries();
   for (QAbstractAxis* a : chart->axes()) {

@@ -18,7 +18,7 @@ MOE_CHARTS_END_NAMESPACE
 MOE_CHARTS_USE_NAMESPACE
 
 class QLabel;
-class QScrollArea;
+class QTabWidget;
 class QPushButton;
 class QTableView;
 
@@ -45,9 +45,9 @@ class CompareView : public QWidget {
   SharedTimelines* timelines() const { return timelines_; }
   // The "Why" panel's text: each design's dispatch and combine critical-path lines.
   QString whyText() const;
-  // Scrolls the figures so the part's top is at the top of the view. Asked before a result
-  // has come in, it is done once the result is laid out.
+  // Selects the part's tab (a lesson step shows the part its text talks about).
   void showPart(ComparePart part);
+  ComparePart shownPart() const;
   void showWhy() { showPart(ComparePart::Why); }
 
  signals:
@@ -61,14 +61,10 @@ class CompareView : public QWidget {
   QLabel* verdict_;
   QPushButton* run_;
   QLabel* why_;
-  QWidget* whyBox_;
-  QScrollArea* body_;
+  QTabWidget* parts_;
   QLabel* staleLabel_;
   bool stale_ = false;
   bool hasResult_ = false;
-  ComparePart shown_ = ComparePart::Timelines;
-  QWidget* partWidget(ComparePart part) const;
-  void scrollToShownPart();
   // Tall enough for every category's name beside its bars.
   void fitChartTo(const QBarCategoryAxis& categories);
 };
