@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QMainWindow>
 #include <QPainter>
+#include <QTabWidget>
 #include <QTest>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -107,6 +108,22 @@ class ElidedTextTest : public QObject {
     painted->boxW = painted->fontMetrics().horizontalAdvance(painted->text) + 4;
     root.grab();
     QVERIFY2(elidedTexts(&root).isEmpty(), qPrintable(elidedTexts(&root).join("\n")));
+  }
+
+  // A tab too narrow for its title is flagged; a hidden tab (no room, not drawn) is not.
+  void narrowTabIsFlaggedButHiddenTabIsNot() {
+    QTabWidget tabs;
+    tabs.addTab(new QLabel("page"), "Timelines");
+    tabs.addTab(new QLabel("page"), "Why");
+    tabs.setTabVisible(1, false);
+    tabs.resize(400, 200);
+    tabs.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+    QVERIFY2(elidedTexts(&tabs).isEmpty(), qPrintable(elidedTexts(&tabs).join("\n")));
+    tabs.setStyleSheet("QTabBar::tab { width: 12px; }");
+    QTest::qWait(20);
+    QVERIFY(mentions(elidedTexts(&tabs), "tab \"Timelines\""));
+    QVERIFY(!mentions(elidedTexts(&tabs), "tab \"Why\""));
   }
 };
 
