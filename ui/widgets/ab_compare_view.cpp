@@ -1,5 +1,7 @@
 #include "ui/widgets/ab_compare_view.h"
 
+#include "ui/style/chrome.h"
+
 #include "ui/models/scenario_diff.h"
 #include "ui/widgets/part_tabs.h"
 #include "ui/widgets/shared_timelines.h"
@@ -25,7 +27,6 @@ namespace moe::ui {
 namespace {
 
 const char* kSideName[2] = {"A", "B"};
-const QColor kSideColor[2] = {QColor(0x33, 0x66, 0xcc), QColor(0xdd, 0x77, 0x11)};
 
 void clearChart(QChart* chart) {
   chart->removeAllSeries();
@@ -140,7 +141,7 @@ void AbCompareView::refreshLabels() {
                      .arg(QString::fromStdString(std::string(designName(r.design))),
                           QString::fromStdString(std::string(designName(design_))));
         text += tr(" — STALE, not the current scenario (%1)").arg(diff);
-        style = "color:#b05000";
+        style = textStyle(warningText());
       } else {
         text += tr(" — current");
       }
@@ -176,7 +177,7 @@ void AbCompareView::refreshTable() {
       }
       auto* item = new QTableWidgetItem(cell);
       // A stale side is greyed out: it is not the current scenario's figure.
-      if (isStale(s)) item->setForeground(QColor(150, 150, 150));
+      if (isStale(s)) item->setForeground(staleFigure());
       table_->setItem(row, s, item);
     }
     QString delta;
@@ -204,7 +205,7 @@ void AbCompareView::refreshStageChart() {
     for (int s = 0; s < 2; ++s) {
       if (!sides_[s]) continue;
       auto* set = new QBarSet(QString("%1%2").arg(kSideName[s], isStale(s) ? tr(" (stale)") : ""));
-      set->setColor(isStale(s) ? kSideColor[s].lighter(160) : kSideColor[s]);
+      set->setColor(isStale(s) ? abSideSeries(s).lighter(160) : abSideSeries(s));
       for (const QString& n : stageNames) {
         const int i = static_cast<int>(sides_[s]->stageNames.indexOf(n));
         const double us = i >= 0 ? sides_[s]->stageUs[static_cast<std::size_t>(i)] : 0.0;
@@ -239,7 +240,7 @@ void AbCompareView::refreshRingChart() {
     if (!sides_[s] || sides_[s]->ringOccupancy.empty()) continue;
     auto* line = new QLineSeries;
     line->setName(QString("%1%2").arg(kSideName[s], isStale(s) ? tr(" (stale)") : ""));
-    line->setColor(isStale(s) ? kSideColor[s].lighter(160) : kSideColor[s]);
+    line->setColor(isStale(s) ? abSideSeries(s).lighter(160) : abSideSeries(s));
     // A step function: a value holds until the next change (no ring samples during the
     // experts stage must not draw a slope across it).
     for (const QPointF& p : sides_[s]->ringOccupancy) {

@@ -1,5 +1,7 @@
 #include "ui/widgets/cluster_widget.h"
 
+#include "ui/style/chrome.h"
+
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -151,8 +153,8 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
   paintLinks(p);
   paintSelectedLink(p);
   // The fabric after its lines, which end on its top edge: its name stays readable.
-  p.setBrush(QColor(0xe8, 0xee, 0xf6));
-  p.setPen(QPen(QColor(0x70, 0x80, 0xa0), 1));
+  p.setBrush(fabricFill());
+  p.setPen(QPen(fabricLine(), 1));
   p.drawRoundedRect(fabricRect(), 6, 6);
   p.setPen(palette().text().color());
   p.drawText(fabricRect(), Qt::AlignCenter, tr("RoCE RDMA fabric"));
@@ -161,8 +163,8 @@ void ClusterWidget::paintEvent(QPaintEvent*) {
 
 void ClusterWidget::paintServers(QPainter& p) const {
   for (int s = 0; s < snap_->servers; ++s) {
-    p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1));
-    p.setBrush(QColor(0xf6, 0xf6, 0xfa));
+    p.setPen(QPen(frameLine(), 1));
+    p.setBrush(serverFill());
     p.drawRoundedRect(serverRect(s), 8, 8);
     p.setPen(palette().text().color());
     p.drawText(serverRect(s).adjusted(8, 4, 0, 0), Qt::AlignTop | Qt::AlignLeft,
@@ -202,8 +204,8 @@ void ClusterWidget::paintLinks(QPainter& p) const {
     const QString name = tr("switch");
     const QSizeF box(fontMetrics().horizontalAdvance(name) + 16, fontMetrics().height() + 8);
     const QRectF sw(serverRect(s).center() + QPointF(-box.width() / 2, 8 - box.height() / 2), box);
-    p.setBrush(QColor(0xe8, 0xee, 0xf6));
-    p.setPen(QPen(QColor(0x70, 0x80, 0xa0), 1));
+    p.setBrush(fabricFill());
+    p.setPen(QPen(fabricLine(), 1));
     p.drawRoundedRect(sw, 6, 6);
     p.setPen(palette().text().color());
     p.drawText(sw, Qt::AlignCenter, name);
@@ -222,7 +224,7 @@ void ClusterWidget::paintSelectedLink(QPainter& p) const {
     const LinkSnap& l = snap_->links[static_cast<std::size_t>(selectedLink_)];
     const QPointF a = cardCentre(l.srcCard), b = linkEnd(l);
     const double w = 1.0 + 4.0 * l.load();
-    p.setPen(QPen(Qt::black, w + 6, Qt::SolidLine, Qt::RoundCap));
+    p.setPen(QPen(selectionInk(), w + 6, Qt::SolidLine, Qt::RoundCap));
     p.drawLine(a, b);
     p.setPen(QPen(loadColor(l.load()), w + 2, Qt::SolidLine, Qt::RoundCap));
     p.drawLine(a, b);
@@ -239,21 +241,20 @@ void ClusterWidget::paintCard(QPainter& p, const CardSnap& c) const {
   }
   const QPointF ctr = cardCentre(c.id);
   const QRectF tile(ctr.x() - kCardR, ctr.y() - kCardR, 2 * kCardR, 2 * kCardR);
-  p.setBrush(QColor(0xff, 0xff, 0xff));
-  p.setPen(
-      QPen(c.id == selected_ ? Qt::black : QColor(0x50, 0x50, 0x50), c.id == selected_ ? 3 : 1));
+  p.setBrush(cardFill());
+  p.setPen(QPen(c.id == selected_ ? selectionInk() : cardBorder(), c.id == selected_ ? 3 : 1));
   p.drawRoundedRect(tile, 5, 5);
   // A small bar: share of AIV cores working (blue) and waiting (orange).
   if (total > 0) {
     const QRectF barR(tile.left() + 3, tile.bottom() - 8, tile.width() - 6, 5);
-    p.fillRect(barR, QColor(0xe0, 0xe0, 0xe0));
+    p.fillRect(barR, emptyBar());
     p.fillRect(QRectF(barR.left(), barR.top(), barR.width() * busy / total, barR.height()),
                activityColor(Activity::Copy));
     p.fillRect(QRectF(barR.left() + barR.width() * busy / total, barR.top(),
                       barR.width() * waiting / total, barR.height()),
                activityColor(Activity::WaitData));
   }
-  p.setPen(Qt::black);
+  p.setPen(inkOnLight());
   p.drawText(tile.adjusted(0, -4, 0, -4), Qt::AlignCenter, QString::number(c.id));
 }
 

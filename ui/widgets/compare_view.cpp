@@ -1,5 +1,7 @@
 #include "ui/widgets/compare_view.h"
 
+#include "ui/style/chrome.h"
+
 #include <QTabWidget>
 
 #include "ui/widgets/part_tabs.h"
@@ -76,7 +78,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   staleLabel_ = new QLabel(
       tr("Stale: these figures are for the previous scenario. Press the button to compare the "
          "current one."));
-  staleLabel_->setStyleSheet("color:#b05000;font-weight:bold");
+  staleLabel_->setStyleSheet(textStyle(warningText()) + "font-weight:bold");
   staleLabel_->setWordWrap(true);
   staleLabel_->hide();
   auto* lay = new QVBoxLayout(this);
@@ -181,7 +183,7 @@ void CompareView::setResult(const CompareResult& r) {
     // One bar per design, made of its stages: the bar lengths are the designs' total times.
     series = new QHorizontalStackedBarSeries;
     const QColor colors[] = {roleColor(Role::A2A), roleColor(Role::Gemm),
-                             roleColor(Role::ReduceScatter), QColor(0x8a, 0x8a, 0xb8)};
+                             roleColor(Role::ReduceScatter), otherStageSeries()};
     std::vector<double> totals(r.stageUs.size(), 0.0);
     for (int s = 0; s < r.stageNames.size(); ++s) {
       auto* set = new QBarSet(r.stageNames[s]);
@@ -200,11 +202,9 @@ void CompareView::setResult(const CompareResult& r) {
     series = new QHorizontalBarSeries;
     // One colour per design (phased, streaming, flat): with flat in the comparison, two
     // alternating colours gave phased and flat the same purple.
-    const QColor colors[] = {QColor(0xb0, 0x7a, 0xe8), QColor(0x3c, 0xa0, 0x6a),
-                             QColor(0xe0, 0x8a, 0x2c)};
     for (std::size_t i = 0; i < r.stageUs.size(); ++i) {
       auto* set = new QBarSet(r.impls.value(static_cast<int>(i)));
-      set->setColor(colors[i % 3]);
+      set->setColor(designSeries(static_cast<int>(i)));
       for (double v : r.stageUs[i]) {
         *set << v;
         top = std::max(top, v);

@@ -1,5 +1,7 @@
 #include "ui/widgets/core_grid_widget.h"
 
+#include "ui/style/chrome.h"
+
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -33,7 +35,7 @@ int sectionLabel(const QWidget& w) {
 }
 // The border of a core with no role (idle fill): plain and thin, unlike any activity's.
 QColor noRoleBorder() {
-  return QColor(0x90, 0x90, 0x90);
+  return frameLine();
 }
 // The smallest cell that still shows its core number (drawn at 0.8 of the widget's font).
 int minNumberedCell(const QWidget& w) {
@@ -146,11 +148,11 @@ void CoreGridWidget::paintEvent(QPaintEvent*) {
                  QBrush(activityColor(c.activity), Qt::BDiagPattern));
     }
     if (cell.rect.width() >= minNumberedCell(*this)) {
-      p.setPen(Qt::black);
+      p.setPen(inkOnLight());
       p.drawText(cell.rect, Qt::AlignCenter, QString::number(c.index));
     }
     if (cell.core == selected_) {
-      p.setPen(QPen(Qt::black, 2, Qt::DashLine));
+      p.setPen(QPen(selectionInk(), 2, Qt::DashLine));
       p.drawRect(cell.rect.adjusted(-2, -2, 2, 2));
     }
   }

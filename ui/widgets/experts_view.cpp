@@ -1,5 +1,7 @@
 #include "ui/widgets/experts_view.h"
 
+#include "ui/style/chrome.h"
+
 #include "ui/models/eplb_table_model.h"
 #include "ui/widgets/chart_column.h"
 #include "ui/widgets/instance_load_widget.h"
@@ -216,14 +218,14 @@ void ExpertsView::setLoad(const ExpertLoad& L) {
           .arg(L.perExpert.size())
           .arg(L.redundantExperts)
           .arg(L.placePerRank) +
-      (L.idleReplicas > 0 ? tr(" · <span style='color:#b03030'>%1 replica(s) idle: balance mode 0 "
+      (L.idleReplicas > 0 ? tr(" · <span style='color:%2'>%1 replica(s) idle: balance mode 0 "
                                "(by rank) uses only "
                                "ceil(R / ceil(R / count)) replicas of an expert</span>")
-                                .arg(L.idleReplicas)
+                                .arg(QString::number(L.idleReplicas), errorText().name())
                           : QString()));
   model_->setLoad(L);
-  const QList<QColor> one{QColor(0x4e, 0x9a, 0xf1)};
-  const QList<QColor> two{QColor(0xb0, 0xb0, 0xb0), QColor(0x3c, 0xa0, 0x6a)};
+  const QList<QColor> one{loadSeries()};
+  const QList<QColor> two{beforeSeries(), afterSeries()};
   fill(experts_,
        tr("Tokens per expert 0 … %1: max/mean %2")
            .arg(std::max<std::size_t>(L.perExpert.size(), 1) - 1)
@@ -231,8 +233,7 @@ void ExpertsView::setLoad(const ExpertLoad& L) {
        {tr("routed")}, {L.perExpert}, one);
   instances_->setLoad(L, model_->colors());
   if (compared_) {
-    const QList<QColor> three{QColor(0xb0, 0xb0, 0xb0), QColor(0xe0, 0x90, 0x40),
-                              QColor(0x3c, 0xa0, 0x6a)};
+    const QList<QColor> three{beforeSeries(), previousSeries(), afterSeries()};
     fill(ranks_,
          tr("Tokens per rank: max/mean %1 previous, %2 rebalanced")
              .arg(imbalance(beforeRebalance_.perRankAfter), 0, 'f', 2)

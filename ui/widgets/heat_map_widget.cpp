@@ -1,5 +1,7 @@
 #include "ui/widgets/heat_map_widget.h"
 
+#include "ui/style/chrome.h"
+
 #include <QFontMetrics>
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -84,17 +86,17 @@ void HeatMapWidget::paintEvent(QPaintEvent*) {
     for (int c = 0; c < columns(); ++c) {
       const QRect cr = cellRect(c, r);
       const Cell& cell = this->cell(c, r);
-      QColor fill(200, 200, 200);
+      QColor fill = noValueCell();
       // The ramp starts a little above 0: loadColor(0) is the idle grey, which would read
       // as a cell without a value.
       if (cell.value)
         fill = loadColor(0.15 + 0.85 * (hi > lo ? (*cell.value - lo) / (hi - lo) : 0.5));
       p.fillRect(cr, fill);
       if (!cell.value) {
-        p.setPen(QPen(QColor(150, 150, 150), 1, Qt::DotLine));
+        p.setPen(QPen(noValueLine(), 1, Qt::DotLine));
         p.drawLine(cr.topLeft(), cr.bottomRight());
       }
-      p.setPen(fill.lightness() < 120 ? Qt::white : Qt::black);
+      p.setPen(fill.lightness() < 120 ? inkOnDark() : inkOnLight());
       p.drawText(cr, Qt::AlignCenter, fm.elidedText(cell.text, Qt::ElideRight, cr.width() - 4));
       p.setPen(palette().base().color());
       p.drawRect(cr);

@@ -1,5 +1,7 @@
 #include "ui/widgets/instance_load_widget.h"
 
+#include "ui/style/chrome.h"
+
 #include <QHelpEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -103,7 +105,7 @@ void InstanceLoadWidget::paintEvent(QPaintEvent*) {
   // Rank bands: alternate shading so instances group visibly by rank.
   for (int k = 0; k < ranks; ++k) {
     const QRectF band(r.left() + k * P * w, r.top(), P * w, r.height());
-    if (k % 2) p.fillRect(band, QColor(0, 0, 0, 14));
+    if (k % 2) p.fillRect(band, alternateBand());
   }
   for (int i = 0; i < n; ++i) {
     const double v = load_.perInstanceAfter[static_cast<std::size_t>(i)];
@@ -117,7 +119,7 @@ void InstanceLoadWidget::paintEvent(QPaintEvent*) {
     if (i < static_cast<int>(load_.perInstanceBefore.size())) {  // identity placement's load
       const double y =
           r.bottom() - load_.perInstanceBefore[static_cast<std::size_t>(i)] / top * r.height();
-      p.setPen(QPen(QColor(0x40, 0x40, 0x40), 1));
+      p.setPen(QPen(barEdge(), 1));
       p.drawLine(QPointF(r.left() + i * w, y), QPointF(r.left() + (i + 1) * w, y));
     }
   }

@@ -1,5 +1,7 @@
 #include "ui/widgets/ring_strip_widget.h"
 
+#include "ui/style/chrome.h"
+
 #include <QCoreApplication>
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -41,10 +43,10 @@ int groupHeaderHeight(const QWidget& w) {
 int valueWidth(const QWidget& w) {
   return w.fontMetrics().horizontalAdvance("888.88 KiB/888.88 KiB w8888") + 12;
 }
-const QColor kPublished(0x4e, 0x9a, 0xf1);
-const QColor kUnpublished(0xa8, 0xcc, 0xf8);
-const QColor kHead(0x10, 0x90, 0x40);
-const QColor kTail(0x1f, 0x3f, 0xb0);
+const QColor kPublished = publishedData();
+const QColor kUnpublished = unpublishedData();
+const QColor kHead = headMarker();
+const QColor kTail = tailMarker();
 
 // x of a ring offset inside the bar. Offsets are absolute; the bar shows them modulo capacity.
 double xOf(std::int64_t offset, std::int64_t cap, const QRectF& bar) {
@@ -265,14 +267,14 @@ void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row
                  Qt::AlignVCenter | Qt::AlignLeft,
                  fullNames() ? QString::fromStdString(r.name)
                              : shortNames_[static_cast<std::size_t>(&r - snap_->rings.data())]);
-  p.fillRect(bar, QColor(0xf2, 0xf2, 0xf2));
+  p.fillRect(bar, emptyTrack());
   // Occupied: published [head, tail) and written-but-unpublished [tail, producerTail).
   fillRange(p, r.head, r.tail, r.capacity, bar, kPublished);
   fillRange(p, r.tail, r.producerTail, r.capacity, bar, kUnpublished);
   // Consumed but not yet freed: [head, consumerCursor), hatched over the occupied part.
   fillRange(p, r.head, r.consumerCursor, r.capacity, bar,
-            QBrush(QColor(0x10, 0x40, 0x10), Qt::FDiagPattern));
-  p.setPen(QPen(QColor(0xb0, 0xb0, 0xb0), 1));
+            QBrush(consumedHatch(), Qt::FDiagPattern));
+  p.setPen(QPen(dividerLine(), 1));
   if (r.chunkBytes > 0 && r.capacity / r.chunkBytes <= 64)
     for (std::int64_t o = r.chunkBytes; o < r.capacity; o += r.chunkBytes)
       p.drawLine(QPointF(xOf(o, r.capacity, bar), bar.top()),
@@ -285,7 +287,7 @@ void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row
   marker(p, xOf(r.head, r.capacity, bar), bar, kHead, false, "H");
   marker(p, xOf(r.tail, r.capacity, bar), bar, kTail, true, "T");
   if (r.cachedHead != r.head) {
-    p.setPen(QPen(QColor(0x80, 0x80, 0x80), 1, Qt::DashLine));
+    p.setPen(QPen(cachedHeadLine(), 1, Qt::DashLine));
     const double x = xOf(r.cachedHead, r.capacity, bar);
     p.drawLine(QPointF(x, bar.top() - 3), QPointF(x, bar.bottom() + 3));
   }
@@ -300,7 +302,7 @@ void RingStripWidget::paintRing(QPainter& p, const RingSnap& r, const QRect& row
           .arg(bytesText(used), bytesText(static_cast<double>(r.capacity)))
           .arg(r.stats.wraps));
   if (r.id == selected_) {
-    p.setPen(QPen(Qt::black, 1, Qt::DashLine));
+    p.setPen(QPen(selectionInk(), 1, Qt::DashLine));
     p.drawRect(row.adjusted(1, 1, -2, -2));
   }
 }
@@ -349,14 +351,14 @@ void RingStripWidget::paintHeader(QPainter& p, const RingGroup& g, bool folded,
                                           : 0.0;
     const QRectF c(left + cell * static_cast<double>(i), row.top() + 5, std::max(1.0, cell - 1),
                    row.height() - 10);
-    p.fillRect(c, QColor(0xf2, 0xf2, 0xf2));
+    p.fillRect(c, emptyTrack());
     if (fill > 0) {
       QColor shade = kPublished;
       shade.setAlphaF(0.25 + 0.75 * std::min(1.0, fill));
       p.fillRect(c, shade);
     }
     if (ring.id == selected_) {
-      p.setPen(QPen(Qt::black, 1, Qt::DashLine));
+      p.setPen(QPen(selectionInk(), 1, Qt::DashLine));
       p.drawRect(c);
     }
   }

@@ -1,5 +1,7 @@
 #include "ui/widgets/run_controls.h"
 
+#include "ui/style/chrome.h"
+
 #include <QAction>
 #include <QComboBox>
 #include <QLabel>
@@ -230,9 +232,9 @@ void RunControls::showVerification(const Verification& v) {
   verifyLabel_->setText(v.summary);
   verifyLabel_->setToolTip(
       v.details.isEmpty() ? tr("Verification runs when the emulation reaches its end") : v.details);
-  verifyLabel_->setStyleSheet(!v.done ? ""
-                              : v.ok  ? "color:#208040;font-weight:bold"
-                                      : "color:#c02020;font-weight:bold");
+  verifyLabel_->setStyleSheet(!v.done ? QString()
+                              : v.ok  ? textStyle(okText()) + "font-weight:bold"
+                                      : textStyle(errorText()) + "font-weight:bold");
 }
 
 void RunControls::setPlaying(bool playing) {

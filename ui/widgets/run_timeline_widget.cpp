@@ -1,5 +1,7 @@
 #include "ui/widgets/run_timeline_widget.h"
 
+#include "ui/style/chrome.h"
+
 #include <QHelpEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -98,7 +100,7 @@ void RunTimelineWidget::paintEvent(QPaintEvent*) {
     const auto& s = data_.stages[i];
     const double x0 = ax.x(static_cast<double>(s.start)), x1 = ax.x(static_cast<double>(s.end));
     const QRectF band(x0, y + 1, std::max(1.0, x1 - x0), rowH() - 2);
-    p.fillRect(band, i % 2 ? QColor(0xd8, 0xe0, 0xec) : QColor(0xc0, 0xcc, 0xdc));
+    p.fillRect(band, stageBand(static_cast<int>(i)));
     if (fm.horizontalAdvance(s.name) + 6 <= x1 - x0) {
       p.setPen(text);
       p.drawText(band, Qt::AlignCenter, s.name);
@@ -114,7 +116,7 @@ void RunTimelineWidget::paintEvent(QPaintEvent*) {
     const int h = laneH() - 1;
     p.setPen(text);
     p.drawText(QRect(4, y, labelW_ - 8, h + 1), Qt::AlignVCenter | Qt::AlignLeft, laneLabel(l));
-    p.fillRect(QRectF(ax.left, y, xEnd - ax.left, h), QColor(0xf2, 0xf2, 0xf2));
+    p.fillRect(QRectF(ax.left, y, xEnd - ax.left, h), emptyTrack());
     const QColor dark = roleColor(l.role).darker(115), pale = paleOf(roleColor(l.role));
     for (int b = 0; b < data_.buckets; ++b) {
       const double x0 = ax.x(b * bucketPs), x1 = ax.x((b + 1) * bucketPs);
@@ -129,7 +131,7 @@ void RunTimelineWidget::paintEvent(QPaintEvent*) {
   // Ticks of the shared scale: a faint line through the lanes; the values under the last run.
   for (double t = 0; t <= scale_.end + 1e-9; t += scale_.step) {
     const double x = ax.x(t * static_cast<double>(kUs));
-    p.setPen(QColor(0xb0, 0xb0, 0xb0));
+    p.setPen(dividerLine());
     p.drawLine(QPointF(x, lanesTop), QPointF(x, y));
     if (!tickLabels_) continue;
     const QString label = QString::number(t, 'g', 6) + (t == 0 ? tr(" us") : QString());

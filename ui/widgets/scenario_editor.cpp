@@ -1,5 +1,7 @@
 #include "ui/widgets/scenario_editor.h"
 
+#include "ui/style/chrome.h"
+
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -190,7 +192,7 @@ void ScenarioEditor::addField(QFormLayout* form, const std::string& path, const 
   }
   f.editor->setObjectName(QString::fromStdString(path));
   f.error = new QLabel;
-  f.error->setStyleSheet("color: #c02020;");
+  f.error->setStyleSheet(textStyle(errorText()));
   f.error->setWordWrap(true);
   f.error->hide();
   auto* cell = new QWidget;
@@ -283,10 +285,11 @@ void ScenarioEditor::revalidate() {
   }
   valid_ = message.isEmpty();
   showOperatorLimits(valid_ ? &scenario_ : nullptr);
-  status_->setText(valid_ ? tr("<span style='color:#208040'>Scenario is valid.</span>")
-                          : tr("<span style='color:#c02020'>Invalid: %1 — Run is disabled until "
-                               "this is fixed.</span>")
-                                .arg(message.toHtmlEscaped()));
+  status_->setText(valid_
+                       ? tr("<span style='color:%1'>Scenario is valid.</span>").arg(okText().name())
+                       : tr("<span style='color:%2'>Invalid: %1 — Run is disabled until "
+                            "this is fixed.</span>")
+                             .arg(message.toHtmlEscaped(), errorText().name()));
   emit validityChanged(valid_, message);
 }
 
@@ -321,8 +324,8 @@ bool ScenarioEditor::loadFile(const QString& file) {
     setScenario(loadScenarioFile(file.toStdString()));
     return true;
   } catch (const std::exception& e) {
-    status_->setText(tr("<span style='color:#c02020'>Cannot load %1: %2</span>")
-                         .arg(file, QString(e.what()).toHtmlEscaped()));
+    status_->setText(tr("<span style='color:%3'>Cannot load %1: %2</span>")
+                         .arg(file, QString(e.what()).toHtmlEscaped(), errorText().name()));
     return false;
   }
 }

@@ -1,5 +1,7 @@
 #include "ui/widgets/sweep_view.h"
 
+#include "ui/style/chrome.h"
+
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -264,7 +266,7 @@ bool SweepView::start() {
     spec = specFromControls();
   } catch (const InputError& e) {
     status_->setText(tr("Not a sweep: %1").arg(QString::fromStdString(e.what())));
-    status_->setStyleSheet("color:#b00020");
+    status_->setStyleSheet(textStyle(errorText()));
     return false;
   }
   problems_->clear();

@@ -1,5 +1,7 @@
 #include "ui/widgets/timeline_widget.h"
 
+#include "ui/style/chrome.h"
+
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -206,7 +208,7 @@ void TimelineWidget::paintRoleLane(QPainter& p, const Lane& lane, int y, Time tL
   const double n = static_cast<double>(lane.cores.size());
   const int h = lane.height - 2;
   const QColor full = roleColor(lane.role).darker(115), quiet = paleOf(roleColor(lane.role));
-  p.fillRect(QRect(axis_.left, y, w, h), QColor(0xf6, 0xf6, 0xf6));
+  p.fillRect(QRect(axis_.left, y, w, h), laneTrack());
   // Run-length: one rectangle per run of columns with the same working/waiting heights.
   double runW = 0, runD = 0;
   int start = 0, hw = -1, hs = -1;
@@ -311,7 +313,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   paintStageMarks(p);
   const double sx = axis_.x(static_cast<double>(scrub_));
   if (sx >= axis_.left && sx <= width()) {
-    p.setPen(QPen(QColor(0xd0, 0x20, 0x20), 2));
+    p.setPen(QPen(scrubLine(), 2));
     p.drawLine(QPointF(sx, 0), QPointF(sx, height()));
   }
 }
@@ -334,7 +336,7 @@ void TimelineWidget::paintLanes(QPainter& p, Time tLeft, Time tRight) const {
         p.setFont(font());
         p.setPen(palette().text().color());
         p.drawText(QPoint(4, gy - fontMetrics().descent()), tr("card %1").arg(card));
-        p.setPen(QColor(0xd0, 0xd0, 0xd0));
+        p.setPen(laneDivider());
         p.drawLine(axis_.left, gy, right, gy);
       }
     }
@@ -418,7 +420,7 @@ void TimelineWidget::paintStageMarks(QPainter& p) const {
   for (std::size_t i = 0; i < marks.size(); ++i) {
     const double x = axis_.x(static_cast<double>(marks[i].start));
     if (x < axis_.left || x > right) continue;
-    p.setPen(QPen(QColor(0x70, 0x70, 0x70), 1, Qt::DotLine));
+    p.setPen(QPen(stageMarkLine(), 1, Qt::DotLine));
     p.drawLine(QPointF(x, kAxisH), QPointF(x, height()));
     order.push_back(i);
   }

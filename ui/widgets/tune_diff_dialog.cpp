@@ -1,5 +1,7 @@
 #include "ui/widgets/tune_diff_dialog.h"
 
+#include "ui/style/chrome.h"
+
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -84,7 +86,7 @@ TuneDiffDialog::TuneDiffDialog(const Scenario& current, const Scenario& tuned,
            "bit for bit.")
             .arg(numerics == 1 ? tr(" changes") : tr("s change")));
     note->setWordWrap(true);
-    note->setStyleSheet("font-weight:bold; color:#8a3b00");
+    note->setStyleSheet(textStyle(warningText()) + "font-weight:bold");
     lay->addWidget(note);
   }
 
@@ -110,7 +112,7 @@ void TuneDiffDialog::buildTable() {
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionMode(QAbstractItemView::NoSelection);
   table_->setWordWrap(true);
-  const QColor warn(0xff, 0xe0, 0xb2);
+  const QColor warn = numericsRow();
   for (int r = 0; r < static_cast<int>(changes_.size()); ++r) {
     const FieldChange& c = changes_[static_cast<std::size_t>(r)];
     const bool num = changesNumerics(c.path);
@@ -126,7 +128,7 @@ void TuneDiffDialog::buildTable() {
       auto* item = new QTableWidgetItem(cells[col]);
       if (num) {
         item->setBackground(warn);
-        item->setForeground(Qt::black);
+        item->setForeground(inkOnLight());
         QFont f = item->font();
         f.setBold(true);
         item->setFont(f);

@@ -1,5 +1,7 @@
 #include "ui/widgets/workspace_stages_widget.h"
 
+#include "ui/style/chrome.h"
+
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -29,13 +31,13 @@ QString stripLabel(const StagesSnap& s) {
 QColor slotColor(SlotState s, bool usedBefore) {
   switch (s) {
     case SlotState::Free:
-      return usedBefore ? QColor(0xdc, 0xe6, 0xdc) : QColor(0xf2, 0xf2, 0xf2);
+      return usedBefore ? reusedSlot() : emptyTrack();
     case SlotState::Filling:
-      return QColor(0xa8, 0xcc, 0xf8);
+      return unpublishedData();
     case SlotState::Full:
-      return QColor(0x4e, 0x9a, 0xf1);
+      return publishedData();
     case SlotState::Reading:
-      return QColor(0x3c, 0xa0, 0x6a);
+      return beingRead();
     case SlotState::Count:
       break;
   }
@@ -187,7 +189,7 @@ void WorkspaceStagesWidget::paintEvent(QPaintEvent*) {
   // Legend: what each fill means, then the reading rule.
   for (const LegendItem& it : legendLayout()) {
     p.fillRect(it.swatch, slotColor(it.state, it.usedBefore));
-    p.setPen(QColor(0x90, 0x90, 0x90));
+    p.setPen(frameLine());
     p.drawRect(it.swatch);
     p.setPen(palette().text().color());
     p.drawText(it.text, it.label);
@@ -207,13 +209,13 @@ void WorkspaceStagesWidget::paintEvent(QPaintEvent*) {
       const SlotState st = s.states[static_cast<std::size_t>(i)];
       p.fillRect(c.adjusted(0, 0, -1, 0), slotColor(st, s.uses[static_cast<std::size_t>(i)] > 0));
       if (st == SlotState::Reading)
-        p.fillRect(c.adjusted(0, 0, -1, 0), QBrush(QColor(0x10, 0x40, 0x10), Qt::FDiagPattern));
+        p.fillRect(c.adjusted(0, 0, -1, 0), QBrush(consumedHatch(), Qt::FDiagPattern));
       if (c.width() >= 18 && st != SlotState::Free) {
-        p.setPen(st == SlotState::Filling ? Qt::black : Qt::white);
+        p.setPen(st == SlotState::Filling ? inkOnLight() : inkOnDark());
         p.drawText(c, Qt::AlignCenter, QString::number(s.items[static_cast<std::size_t>(i)]));
       }
     }
-    p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1));
+    p.setPen(QPen(frameLine(), 1));
     const QRect first = cellRect(row, 0);
     const QRect last = cellRect(row, std::min(s.slotCount(), slotsPerLine()) - 1);
     p.drawRect(QRect(first.topLeft(),
@@ -223,7 +225,7 @@ void WorkspaceStagesWidget::paintEvent(QPaintEvent*) {
         QRect(width() - valueW() + 6, row.top, valueW() - 8, lineH()), Qt::AlignVCenter,
         tr("%1/%2 in use, peak %3").arg(s.occupied).arg(s.slotCount()).arg(s.stats.peakOccupied));
     if (s.id == selected_) {
-      p.setPen(QPen(Qt::black, 1, Qt::DashLine));
+      p.setPen(QPen(selectionInk(), 1, Qt::DashLine));
       p.drawRect(QRect(1, row.top, width() - 3, row.lines * lineH() - 1));
     }
   }
