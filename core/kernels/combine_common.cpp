@@ -17,7 +17,7 @@ CombineFinisher::CombineFinisher(LayerContext& ctx, AiCore& core, int rank)
     : ctx_(ctx), core_(core), rank_(rank) {
   Machine& m = ctx.m;
   const std::int64_t row = alignUp(ctx.rowBytes, 32);
-  sum_ = m.allocUb(core, ctx.H * 4LL, "fp32_sum", true);
+  sum_ = m.allocUb(core, ctx.hidden * 4LL, "fp32_sum", true);
   xRow_ = m.allocUb(core, row, "x_row", true);
   outRow_ = m.allocUb(core, row, "out_row", true);
   yRow_ = ctx.sc.combine.addRmsNorm ? m.allocUb(core, row, "y_row", true) : nullptr;
@@ -31,29 +31,29 @@ Task CombineFinisher::finish(int t) {
   if (shared || norm)
     co_await core_.copy(Region{xRow_, 0, ctx.rowBytes},
                         Region{g.x, t * ctx.rowBytes, ctx.rowBytes});
-  co_await core_.vector(ctx.H * (norm ? 4LL : 1LL), 4);
+  co_await core_.vector(ctx.hidden * (norm ? 4LL : 1LL), 4);
   if (!sum_->bytes.empty()) {
     auto* s = sum_->as<float>();
     const bf16* x = xRow_->as<bf16>();
     if (shared) {
-      std::vector<bf16> sh(ctx.H);
-      sharedExpertRow(x, sh.data(), ctx.H);
-      for (int h = 0; h < ctx.H; ++h) s[h] += bf16ToFloat(sh[h]);
+      std::vector<bf16> sh(ctx.hidden);
+      sharedExpertRow(x, sh.data(), ctx.hidden);
+      for (int h = 0; h < ctx.hidden; ++h) s[h] += bf16ToFloat(sh[h]);
     }
     auto* o = outRow_->as<bf16>();
     if (!norm) {
-      for (int h = 0; h < ctx.H; ++h) o[h] = floatToBf16(s[h]);
+      for (int h = 0; h < ctx.hidden; ++h) o[h] = floatToBf16(s[h]);
     } else {
       float sq = 0.0f;
-      for (int h = 0; h < ctx.H; ++h) {
+      for (int h = 0; h < ctx.hidden; ++h) {
         s[h] += bf16ToFloat(x[h]);  // the residual
         sq += s[h] * s[h];
       }
-      const float rstd = 1.0f / std::sqrt(sq / static_cast<float>(ctx.H) +
+      const float rstd = 1.0f / std::sqrt(sq / static_cast<float>(ctx.hidden) +
                                           static_cast<float>(ctx.sc.combine.rmsEps));
       rstd_->as<float>()[0] = rstd;
       auto* y = yRow_->as<bf16>();
-      for (int h = 0; h < ctx.H; ++h) {
+      for (int h = 0; h < ctx.hidden; ++h) {
         o[h] = floatToBf16(s[h]);
         y[h] = floatToBf16(s[h] * rstd * rmsNormGamma(h));
       }

@@ -49,8 +49,8 @@ Task flatCombineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<F
     std::int64_t sent = 0;
     // The rows of (local expert le, owner r) are contiguous in expert_out and land
     // contiguously in r's window: one transfer per batch of them.
-    for (int le = 0; le < ctx.P; ++le) {
-      const std::int64_t begin = off[le * ctx.R + r], rows = len[le * ctx.R + r];
+    for (int le = 0; le < ctx.placePerRank; ++le) {
+      const std::int64_t begin = off[le * ctx.ranks + r], rows = len[le * ctx.ranks + r];
       for (std::int64_t b0 = 0; b0 < rows; b0 += perBatch) {
         const std::int64_t n = std::min(perBatch, rows - b0);
         const Region dst{window, sent * row, n * row};
@@ -82,23 +82,24 @@ struct RowSources {
 
 RowSources rowSources(const LayerContext& ctx, const std::vector<std::int32_t>& ids,
                       const std::vector<std::uint8_t>& keep) {
-  const int BS = ctx.BS, K = ctx.K;
+  const int BS = ctx.tokensPerRank, K = ctx.topK;
   RowSources out{std::vector<int>(static_cast<std::size_t>(BS) * K, -1),
                  std::vector<std::int64_t>(static_cast<std::size_t>(BS) * K, 0)};
-  std::vector<std::int64_t> before(static_cast<std::size_t>(ctx.R) * ctx.P, 0);
+  std::vector<std::int64_t> before(static_cast<std::size_t>(ctx.ranks) * ctx.placePerRank, 0);
   for (int t = 0; t < BS; ++t)
     for (int k = 0; k < K; ++k) {
       const std::size_t i = static_cast<std::size_t>(t) * K + k;
       if (!keep[i]) continue;
       const int id = ids[i];
-      ++before[static_cast<std::size_t>(ctx.rankOfInstance(id)) * ctx.P + id % ctx.P];
+      ++before[static_cast<std::size_t>(ctx.rankOfInstance(id)) * ctx.placePerRank +
+               id % ctx.placePerRank];
     }
   // Exclusive prefix over local experts per sender, then count up in token order.
   std::vector<std::int64_t> cursor(before.size(), 0);
-  for (int d = 0; d < ctx.R; ++d) {
+  for (int d = 0; d < ctx.ranks; ++d) {
     std::int64_t acc = 0;
-    for (int le = 0; le < ctx.P; ++le) {
-      const std::size_t j = static_cast<std::size_t>(d) * ctx.P + le;
+    for (int le = 0; le < ctx.placePerRank; ++le) {
+      const std::size_t j = static_cast<std::size_t>(d) * ctx.placePerRank + le;
       cursor[j] = acc;
       acc += before[j];
     }
@@ -109,7 +110,8 @@ RowSources rowSources(const LayerContext& ctx, const std::vector<std::int32_t>& 
       if (!keep[i]) continue;
       const int id = ids[i];
       out.from[i] = ctx.rankOfInstance(id);
-      out.place[i] = cursor[static_cast<std::size_t>(out.from[i]) * ctx.P + id % ctx.P]++;
+      out.place[i] = cursor[static_cast<std::size_t>(out.from[i]) * ctx.placePerRank +
+                            id % ctx.placePerRank]++;
     }
   return out;
 }
@@ -119,7 +121,7 @@ Task flatCombineReceiver(LayerContext& ctx, int r, AiCore& core, std::shared_ptr
   Machine& m = ctx.m;
   // The routing is read window by window into UB (the loads cost their time); the receiver
   // keeps what it needs of each window (sender, place, weight per kept row) as it goes.
-  const int BS = ctx.BS, K = ctx.K;
+  const int BS = ctx.tokensPerRank, K = ctx.topK;
   std::vector<std::int32_t> ids(static_cast<std::size_t>(BS) * K);
   std::vector<std::uint8_t> keep(ids.size());
   std::vector<float> weights(ids.size());
@@ -141,7 +143,7 @@ Task flatCombineReceiver(LayerContext& ctx, int r, AiCore& core, std::shared_ptr
   Buffer* y = m.allocUb(core, alignUp(ctx.rowBytes, 32), "row", true);
   for (int t = receiverIndex; t < BS; t += ctx.sc.rings.combine.receiverCores) {
     Buffer* sum = finisher.sum();
-    if (!sum->bytes.empty()) std::fill_n(sum->as<float>(), ctx.H, 0.0f);
+    if (!sum->bytes.empty()) std::fill_n(sum->as<float>(), ctx.hidden, 0.0f);
     for (int k = 0; k < K; ++k) {
       const std::size_t i = static_cast<std::size_t>(t) * K + k;
       if (from[i] < 0) continue;
@@ -154,12 +156,12 @@ Task flatCombineReceiver(LayerContext& ctx, int r, AiCore& core, std::shared_ptr
       }
       co_await core.copy(Region{y, 0, ctx.rowBytes},
                          Region{w->recv[r][from[i]], place[i] * ctx.rowBytes, ctx.rowBytes});
-      co_await core.vector(ctx.H, 4);
+      co_await core.vector(ctx.hidden, 4);
       if (!sum->bytes.empty()) {
         const float weight = weights[i];
         const bf16* v = y->as<bf16>();
         float* s = sum->as<float>();
-        for (int h = 0; h < ctx.H; ++h) s[h] += weight * bf16ToFloat(v[h]);
+        for (int h = 0; h < ctx.hidden; ++h) s[h] += weight * bf16ToFloat(v[h]);
       }
     }
     co_await finisher.finish(t);
@@ -174,12 +176,12 @@ void launchCombineFlat(LayerContext& ctx, Latch& done) {
   auto w = std::make_shared<FlatCombine>();
   // Worst case per (owner, expert card): every token of the owner, once per expert the card
   // holds for it.
-  const std::int64_t bytes =
-      static_cast<std::int64_t>(ctx.BS) * std::min(ctx.K, ctx.P) * ctx.rowBytes;
-  w->recv.resize(ctx.R);
-  w->landed.resize(ctx.R);
-  for (int r = 0; r < ctx.R; ++r)
-    for (int d = 0; d < ctx.R; ++d) {
+  const std::int64_t bytes = static_cast<std::int64_t>(ctx.tokensPerRank) *
+                             std::min(ctx.topK, ctx.placePerRank) * ctx.rowBytes;
+  w->recv.resize(ctx.ranks);
+  w->landed.resize(ctx.ranks);
+  for (int r = 0; r < ctx.ranks; ++r)
+    for (int d = 0; d < ctx.ranks; ++d) {
       Buffer* b = m.allocGm(r, bytes, "combine.flat-win<-card" + std::to_string(d), true,
                             /*sparse=*/true);
       ctx.stageScratch.push_back(b);
@@ -187,16 +189,16 @@ void launchCombineFlat(LayerContext& ctx, Latch& done) {
       w->recv[r].push_back(b);
       w->landed[r].push_back(m.makeWord(r, "combine.flat.landed<-card" + std::to_string(d)));
     }
-  for (int c = 0; c < ctx.R; ++c) {
+  for (int c = 0; c < ctx.ranks; ++c) {
     std::vector<std::vector<int>> perSender(t.senderCores);
-    for (int i = 0; i < ctx.R; ++i) perSender[i % t.senderCores].push_back((c + i) % ctx.R);
+    for (int i = 0; i < ctx.ranks; ++i) perSender[i % t.senderCores].push_back((c + i) % ctx.ranks);
     for (int i = 0; i < t.senderCores; ++i) {
       if (perSender[i].empty()) continue;
       done.add(1);
       ctx.emu.launch(m.aiv(c, i), Role::Sender,
                      flatCombineSender(ctx, c, m.aiv(c, i), w, perSender[i]), &done);
     }
-    for (int i = 0; i < std::min(t.receiverCores, ctx.BS); ++i) {
+    for (int i = 0; i < std::min(t.receiverCores, ctx.tokensPerRank); ++i) {
       AiCore& core = m.aiv(c, t.senderCores + i);
       done.add(1);
       ctx.emu.launch(core, Role::Receiver, flatCombineReceiver(ctx, c, core, w, i), &done);

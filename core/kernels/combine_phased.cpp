@@ -44,8 +44,8 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
   Buffer* scales = ctx.m.allocUb(core, kIdxRows * 4, "expand_scales", false);
   const auto* off = g.offsets->as<std::int32_t>();
   const auto* len = g.lengths->as<std::int32_t>();
-  for (int fl = senderIndex; fl < ctx.cps; fl += ctx.sc.rings.combine.senderCores) {
-    const int f = ctx.serverOf(d) * ctx.cps + fl;
+  for (int fl = senderIndex; fl < ctx.cardsPerServer; fl += ctx.sc.rings.combine.senderCores) {
+    const int f = ctx.serverOf(d) * ctx.cardsPerServer + fl;
     Window& win = w.ipc[f][ctx.localOf(d)];
     std::int64_t inBatch = 0;
     std::vector<std::int64_t> rowsRead;  // the batch's expert_out rows
@@ -60,10 +60,10 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
                          Region{staging, 0, inBatch * rb});
       inBatch = 0;
     };
-    for (int le = 0; le < ctx.P; ++le)
-      for (int S = 0; S < ctx.S; ++S) {
-        const int owner = S * ctx.cps + fl;
-        const std::int64_t begin = off[le * ctx.R + owner], rows = len[le * ctx.R + owner];
+    for (int le = 0; le < ctx.placePerRank; ++le)
+      for (int S = 0; S < ctx.servers; ++S) {
+        const int owner = S * ctx.cardsPerServer + fl;
+        const std::int64_t begin = off[le * ctx.ranks + owner], rows = len[le * ctx.ranks + owner];
         for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows) {
           const std::int64_t n = std::min(kIdxRows, rows - b0);
           co_await readIndexBlock(core, g, begin + b0, n, idx, scales);
@@ -85,13 +85,13 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
 }
 
 Task sumToWindow(LayerContext& ctx, int f, AiCore& core, PhasedCombine& w, int forwarderIndex) {
-  const std::int64_t rb = ctx.recordBytes, rowF32 = ctx.H * 4LL;
+  const std::int64_t rb = ctx.recordBytes, rowF32 = ctx.hidden * 4LL;
   Buffer* rec = ctx.m.allocUb(core, rb, "record", true);
   Buffer* sum = ctx.m.allocUb(core, rowF32, "fp32_sum", true);
-  for (int S = forwarderIndex; S < ctx.S; S += ctx.sc.rings.combine.forwarderCores) {
-    const int owner = S * ctx.cps + ctx.localOf(f);
+  for (int S = forwarderIndex; S < ctx.servers; S += ctx.sc.rings.combine.forwarderCores) {
+    const int owner = S * ctx.cardsPerServer + ctx.localOf(f);
     Buffer* partial = w.partial[f][S];
-    for (int dl = 0; dl < ctx.cps; ++dl) {
+    for (int dl = 0; dl < ctx.cardsPerServer; ++dl) {
       const Window& win = w.ipc[f][dl];
       for (std::int64_t i = 0; i < win.used(); ++i) {
         const RecordMeta& meta = win.headers[static_cast<std::size_t>(i)];
@@ -100,11 +100,11 @@ Task sumToWindow(LayerContext& ctx, int f, AiCore& core, PhasedCombine& w, int f
         core.copy(whole(rec), Region{win.data, i * rb, rb});
         co_await core.copy(whole(sum), accRow);      // read-modify-write of the full buffer
         ctx.consumed(Region{win.data, i * rb, rb});  // in UB now; one forwarder reads it
-        co_await core.vector(ctx.H, 4);
+        co_await core.vector(ctx.hidden, 4);
         if (!sum->bytes.empty()) {
           const auto* y = reinterpret_cast<const bf16*>(rec->data() + ctx.metaBytes);
           auto* s = sum->as<float>();
-          for (int h = 0; h < ctx.H; ++h) s[h] += meta.weights[0] * bf16ToFloat(y[h]);
+          for (int h = 0; h < ctx.hidden; ++h) s[h] += meta.weights[0] * bf16ToFloat(y[h]);
         }
         co_await core.copy(accRow, whole(sum));
       }
@@ -113,7 +113,7 @@ Task sumToWindow(LayerContext& ctx, int f, AiCore& core, PhasedCombine& w, int f
     co_await core.fence(Pipe::Mte3);
     const Region dst = whole(w.serverWindow[owner][ctx.serverOf(f)]);
     if (owner == f) {
-      for (std::int64_t t = 0; t < ctx.BS; ++t) {  // a local GM->GM copy goes through UB
+      for (std::int64_t t = 0; t < ctx.tokensPerRank; ++t) {  // a local GM->GM copy goes through UB
         co_await core.copy(whole(sum), Region{partial, t * rowF32, rowF32});
         ctx.consumed(Region{partial, t * rowF32, rowF32});
         co_await core.copy(Region{dst.buf, t * rowF32, rowF32}, whole(sum));
@@ -129,19 +129,19 @@ Task sumToWindow(LayerContext& ctx, int f, AiCore& core, PhasedCombine& w, int f
 }
 
 Task sumToServer(LayerContext& ctx, int r, AiCore& core, PhasedCombine& w, int receiverIndex) {
-  const std::int64_t rowF32 = ctx.H * 4LL;
+  const std::int64_t rowF32 = ctx.hidden * 4LL;
   CombineFinisher finisher(ctx, core, r);
   Buffer* part = ctx.m.allocUb(core, rowF32, "partial", true);
-  for (int t = receiverIndex; t < ctx.BS; t += ctx.sc.rings.combine.receiverCores) {
+  for (int t = receiverIndex; t < ctx.tokensPerRank; t += ctx.sc.rings.combine.receiverCores) {
     Buffer* sum = finisher.sum();
-    for (int S = 0; S < ctx.S; ++S) {
+    for (int S = 0; S < ctx.servers; ++S) {
       const Region row{w.serverWindow[r][S], t * rowF32, rowF32};
       co_await core.copy(S == 0 ? whole(sum) : whole(part), row);
       ctx.consumed(row);
       if (S == 0) continue;
-      co_await core.vector(ctx.H, 4);
+      co_await core.vector(ctx.hidden, 4);
       if (!sum->bytes.empty())
-        for (int h = 0; h < ctx.H; ++h) sum->as<float>()[h] += part->as<float>()[h];
+        for (int h = 0; h < ctx.hidden; ++h) sum->as<float>()[h] += part->as<float>()[h];
     }
     co_await finisher.finish(t);
   }
@@ -181,19 +181,20 @@ void launchCombinePhased(LayerContext& ctx, Latch& done) {
   auto w = std::make_shared<PhasedCombine>();
   // Worst case per (forwarder, expert card): every token of every owner it forwards for,
   // once per expert that card holds for it.
-  const std::int64_t slots = static_cast<std::int64_t>(ctx.S) * ctx.BS * std::min(ctx.K, ctx.P);
-  const std::int64_t fullBuffer = static_cast<std::int64_t>(ctx.BS) * ctx.H * 4;
-  w->ipc.resize(ctx.R);
-  w->partial.resize(ctx.R);
-  w->serverWindow.resize(ctx.R);
-  for (int f = 0; f < ctx.R; ++f) {
-    for (int dl = 0; dl < ctx.cps; ++dl) {
+  const std::int64_t slots = static_cast<std::int64_t>(ctx.servers) * ctx.tokensPerRank *
+                             std::min(ctx.topK, ctx.placePerRank);
+  const std::int64_t fullBuffer = static_cast<std::int64_t>(ctx.tokensPerRank) * ctx.hidden * 4;
+  w->ipc.resize(ctx.ranks);
+  w->partial.resize(ctx.ranks);
+  w->serverWindow.resize(ctx.ranks);
+  for (int f = 0; f < ctx.ranks; ++f) {
+    for (int dl = 0; dl < ctx.cardsPerServer; ++dl) {
       w->ipc[f].push_back(Window{
           m.allocGm(f, slots * ctx.recordBytes, "combine.ipc-win" + std::to_string(dl), true, true),
           {}});
       ctx.combineBufferBytes += slots * ctx.recordBytes;
     }
-    for (int S = 0; S < ctx.S; ++S) {
+    for (int S = 0; S < ctx.servers; ++S) {
       w->partial[f].push_back(
           m.allocGm(f, fullBuffer, "combine.partial.server" + std::to_string(S), true));
       w->serverWindow[f].push_back(
@@ -202,9 +203,9 @@ void launchCombinePhased(LayerContext& ctx, Latch& done) {
     }
   }
   const int perCard = t.senderCores + t.forwarderCores + t.receiverCores;
-  w->afterGm2Ipc = &ctx.emu.addBarrier("combine.phased.gm2ipc", ctx.R * perCard);
-  w->afterSend = &ctx.emu.addBarrier("combine.phased.send", ctx.R * perCard);
-  for (int c = 0; c < ctx.R; ++c)
+  w->afterGm2Ipc = &ctx.emu.addBarrier("combine.phased.gm2ipc", ctx.ranks * perCard);
+  w->afterSend = &ctx.emu.addBarrier("combine.phased.send", ctx.ranks * perCard);
+  for (int c = 0; c < ctx.ranks; ++c)
     for (int i = 0; i < perCard; ++i) {
       const Role first = i < t.senderCores                      ? Role::Sender
                          : i < t.senderCores + t.forwarderCores ? Role::Forwarder

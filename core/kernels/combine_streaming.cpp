@@ -52,45 +52,46 @@ Task receiverCore(LayerContext& ctx, int r, AiCore& core, std::shared_ptr<const 
   CombineFinisher finisher(ctx, core, r);
   Buffer* sum = finisher.sum();
   // One accumulator row per token of the channels this core owns (contiguous ranges).
-  std::vector<int> accIndex(ctx.BS, -1);
+  std::vector<int> accIndex(ctx.tokensPerRank, -1);
   int owned = 0;
-  for (int t = 0; t < ctx.BS; ++t)
+  for (int t = 0; t < ctx.tokensPerRank; ++t)
     if (std::find(channels.begin(), channels.end(), plan.channel(ctx, t)) != channels.end())
       accIndex[t] = owned++;
-  Buffer* acc = m.allocGm(r, static_cast<std::int64_t>(owned) * ctx.H * 4,
+  Buffer* acc = m.allocGm(r, static_cast<std::int64_t>(owned) * ctx.hidden * 4,
                           core.name() + ".combine-acc", true, /*sparse=*/true);  // row by row
-  std::vector<std::int32_t> seen(ctx.BS, 0);
+  std::vector<std::int32_t> seen(ctx.tokensPerRank, 0);
   const auto& servers = plan.recvServers[r];
   auto finish = [&](int t) { return finisher.finish(t); };
 
   std::vector<PolledRing> inputs;
   for (int c : channels)
-    for (int S = 0; S < ctx.S; ++S)
+    for (int S = 0; S < ctx.servers; ++S)
       inputs.push_back({rings->partial[r][static_cast<std::size_t>(S) * plan.channels + c], S,
                         plan.recvRecords[r][static_cast<std::size_t>(S) * plan.channels + c]});
   // Tokens no expert kept (fully pruned) still get a row: zero, or the shared expert.
   for (int c : channels)
-    for (int t = 0; t < ctx.BS; ++t)
+    for (int t = 0; t < ctx.tokensPerRank; ++t)
       if (plan.channel(ctx, t) == c && servers[t] == 0) {
-        if (!sum->bytes.empty()) std::fill_n(sum->as<float>(), ctx.H, 0.0f);
+        if (!sum->bytes.empty()) std::fill_n(sum->as<float>(), ctx.hidden, 0.0f);
         co_await finish(t);
       }
   auto reduce = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
     const RecordMeta& meta = metas.front();  // batch of one: partials are large
     const int t = meta.token;
-    const Region accRow{acc, static_cast<std::int64_t>(accIndex[t]) * ctx.H * 4, ctx.H * 4LL};
+    const Region accRow{acc, static_cast<std::int64_t>(accIndex[t]) * ctx.hidden * 4,
+                        ctx.hidden * 4LL};
     const bool first = seen[t] == 0;
     const bool last = ++seen[t] == servers[t];
     if (!first) co_await core.copy(whole(sum), accRow);
-    co_await core.vector(ctx.H, 4);
+    co_await core.vector(ctx.hidden, 4);
     if (!sum->bytes.empty()) {
       auto* s = sum->as<float>();
       if (bf16Wire) {
         const auto* p = reinterpret_cast<const bf16*>(rx->data() + ctx.metaBytes);
-        for (int h = 0; h < ctx.H; ++h) s[h] = (first ? 0.0f : s[h]) + bf16ToFloat(p[h]);
+        for (int h = 0; h < ctx.hidden; ++h) s[h] = (first ? 0.0f : s[h]) + bf16ToFloat(p[h]);
       } else {
         const auto* p = reinterpret_cast<const float*>(rx->data() + ctx.metaBytes);
-        for (int h = 0; h < ctx.H; ++h) s[h] = (first ? 0.0f : s[h]) + p[h];
+        for (int h = 0; h < ctx.hidden; ++h) s[h] = (first ? 0.0f : s[h]) + p[h];
       }
     }
     if (last) {
@@ -119,25 +120,27 @@ std::shared_ptr<CombineRings> addCombineRings(LayerContext& ctx) {
   auto rings = std::make_shared<CombineRings>();
   rings->plan = buildCombinePlan(ctx);
   const CombinePlan& plan = rings->plan;
-  rings->sendersLeft.assign(ctx.R, 0);
+  rings->sendersLeft.assign(ctx.ranks, 0);
   auto name = [](int card) { return "card" + std::to_string(card); };
   rings->ipc.assign(
-      ctx.R, std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.cps) * plan.lanes, nullptr));
+      ctx.ranks,
+      std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.cardsPerServer) * plan.lanes, nullptr));
   rings->partial.assign(
-      ctx.R, std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.S) * plan.channels, nullptr));
+      ctx.ranks,
+      std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.servers) * plan.channels, nullptr));
   const std::size_t firstRing = emu.rings().size();
-  for (int f = 0; f < ctx.R; ++f)
-    for (int dl = 0; dl < ctx.cps; ++dl)
+  for (int f = 0; f < ctx.ranks; ++f)
+    for (int dl = 0; dl < ctx.cardsPerServer; ++dl)
       for (int L = 0; L < plan.lanes; ++L) {
-        const int d = ctx.serverOf(f) * ctx.cps + dl;
+        const int d = ctx.serverOf(f) * ctx.cardsPerServer + dl;
         rings->ipc[f][dl * plan.lanes + L] =
             &emu.addRing(name(f) + " combine IPC <- " + name(d) + " lane" + std::to_string(L),
                          RingKind::Ipc, f, d, t.chunkBytes, t.queueChunks);
       }
-  for (int r = 0; r < ctx.R; ++r)
-    for (int S = 0; S < ctx.S; ++S)
+  for (int r = 0; r < ctx.ranks; ++r)
+    for (int S = 0; S < ctx.servers; ++S)
       for (int c = 0; c < plan.channels; ++c) {
-        const int f = S * ctx.cps + ctx.localOf(r);
+        const int f = S * ctx.cardsPerServer + ctx.localOf(r);
         rings->partial[r][static_cast<std::size_t>(S) * plan.channels + c] = &emu.addRing(
             name(r) + (f == r ? " combine local <- " : " combine RDMA <- ") + name(f) + " ch" +
                 std::to_string(c),
@@ -158,9 +161,10 @@ void launchSenders(LayerContext& ctx, int c, const std::shared_ptr<CombineRings>
   // the other cards' ports and forwarders idle, and so on card after card.
   std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
   int next = 0;
-  for (int j = 0; j < ctx.cps; ++j)
+  for (int j = 0; j < ctx.cardsPerServer; ++j)
     for (int L = 0; L < plan.lanes; ++L) {
-      const int f = ctx.serverOf(c) * ctx.cps + (ctx.localOf(c) + j) % ctx.cps;
+      const int f =
+          ctx.serverOf(c) * ctx.cardsPerServer + (ctx.localOf(c) + j) % ctx.cardsPerServer;
       if (plan.fwdRows[f][ctx.localOf(c) * plan.lanes + L] == 0) continue;  // nothing to send
       perSender[next++ % t.senderCores].push_back({f, L});
     }
@@ -187,10 +191,10 @@ void launchForwarders(LayerContext& ctx, int c, const std::shared_ptr<CombineRin
       ctx.emu.launch(core, Role::Forwarder, stalledCore(ctx, core), &done);
       continue;
     }
-    for (int dl = 0; dl < ctx.cps; ++dl)
+    for (int dl = 0; dl < ctx.cardsPerServer; ++dl)
       rings->ipc[c][dl * plan.lanes + L]->consumerCore = core.id();
-    for (int S = 0; S < ctx.S; ++S) {
-      const int owner = S * ctx.cps + ctx.localOf(c);
+    for (int S = 0; S < ctx.servers; ++S) {
+      const int owner = S * ctx.cardsPerServer + ctx.localOf(c);
       for (int ch = 0; ch < plan.channels; ++ch)
         if (plan.laneOf(S, ch) == L)
           rings->partial[owner][static_cast<std::size_t>(ctx.serverOf(c)) * plan.channels + ch]
@@ -212,7 +216,7 @@ void launchReceivers(LayerContext& ctx, int c, const std::shared_ptr<CombineRing
     if (perRecv[i].empty()) continue;
     AiCore& core = ctx.m.aiv(c, t.senderCores + t.forwarderCores + i);
     for (int ch : perRecv[i])
-      for (int S = 0; S < ctx.S; ++S)
+      for (int S = 0; S < ctx.servers; ++S)
         rings->partial[c][static_cast<std::size_t>(S) * plan.channels + ch]->consumerCore =
             core.id();
     done.add(1);
@@ -229,12 +233,12 @@ void launchCombineStreaming(LayerContext& ctx, Latch& done) {
     // The busiest IPC ring into card 0 loses its last tail publish: its forwarder waits
     // for data that is there but never announced.
     int best = 0;
-    for (int i = 1; i < ctx.cps * plan.lanes; ++i)
+    for (int i = 1; i < ctx.cardsPerServer * plan.lanes; ++i)
       if (plan.fwdRows[0][i] > plan.fwdRows[0][best]) best = i;
     rings->ipc[0][best]->dropPublishOfTail(plan.fwdRows[0][best] * ctx.recordBytes);
   }
 
-  for (int c = 0; c < ctx.R; ++c) {
+  for (int c = 0; c < ctx.ranks; ++c) {
     launchSenders(ctx, c, rings, done);
     launchForwarders(ctx, c, rings, done);
     launchReceivers(ctx, c, rings, done);

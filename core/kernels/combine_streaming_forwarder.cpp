@@ -179,9 +179,9 @@ HeldBatches openBatches(LayerContext& ctx, int f, AiCore& core, const CombineRin
   // The rings first (their keys, sorted), then each one's staging area in the order the
   // lane's partials first name them.
   const auto sendsOver = [&](std::int64_t key, int& S, int& c) {
-    S = static_cast<int>(key / ctx.BS);
-    c = plan.channel(ctx, static_cast<int>(key % ctx.BS));
-    return S * ctx.cps + ctx.localOf(f) != f;  // the owner is on another card
+    S = static_cast<int>(key / ctx.tokensPerRank);
+    c = plan.channel(ctx, static_cast<int>(key % ctx.tokensPerRank));
+    return S * ctx.cardsPerServer + ctx.localOf(f) != f;  // the owner is on another card
   };
   for (const std::int64_t key : lane.keys)
     if (int S = 0, c = 0; sendsOver(key, S, c))
@@ -192,7 +192,7 @@ HeldBatches openBatches(LayerContext& ctx, int f, AiCore& core, const CombineRin
   for (const std::int64_t key : lane.keys) {
     int S = 0, c = 0;
     if (!sendsOver(key, S, c)) continue;
-    const int owner = S * ctx.cps + ctx.localOf(f);
+    const int owner = S * ctx.cardsPerServer + ctx.localOf(f);
     RdmaBatch& b = held.toward(static_cast<std::int64_t>(S) * plan.channels + c);
     if (b.ring == nullptr) {
       b.ring = rings.partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
@@ -228,11 +228,11 @@ Task sendPartial(LayerContext& ctx, int f, AiCore& core, const CombineRings& rin
 
 // The finished fp32 sum rounded once to the bf16 partial record that goes on the wire.
 Task roundToBf16(LayerContext& ctx, AiCore& core, Region sum, Buffer* wire) {
-  co_await core.vector(ctx.H, 4);
+  co_await core.vector(ctx.hidden, 4);
   if (wire->bytes.empty()) co_return;
   const auto* p = reinterpret_cast<const float*>(sum.ptr());
   auto* o = reinterpret_cast<bf16*>(wire->data() + ctx.metaBytes);
-  for (int h = 0; h < ctx.H; ++h) o[h] = floatToBf16(p[h]);
+  for (int h = 0; h < ctx.hidden; ++h) o[h] = floatToBf16(p[h]);
 }
 
 }  // namespace
@@ -243,16 +243,16 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
   const CombinePlan& plan = rings->plan;
   const bool bf16Wire = ctx.sc.combine.partialDtype == PartialDtype::Bf16;
   const std::int64_t rb = ctx.recordBytes, pb = partialRecordBytes(ctx.sc);
-  const std::int64_t accBytes = partialAccumBytes(ctx.sc), rowF32 = ctx.H * 4LL;
+  const std::int64_t accBytes = partialAccumBytes(ctx.sc), rowF32 = ctx.hidden * 4LL;
   const int batch =
       static_cast<int>(std::max<std::int64_t>(1, ctx.sc.rings.combine.chunkBytes / rb));
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
   // The partials this lane sums: (owner server S, token t) whose channel maps to the lane.
   const auto& expected = plan.fwdCount[f];
   LaneSlots mine;
-  for (int S = 0; S < ctx.S; ++S)
-    for (int t = 0; t < ctx.BS; ++t) {
-      const std::int64_t key = static_cast<std::int64_t>(S) * ctx.BS + t;
+  for (int S = 0; S < ctx.servers; ++S)
+    for (int t = 0; t < ctx.tokensPerRank; ++t) {
+      const std::int64_t key = static_cast<std::int64_t>(S) * ctx.tokensPerRank + t;
       if (expected[static_cast<std::size_t>(key)] > 0 &&
           plan.laneOf(S, plan.channel(ctx, t)) == lane)
         mine.add(key);
@@ -277,19 +277,19 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
     for (std::size_t i = 0; i < metas.size(); ++i) {
       const RecordMeta& meta = metas[i];
       const int S = ctx.serverOf(meta.srcRank);
-      const std::int64_t key = static_cast<std::int64_t>(S) * ctx.BS + meta.token;
+      const std::int64_t key = static_cast<std::int64_t>(S) * ctx.tokensPerRank + meta.token;
       const std::size_t k = mine.indexOf(key);
       PartialSlot& s = slots[k];
       const bool first = s.seen == 0;
       const bool last = ++s.seen == expected[static_cast<std::size_t>(key)];
       co_await sums.bringIn(k, first);
-      co_await core.vector(ctx.H, 4);  // sum += w * y, in fp32
+      co_await core.vector(ctx.hidden, 4);  // sum += w * y, in fp32
       const Region sum = sums.row(s.window);
       if (!win->bytes.empty()) {
         const auto* y = rx->as<bf16>() + (static_cast<std::int64_t>(i) * rb + ctx.metaBytes) / 2;
         auto* p = reinterpret_cast<float*>(sum.ptr());
         const float w = meta.weights[0];
-        for (int h = 0; h < ctx.H; ++h) p[h] = (first ? 0.0f : p[h]) + w * bf16ToFloat(y[h]);
+        for (int h = 0; h < ctx.hidden; ++h) p[h] = (first ? 0.0f : p[h]) + w * bf16ToFloat(y[h]);
       }
       if (!last) continue;
       if (acc != nullptr) ctx.consumed(sums.spilled(s));  // a spilled sum never returns to GM now
@@ -309,7 +309,7 @@ Task forwarderCore(LayerContext& ctx, int f, AiCore& core,
   };
   // The lane's input: one IPC ring from each card of this server.
   std::vector<PolledRing> inputs;
-  for (int dl = 0; dl < ctx.cps; ++dl)
+  for (int dl = 0; dl < ctx.cardsPerServer; ++dl)
     inputs.push_back(
         {rings->ipc[f][dl * plan.lanes + lane], dl, plan.fwdRows[f][dl * plan.lanes + lane]});
   co_await pollRings(core, std::move(inputs), rx, batch, rb, reduce, &held);

@@ -29,11 +29,12 @@ std::vector<IndexBlock> indexBlocks(const LayerContext& ctx, int d, const Combin
   const auto* off = ctx.cards[d].offsets->as<std::int32_t>();
   const auto* len = ctx.cards[d].lengths->as<std::int32_t>();
   std::vector<IndexBlock> blocks;
-  for (int le = 0; le < ctx.P; ++le)
-    for (int S = 0; S < ctx.S; ++S) {
-      const int r = S * ctx.cps + ctx.localOf(tg.f);  // an owner this target forwards for
+  for (int le = 0; le < ctx.placePerRank; ++le)
+    for (int S = 0; S < ctx.servers; ++S) {
+      const int r =
+          S * ctx.cardsPerServer + ctx.localOf(tg.f);  // an owner this target forwards for
       if (!plan.laneServes(S, tg.lane)) continue;
-      const std::int64_t begin = off[le * ctx.R + r], rows = len[le * ctx.R + r];
+      const std::int64_t begin = off[le * ctx.ranks + r], rows = len[le * ctx.ranks + r];
       for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows)
         blocks.push_back({r, begin + b0, std::min(kIdxRows, rows - b0)});
     }
@@ -64,7 +65,9 @@ Task readSummedRows(LayerContext& ctx, int d, AiCore& core, const CombinePlan& p
       rows.push_back({b.owner, token, b.first + i, scales->as<float>()[i]});
     }
   }
-  auto turn = [&](int owner) { return (ctx.serverOf(owner) - ctx.serverOf(d) + ctx.S) % ctx.S; };
+  auto turn = [&](int owner) {
+    return (ctx.serverOf(owner) - ctx.serverOf(d) + ctx.servers) % ctx.servers;
+  };
   std::stable_sort(rows.begin(), rows.end(), [&](const SummedRow& a, const SummedRow& b) {
     if (a.token != b.token) return a.token < b.token;
     return turn(a.owner) < turn(b.owner);
@@ -162,19 +165,20 @@ Task sendSummed(LayerContext& ctx, int d, AiCore& core, const CombinePlan& plan,
     if (j + 1 < rows.size())
       reading = core.copy(whole(ub.yRow[(j + 1) % 2]), expertRow(rows[j + 1].row));
     st.rowsRead.push_back(e.row);
-    co_await core.vector(ctx.H, 4);  // sum += w * y, in fp32
+    co_await core.vector(ctx.hidden, 4);  // sum += w * y, in fp32
     if (!ub.sum->bytes.empty()) {
       const auto* y = ub.yRow[j % 2]->as<bf16>();
       float* s = ub.sum->as<float>();
-      for (int h = 0; h < ctx.H; ++h) s[h] = (first ? 0.0f : s[h]) + e.weight * bf16ToFloat(y[h]);
+      for (int h = 0; h < ctx.hidden; ++h)
+        s[h] = (first ? 0.0f : s[h]) + e.weight * bf16ToFloat(y[h]);
     }
     if (!last) continue;
     const Region slot = st.nextRow();
-    co_await core.vector(ctx.H, 4);  // rounded to bf16 once, into the staging slot
+    co_await core.vector(ctx.hidden, 4);  // rounded to bf16 once, into the staging slot
     if (!st.halves[st.half]->bytes.empty()) {
       const float* s = ub.sum->as<float>();
       auto* o = reinterpret_cast<bf16*>(slot.ptr());
-      for (int h = 0; h < ctx.H; ++h) o[h] = floatToBf16(s[h]);
+      for (int h = 0; h < ctx.hidden; ++h) o[h] = floatToBf16(s[h]);
     }
     RecordMeta meta;
     meta.srcRank = e.owner;
@@ -219,7 +223,7 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
   SenderBuffers ub{m.allocUb(core, kIdxRows * 12, "expand_idx", false),
                    m.allocUb(core, kIdxRows * 4, "expand_scales", false)};
   if (ctx.sc.combine.sumLocalExperts) {
-    ub.sum = m.allocUb(core, ctx.H * 4LL, "expert_sum", true);
+    ub.sum = m.allocUb(core, ctx.hidden * 4LL, "expert_sum", true);
     for (int i = 0; i < 2; ++i)
       ub.yRow[i] = m.allocUb(core, ctx.rowBytes, "expert_row" + std::to_string(i), true);
   }

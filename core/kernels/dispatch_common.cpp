@@ -9,7 +9,7 @@
 namespace moe {
 
 RecvPlan planFromCounts(const LayerContext& ctx, const std::int32_t* counts) {
-  const int R = ctx.R, P = ctx.P, C = ctx.channels, cols = ctx.countCols();
+  const int R = ctx.ranks, P = ctx.placePerRank, C = ctx.channels, cols = ctx.countCols();
   RecvPlan p;
   p.offsets.assign(static_cast<std::size_t>(P) * R, 0);
   p.lengths.assign(static_cast<std::size_t>(P) * R, 0);
@@ -39,20 +39,22 @@ RecvPlan planFromCounts(const LayerContext& ctx, const std::int32_t* counts) {
 
 void publishRecvTables(LayerContext& ctx, AiCore& core, int d, const RecvPlan& plan) {
   CardTensors& g = ctx.cards[d];
-  const std::int64_t tableBytes = ctx.P * ctx.R * 4LL;
+  const std::int64_t tableBytes = ctx.placePerRank * ctx.ranks * 4LL;
   const std::int64_t lenAt = alignUp(tableBytes, 32), numsAt = 2 * lenAt;  // aligned UB blocks
-  Buffer* tables = ctx.m.allocUb(core, numsAt + alignUp(ctx.P * 4LL, 32), "tables", false);
+  Buffer* tables =
+      ctx.m.allocUb(core, numsAt + alignUp(ctx.placePerRank * 4LL, 32), "tables", false);
   std::copy(plan.offsets.begin(), plan.offsets.end(), tables->as<std::int32_t>());
   std::copy(plan.lengths.begin(), plan.lengths.end(), tables->as<std::int32_t>() + lenAt / 4);
   std::copy(plan.expertTokenNums.begin(), plan.expertTokenNums.end(),
             tables->as<std::int32_t>() + numsAt / 4);
   core.copy(whole(g.offsets), Region{tables, 0, tableBytes});
   core.copy(whole(g.lengths), Region{tables, lenAt, tableBytes});
-  core.copy(whole(g.expertTokenNums), Region{tables, numsAt, ctx.P * 4LL});
+  core.copy(whole(g.expertTokenNums), Region{tables, numsAt, ctx.placePerRank * 4LL});
 }
 
 RoutingInUb allocRouting(LayerContext& ctx, AiCore& core) {
-  const std::int64_t n = static_cast<std::int64_t>(routingWindowTokens(ctx.BS)) * ctx.K;
+  const std::int64_t n =
+      static_cast<std::int64_t>(routingWindowTokens(ctx.tokensPerRank)) * ctx.topK;
   RoutingInUb r;
   r.idsBuf = ctx.m.allocUb(core, n * 4, "ids", false);
   r.keepBuf = ctx.m.allocUb(core, n, "mask", false);
@@ -62,10 +64,10 @@ RoutingInUb allocRouting(LayerContext& ctx, AiCore& core) {
 
 Task loadRouting(LayerContext& ctx, AiCore& core, int s, RoutingInUb& r, int first) {
   CardTensors& g = ctx.cards[s];
-  const int W = routingWindowTokens(ctx.BS);
-  const int count = std::min(W, ctx.BS - first);
-  const std::int64_t at = static_cast<std::int64_t>(first) * ctx.K;
-  const std::int64_t n = static_cast<std::int64_t>(count) * ctx.K;
+  const int W = routingWindowTokens(ctx.tokensPerRank);
+  const int count = std::min(W, ctx.tokensPerRank - first);
+  const std::int64_t at = static_cast<std::int64_t>(first) * ctx.topK;
+  const std::int64_t n = static_cast<std::int64_t>(count) * ctx.topK;
   core.copy(Region{r.idsBuf, 0, n * 4}, Region{g.balancedIds, at * 4, n * 4});
   core.copy(Region{r.keepBuf, 0, n}, Region{g.mask, at, n});
   // MTE2 in order: the last load landing means all have.
@@ -81,8 +83,8 @@ int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Reg
   for (int k = 0; k < meta.k; ++k) {
     const std::int32_t id = meta.ids[k];
     if (id < 0 || ctx.rankOfInstance(id) != d) continue;
-    const int le = id % ctx.P;
-    const std::size_t at = static_cast<std::size_t>(le * ctx.R + meta.srcRank) * ctx.channels +
+    const int le = id % ctx.placePerRank;
+    const std::size_t at = static_cast<std::size_t>(le * ctx.ranks + meta.srcRank) * ctx.channels +
                            ctx.channelOf(meta.token);
     const std::int64_t r = plan.channelStart[at] + next[at]++;
     core.copy(Region{g.expandX, r * ctx.rowBytes, ctx.rowBytes}, row);
@@ -102,14 +104,14 @@ int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Reg
 
 Task packQuantizedRecords(LayerContext& ctx, AiCore& core, Buffer* staging, std::int64_t n) {
   if (n == 0) co_return;
-  co_await core.vector(n * ctx.H, 2);  // amax (per block or per token)
-  co_await core.vector(n * ctx.H, 2);  // scale and convert to the one-byte codes
+  co_await core.vector(n * ctx.hidden, 2);  // amax (per block or per token)
+  co_await core.vector(n * ctx.hidden, 2);  // scale and convert to the one-byte codes
   if (staging->bytes.empty()) co_return;
   std::vector<std::uint8_t> wire(static_cast<std::size_t>(ctx.dispatchRowBytes));
   for (std::int64_t i = 0; i < n; ++i) {
     const auto* row =
         reinterpret_cast<const bf16*>(staging->data() + i * ctx.recordBytes + ctx.metaBytes);
-    quantizeRow(ctx.dispatchDtype, row, ctx.H, wire.data());
+    quantizeRow(ctx.dispatchDtype, row, ctx.hidden, wire.data());
     std::memcpy(staging->data() + i * ctx.dispatchRecordBytes + ctx.metaBytes, wire.data(),
                 wire.size());
   }
@@ -118,11 +120,11 @@ Task packQuantizedRecords(LayerContext& ctx, AiCore& core, Buffer* staging, std:
 Task unpackQuantizedRecords(LayerContext& ctx, AiCore& core, Buffer* rx, std::int64_t n,
                             Buffer* rows) {
   if (n == 0) co_return;
-  co_await core.vector(n * ctx.H, 2);  // convert and scale to bf16
+  co_await core.vector(n * ctx.hidden, 2);  // convert and scale to bf16
   if (rx->bytes.empty() || rows->bytes.empty()) co_return;
   for (std::int64_t i = 0; i < n; ++i)
     dequantizeRow(ctx.dispatchDtype, rx->data() + i * ctx.dispatchRecordBytes + ctx.metaBytes,
-                  ctx.H, rows->as<bf16>() + i * ctx.H);
+                  ctx.hidden, rows->as<bf16>() + i * ctx.hidden);
 }
 
 }  // namespace moe

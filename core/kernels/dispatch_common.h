@@ -50,12 +50,12 @@ RecordMeta tokenMeta(const LayerContext& ctx, int s, int t, const RoutingInUb& r
   const std::int32_t* ids = routing.ids();
   const std::uint8_t* mask = routing.keep();
   const float* weights = routing.weights();
-  const int at = (t - routing.first) * ctx.K;
+  const int at = (t - routing.first) * ctx.topK;
   RecordMeta meta;
   meta.srcRank = s;
   meta.token = t;
-  meta.k = ctx.K;
-  for (int k = 0; k < ctx.K; ++k) {
+  meta.k = ctx.topK;
+  for (int k = 0; k < ctx.topK; ++k) {
     const std::int32_t id = ids[at + k];
     const bool keep = mask[at + k] && wanted(ctx.rankOfInstance(id));
     meta.ids[k] = keep ? id : -1;

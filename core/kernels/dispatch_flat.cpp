@@ -84,7 +84,7 @@ Task flatSender(LayerContext& ctx, int s, AiCore& core, std::shared_ptr<FlatWind
       }
       inBatch = 0;
     };
-    for (int t = 0; t < ctx.BS; ++t) {
+    for (int t = 0; t < ctx.tokensPerRank; ++t) {
       // The next routing window (only when the batch exceeds one window).
       if (!routing.holds(t)) co_await loadRouting(ctx, core, s, routing, t);
       const RecordMeta meta = tokenMeta(ctx, s, t, routing, wanted);
@@ -109,9 +109,9 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
   Machine& m = ctx.m;
   const std::int64_t rb = ctx.dispatchRecordBytes;
   const int cols = ctx.countCols();
-  Buffer* counts = m.allocUb(core, ctx.R * cols * 4LL, "counts", false);
+  Buffer* counts = m.allocUb(core, ctx.ranks * cols * 4LL, "counts", false);
   co_await core.copy(whole(counts), whole(ctx.cards[d].recvCounts));
-  co_await core.vector(ctx.R * cols, 4);  // prefix sums
+  co_await core.vector(ctx.ranks * cols, 4);  // prefix sums
   const RecvPlan plan = planFromCounts(ctx, counts->as<std::int32_t>());
   if (writesPlan) publishRecvTables(ctx, core, d, plan);  // one receiver per card
   // As many records per batch as bf16 ones fit a chunk, so fp8 rows dequantized into
@@ -121,7 +121,7 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
   Buffer* rows =
       ctx.quantizedDispatch ? m.allocUb(core, batch * ctx.rowBytes, "rows", true) : nullptr;
-  Buffer* side = m.allocUb(core, batch * placeSideBytes(ctx.K), "side", false);
+  Buffer* side = m.allocUb(core, batch * placeSideBytes(ctx.topK), "side", false);
   std::vector<std::int32_t> next(plan.channelStart.size(), 0);
   std::vector<std::int64_t> done(sources.size(), 0);
   auto left = [&] {
@@ -185,10 +185,11 @@ void launchDispatchFlat(LayerContext& ctx, Latch& done) {
   Machine& m = ctx.m;
   const RingTiling& t = ctx.sc.rings.dispatch;
   auto w = std::make_shared<FlatWindows>();
-  const std::int64_t windowBytes = ctx.BS * ctx.dispatchRecordBytes;  // worst case: every token
-  w->win.resize(ctx.R);
-  for (int d = 0; d < ctx.R; ++d)
-    for (int s = 0; s < ctx.R; ++s) {
+  const std::int64_t windowBytes =
+      ctx.tokensPerRank * ctx.dispatchRecordBytes;  // worst case: every token
+  w->win.resize(ctx.ranks);
+  for (int d = 0; d < ctx.ranks; ++d)
+    for (int s = 0; s < ctx.ranks; ++s) {
       ctx.commBufferBytes += windowBytes;
       Buffer* b = m.allocGm(d, windowBytes, "flat.win<-card" + std::to_string(s), true,
                             /*sparse=*/true);
@@ -197,10 +198,10 @@ void launchDispatchFlat(LayerContext& ctx, Latch& done) {
           FlatWindow{b, {}, m.makeWord(d, "flat.landed<-card" + std::to_string(s))});
     }
   // The flat design has no forwarders: its cores are senders, then receivers.
-  for (int c = 0; c < ctx.R; ++c) {
+  for (int c = 0; c < ctx.ranks; ++c) {
     std::vector<std::vector<int>> perSender(t.senderCores);
     // Start with the next rank so that sources do not all hit rank 0 first.
-    for (int i = 0; i < ctx.R; ++i) perSender[i % t.senderCores].push_back((c + i) % ctx.R);
+    for (int i = 0; i < ctx.ranks; ++i) perSender[i % t.senderCores].push_back((c + i) % ctx.ranks);
     for (int i = 0; i < t.senderCores; ++i) {
       if (perSender[i].empty()) continue;
       done.add(1);
@@ -208,7 +209,7 @@ void launchDispatchFlat(LayerContext& ctx, Latch& done) {
                      &done);
     }
     std::vector<std::vector<int>> perRecv(t.receiverCores);
-    for (int i = 0; i < ctx.R; ++i) perRecv[i % t.receiverCores].push_back((c + i) % ctx.R);
+    for (int i = 0; i < ctx.ranks; ++i) perRecv[i % t.receiverCores].push_back((c + i) % ctx.ranks);
     for (int i = 0; i < t.receiverCores; ++i) {
       if (perRecv[i].empty()) continue;
       AiCore& core = m.aiv(c, t.senderCores + i);

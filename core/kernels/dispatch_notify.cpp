@@ -16,9 +16,9 @@ namespace {
 Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[rank];
-  const int K = ctx.K, P = ctx.P, R = ctx.R, cols = ctx.countCols();
+  const int K = ctx.topK, P = ctx.placePerRank, R = ctx.ranks, cols = ctx.countCols();
   // The routing comes in windows of at most kRoutingWindowTokens tokens (one for <= 512).
-  const int W = routingWindowTokens(ctx.BS);
+  const int W = routingWindowTokens(ctx.tokensPerRank);
   Buffer* ids = m.allocUb(core, static_cast<std::int64_t>(W) * K * 4, "ids", false);
   Buffer* mask = m.allocUb(core, static_cast<std::int64_t>(W) * K, "mask", false);
 
@@ -29,9 +29,9 @@ Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier)
     return counts->as<std::int32_t>()[d * rowBytes / 4 + c];
   };
   const auto* id = ids->as<std::int32_t>();
-  std::vector<char> toRank(R, 0), toServer(ctx.S, 0);
-  for (int w0 = 0; w0 < ctx.BS; w0 += W) {
-    const std::int64_t n = std::min(W, ctx.BS - w0), slots = n * K;
+  std::vector<char> toRank(R, 0), toServer(ctx.servers, 0);
+  for (int w0 = 0; w0 < ctx.tokensPerRank; w0 += W) {
+    const std::int64_t n = std::min(W, ctx.tokensPerRank - w0), slots = n * K;
     core.copy(Region{ids, 0, slots * 4}, Region{g.balancedIds, w0 * K * 4LL, slots * 4});
     co_await core.copy(Region{mask, 0, slots},
                        Region{g.mask, w0 * static_cast<std::int64_t>(K), slots});
@@ -79,8 +79,8 @@ Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier)
 }  // namespace
 
 void launchDispatchNotify(LayerContext& ctx, Latch& done) {
-  SyncBarrier& barrier = ctx.emu.addBarrier("dispatch.notify", ctx.R);
-  for (int r = 0; r < ctx.R; ++r) {
+  SyncBarrier& barrier = ctx.emu.addBarrier("dispatch.notify", ctx.ranks);
+  for (int r = 0; r < ctx.ranks; ++r) {
     done.add(1);
     AiCore& core = ctx.m.aiv(r, 0);
     ctx.emu.launch(core, Role::Sender, notifyCore(ctx, r, core, barrier), &done);

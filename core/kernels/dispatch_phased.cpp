@@ -55,13 +55,13 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
   const int ns = ctx.sc.rings.dispatch.senderCores;
   auto mine = [&] { return target++ % ns == senderIndex; };
   std::vector<std::pair<bool, int>> targets;  // (remote, card or server)
-  for (int l = 0; l < ctx.cps; ++l)
-    if (mine()) targets.push_back({false, ctx.serverOf(s) * ctx.cps + l});
-  for (int S = 0; S < ctx.S; ++S)
+  for (int l = 0; l < ctx.cardsPerServer; ++l)
+    if (mine()) targets.push_back({false, ctx.serverOf(s) * ctx.cardsPerServer + l});
+  for (int S = 0; S < ctx.servers; ++S)
     if (S != ctx.serverOf(s) && mine()) targets.push_back({true, S});
   for (auto [remote, dest] : targets) {
     auto wanted = [&](int rank) { return remote ? ctx.serverOf(rank) == dest : rank == dest; };
-    Window& win = remote ? w.rdma[dest * ctx.cps + ctx.localOf(s)][ctx.serverOf(s)]
+    Window& win = remote ? w.rdma[dest * ctx.cardsPerServer + ctx.localOf(s)][ctx.serverOf(s)]
                          : w.direct[dest][ctx.localOf(s)];
     if (remote && !gmStage) gmStage = m.allocGm(s, perBatch * rb, core.name() + ".a2a-stage", true);
     std::int64_t slot = 0, inBatch = 0;
@@ -78,7 +78,7 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
       }
       inBatch = 0;
     };
-    for (int t = 0; t < ctx.BS; ++t) {
+    for (int t = 0; t < ctx.tokensPerRank; ++t) {
       // The next routing window (only when the batch exceeds one window).
       if (!routing.holds(t)) co_await loadRouting(ctx, core, s, routing, t);
       const RecordMeta meta = tokenMeta(ctx, s, t, routing, wanted);
@@ -104,22 +104,22 @@ Task phaseB(LayerContext& ctx, int f, AiCore& core, PhasedWindows& w, const std:
   Buffer* rx = ctx.m.allocUb(core, perBatch * rb, "rx", true);
   const int cols = ctx.countCols();  // one channel: the phased design has no per-channel rings
   int n = 0;
-  for (int S = 0; S < ctx.S; ++S) {
+  for (int S = 0; S < ctx.servers; ++S) {
     if (S == ctx.serverOf(f) || n++ % ctx.sc.rings.dispatch.forwarderCores != forwarderIndex)
       continue;
-    const int source = S * ctx.cps + ctx.localOf(f);
+    const int source = S * ctx.cardsPerServer + ctx.localOf(f);
     const std::int64_t records = counts[source * cols + ctx.colToServer(0)];
     Window& in = w.rdma[f][S];
-    std::vector<std::int64_t> outSlot(ctx.cps, 0);
+    std::vector<std::int64_t> outSlot(ctx.cardsPerServer, 0);
     for (std::int64_t r0 = 0; r0 < records; r0 += perBatch) {
       const std::int64_t cnt = std::min(perBatch, records - r0);
       co_await core.copy(Region{rx, 0, cnt * rb}, Region{in.data, r0 * rb, cnt * rb});
       ctx.consumed(Region{in.data, r0 * rb, cnt * rb});  // one forwarder reads each window
       for (std::int64_t i = 0; i < cnt; ++i) {
         const RecordMeta& meta = in.headers[static_cast<std::size_t>(r0 + i)];
-        for (int l = 0; l < ctx.cps; ++l) {
+        for (int l = 0; l < ctx.cardsPerServer; ++l) {
           if (!(meta.cardMask >> l & 1)) continue;
-          Window& out = w.fwd[ctx.serverOf(f) * ctx.cps + l][ctx.localOf(f)][S];
+          Window& out = w.fwd[ctx.serverOf(f) * ctx.cardsPerServer + l][ctx.localOf(f)][S];
           out.headers[static_cast<std::size_t>(outSlot[l])] = meta;
           core.copy(Region{out.data, outSlot[l]++ * rb, rb}, Region{rx, i * rb, rb});
         }
@@ -141,15 +141,15 @@ Task phaseC(LayerContext& ctx, int d, AiCore& core, PhasedWindows& w, const Recv
   Buffer* rx = m.allocUb(core, perBatch * rb, "rx", true);
   Buffer* rows =
       ctx.quantizedDispatch ? m.allocUb(core, perBatch * ctx.rowBytes, "rows", true) : nullptr;
-  Buffer* side = m.allocUb(core, perBatch * placeSideBytes(ctx.K), "side", false);
+  Buffer* side = m.allocUb(core, perBatch * placeSideBytes(ctx.topK), "side", false);
   std::vector<std::int32_t> next(plan.channelStart.size(), 0);
   // Slots: direct windows by source card, then forwarded windows.
   std::vector<std::pair<Window*, int>> slots;  // (window, source rank)
-  for (int l = 0; l < ctx.cps; ++l)
-    slots.push_back({&w.direct[d][l], ctx.serverOf(d) * ctx.cps + l});
-  for (int l = 0; l < ctx.cps; ++l)
-    for (int S = 0; S < ctx.S; ++S)
-      if (S != ctx.serverOf(d)) slots.push_back({&w.fwd[d][l][S], S * ctx.cps + l});
+  for (int l = 0; l < ctx.cardsPerServer; ++l)
+    slots.push_back({&w.direct[d][l], ctx.serverOf(d) * ctx.cardsPerServer + l});
+  for (int l = 0; l < ctx.cardsPerServer; ++l)
+    for (int S = 0; S < ctx.servers; ++S)
+      if (S != ctx.serverOf(d)) slots.push_back({&w.fwd[d][l][S], S * ctx.cardsPerServer + l});
   for (std::size_t i = 0; i < slots.size(); ++i) {
     if (static_cast<int>(i % ctx.sc.rings.dispatch.receiverCores) != receiverIndex) continue;
     auto [win, source] = slots[i];
@@ -173,7 +173,7 @@ Task phasedCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<Phase
                 CoreJob job) {
   // Every core of the design takes part in both barriers, busy in its phase or not.
   const int cols = ctx.countCols();
-  Buffer* counts = ctx.m.allocUb(core, ctx.R * cols * 4LL, "counts", false);
+  Buffer* counts = ctx.m.allocUb(core, ctx.ranks * cols * 4LL, "counts", false);
   co_await core.copy(whole(counts), whole(ctx.cards[card].recvCounts));
   if (job.sender) {
     core.setRole(Role::Sender);
@@ -191,7 +191,7 @@ Task phasedCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<Phase
   }
   if (job.receiver) {
     core.setRole(Role::Receiver);
-    co_await core.vector(ctx.R * cols, 4);  // prefix sums
+    co_await core.vector(ctx.ranks * cols, 4);  // prefix sums
     const RecvPlan plan = planFromCounts(ctx, counts->as<std::int32_t>());
     co_await phaseC(ctx, card, core, *w, plan, job.receiverIndex);
   }
@@ -203,32 +203,33 @@ void launchDispatchPhased(LayerContext& ctx, Latch& done) {
   Machine& m = ctx.m;
   const RingTiling& t = ctx.sc.rings.dispatch;
   auto w = std::make_shared<PhasedWindows>();
-  const std::int64_t slotBytes = ctx.BS * ctx.dispatchRecordBytes;  // worst case: every token
+  const std::int64_t slotBytes =
+      ctx.tokensPerRank * ctx.dispatchRecordBytes;  // worst case: every token
   auto window = [&](int card, const std::string& name) {
     ctx.commBufferBytes += slotBytes;
     Buffer* b = m.allocGm(card, slotBytes, name, true, /*sparse=*/true);
     ctx.stageScratch.push_back(b);
-    return Window{b, std::vector<RecordMeta>(ctx.BS)};
+    return Window{b, std::vector<RecordMeta>(ctx.tokensPerRank)};
   };
-  w->direct.resize(ctx.R);
-  w->rdma.resize(ctx.R);
-  w->fwd.resize(ctx.R);
-  for (int d = 0; d < ctx.R; ++d) {
-    for (int l = 0; l < ctx.cps; ++l)
+  w->direct.resize(ctx.ranks);
+  w->rdma.resize(ctx.ranks);
+  w->fwd.resize(ctx.ranks);
+  for (int d = 0; d < ctx.ranks; ++d) {
+    for (int l = 0; l < ctx.cardsPerServer; ++l)
       w->direct[d].push_back(window(d, "win.direct" + std::to_string(l)));
-    w->rdma[d].resize(ctx.S);
-    w->fwd[d].assign(ctx.cps, std::vector<Window>(ctx.S));
-    for (int S = 0; S < ctx.S; ++S) {
+    w->rdma[d].resize(ctx.servers);
+    w->fwd[d].assign(ctx.cardsPerServer, std::vector<Window>(ctx.servers));
+    for (int S = 0; S < ctx.servers; ++S) {
       if (S == ctx.serverOf(d)) continue;
       w->rdma[d][S] = window(d, "win.rdma.server" + std::to_string(S));
-      for (int l = 0; l < ctx.cps; ++l)
+      for (int l = 0; l < ctx.cardsPerServer; ++l)
         w->fwd[d][l][S] = window(d, "win.fwd" + std::to_string(l) + ".server" + std::to_string(S));
     }
   }
   const int perCard = t.senderCores + t.forwarderCores + t.receiverCores;
-  w->afterA = &ctx.emu.addBarrier("dispatch.phased.A", ctx.R * perCard);
-  if (ctx.S > 1) w->afterB = &ctx.emu.addBarrier("dispatch.phased.B", ctx.R * perCard);
-  for (int c = 0; c < ctx.R; ++c)
+  w->afterA = &ctx.emu.addBarrier("dispatch.phased.A", ctx.ranks * perCard);
+  if (ctx.servers > 1) w->afterB = &ctx.emu.addBarrier("dispatch.phased.B", ctx.ranks * perCard);
+  for (int c = 0; c < ctx.ranks; ++c)
     for (int i = 0; i < perCard; ++i) {
       CoreJob job;
       job.sender = i < t.senderCores;

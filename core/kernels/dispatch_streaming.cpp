@@ -59,9 +59,9 @@ std::vector<std::vector<int>> batchesFor(const LayerContext& ctx, const SenderTa
   for (int i = 0; i < routing.count; ++i) {
     if (routing.first + i < tg.first || routing.first + i >= tg.last) continue;
     bool goes = false;
-    for (int k = 0; k < ctx.K; ++k) {
-      if (!mask[i * ctx.K + k]) continue;
-      const int r = ctx.rankOfInstance(ids[i * ctx.K + k]);
+    for (int k = 0; k < ctx.topK; ++k) {
+      if (!mask[i * ctx.topK + k]) continue;
+      const int r = ctx.rankOfInstance(ids[i * ctx.topK + k]);
       goes = goes || (tg.remote ? ctx.serverOf(r) == tg.dest : r == tg.dest);
     }
     if (!goes) continue;
@@ -81,7 +81,7 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
   const std::int64_t chunk = ctx.sc.rings.dispatch.chunkBytes;
   RoutingInUb routing = allocRouting(ctx, core);
   co_await loadRouting(ctx, core, s, routing, 0);
-  const int window = routingWindowTokens(ctx.BS);
+  const int window = routingWindowTokens(ctx.tokensPerRank);
   Buffer* staging[2] = {m.allocUb(core, chunk, "staging0", true),
                         m.allocUb(core, chunk, "staging1", true)};
   Buffer* gmStage[2] = {nullptr, nullptr};
@@ -147,9 +147,9 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
 Task expectFromCounts(LayerContext& ctx, int card, AiCore& core, std::vector<PolledRing>& rings,
                       bool toServer, RecvPlan* planOut) {
   const int cols = ctx.countCols();
-  Buffer* counts = ctx.m.allocUb(core, ctx.R * cols * 4LL, "counts", false);
+  Buffer* counts = ctx.m.allocUb(core, ctx.ranks * cols * 4LL, "counts", false);
   co_await core.copy(whole(counts), whole(ctx.cards[card].recvCounts));
-  co_await core.vector(ctx.R * cols, 4);  // prefix sums
+  co_await core.vector(ctx.ranks * cols, 4);  // prefix sums
   const auto* c = counts->as<std::int32_t>();
   for (PolledRing& p : rings) {
     p.remaining = 0;
@@ -172,12 +172,12 @@ Task streamingForwarder(LayerContext& ctx, int f, AiCore& core, std::vector<Poll
     // One ring carries one channel: the batch's tokens all belong to it.
     const int from = ctx.serverOf(in.producerCard()) * ctx.channels + ctx.channelOf(metas[0].token);
     std::vector<RingBuffer*> touched;
-    for (int l = 0; l < ctx.cps; ++l) {
+    for (int l = 0; l < ctx.cardsPerServer; ++l) {
       std::vector<std::int64_t> mine;
       for (std::size_t i = 0; i < metas.size(); ++i)
         if (metas[i].cardMask >> l & 1) mine.push_back(static_cast<std::int64_t>(i));
       if (mine.empty()) continue;
-      RingBuffer* out = rings->fwd[server * ctx.cps + l][ctx.localOf(f)][from];
+      RingBuffer* out = rings->fwd[server * ctx.cardsPerServer + l][ctx.localOf(f)][from];
       co_await out->waitSpace(core, static_cast<std::int64_t>(mine.size()) * rb);
       for (std::int64_t i : mine) out->writeFromUb(core, Region{rx, i * rb, rb}, {metas[i]}, rb);
       touched.push_back(out);
@@ -203,7 +203,7 @@ Task streamingReceiver(LayerContext& ctx, int d, AiCore& core, std::vector<Polle
   Buffer* rx = m.allocUb(core, batch * rb, "rx", true);
   Buffer* rows =
       ctx.quantizedDispatch ? m.allocUb(core, batch * ctx.rowBytes, "rows", true) : nullptr;
-  Buffer* side = m.allocUb(core, batch * placeSideBytes(ctx.K), "side", false);
+  Buffer* side = m.allocUb(core, batch * placeSideBytes(ctx.topK), "side", false);
   std::vector<std::int32_t> next(plan.channelStart.size(), 0);
   auto place = [&](RingBuffer&, const std::vector<RecordMeta>& metas) -> Task {
     const auto n = static_cast<std::int64_t>(metas.size());
@@ -233,26 +233,28 @@ std::shared_ptr<StreamingRings> addDispatchRings(LayerContext& ctx) {
   auto channelName = [C](int ch) { return C > 1 ? " ch" + std::to_string(ch) : std::string(); };
   auto shared = std::make_shared<StreamingRings>();
   StreamingRings& rings = *shared;
-  const int cards = ctx.R;
-  rings.direct.assign(cards, std::vector<RingBuffer*>(ctx.cps, nullptr));
-  rings.rdma.assign(cards, std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.S) * C, nullptr));
-  rings.fwd.assign(cards, std::vector<std::vector<RingBuffer*>>(
-                              ctx.cps, std::vector<RingBuffer*>(ctx.S * C, nullptr)));
+  const int cards = ctx.ranks;
+  rings.direct.assign(cards, std::vector<RingBuffer*>(ctx.cardsPerServer, nullptr));
+  rings.rdma.assign(cards,
+                    std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.servers) * C, nullptr));
+  rings.fwd.assign(cards,
+                   std::vector<std::vector<RingBuffer*>>(
+                       ctx.cardsPerServer, std::vector<RingBuffer*>(ctx.servers * C, nullptr)));
   for (int d = 0; d < cards; ++d)
-    for (int l = 0; l < ctx.cps; ++l) {
-      const int s = ctx.serverOf(d) * ctx.cps + l;
+    for (int l = 0; l < ctx.cardsPerServer; ++l) {
+      const int s = ctx.serverOf(d) * ctx.cardsPerServer + l;
       rings.direct[d][l] = &emu.addRing(name(d) + " IPC <- " + name(s), RingKind::Ipc, d, s,
                                         t.chunkBytes, t.queueChunks);
     }
   for (int f = 0; f < cards; ++f)
-    for (int S = 0; S < ctx.S; ++S) {
+    for (int S = 0; S < ctx.servers; ++S) {
       if (S == ctx.serverOf(f)) continue;
-      const int s = S * ctx.cps + ctx.localOf(f);
+      const int s = S * ctx.cardsPerServer + ctx.localOf(f);
       for (int ch = 0; ch < C; ++ch) {
         rings.rdma[f][S * C + ch] = &emu.addRing(name(f) + " RDMA <- " + name(s) + channelName(ch),
                                                  RingKind::Rdma, f, s, t.chunkBytes, channelChunks);
-        for (int l = 0; l < ctx.cps; ++l) {
-          const int d = ctx.serverOf(f) * ctx.cps + l;
+        for (int l = 0; l < ctx.cardsPerServer; ++l) {
+          const int d = ctx.serverOf(f) * ctx.cardsPerServer + l;
           rings.fwd[d][ctx.localOf(f)][S * C + ch] =
               &emu.addRing(name(d) + " IPC <- " + name(f) + " fwd from server" + std::to_string(S) +
                                channelName(ch),
@@ -279,16 +281,16 @@ void launchSenders(LayerContext& ctx, int c, const StreamingRings& rings, Latch&
   std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
   int next = 0;
   for (int ch = 0; ch < C; ++ch)
-    for (int i = 1; i < ctx.S; ++i) {
-      const int S = (ctx.serverOf(c) + i) % ctx.S;
-      const int f = S * ctx.cps + ctx.localOf(c);
+    for (int i = 1; i < ctx.servers; ++i) {
+      const int S = (ctx.serverOf(c) + i) % ctx.servers;
+      const int f = S * ctx.cardsPerServer + ctx.localOf(c);
       perSender[next++ % t.senderCores].push_back({rings.rdma[f][ctx.serverOf(c) * C + ch], true, S,
                                                    ctx.channelFirst(ch), ctx.channelFirst(ch + 1)});
     }
-  for (int l = 0; l < ctx.cps; ++l) {
-    const int d = ctx.serverOf(c) * ctx.cps + l;
+  for (int l = 0; l < ctx.cardsPerServer; ++l) {
+    const int d = ctx.serverOf(c) * ctx.cardsPerServer + l;
     perSender[next++ % t.senderCores].push_back(
-        {rings.direct[d][ctx.localOf(c)], false, d, 0, ctx.BS});
+        {rings.direct[d][ctx.localOf(c)], false, d, 0, ctx.tokensPerRank});
   }
   for (int i = 0; i < t.senderCores; ++i) {
     if (perSender[i].empty()) continue;
@@ -308,7 +310,7 @@ void launchForwarders(LayerContext& ctx, int c, const std::shared_ptr<StreamingR
   // the forwarder cores; each feeds its own forwarded IPC ring on every card here.
   std::vector<std::vector<PolledRing>> perFwd(t.forwarderCores);
   int next = 0;
-  for (int S = 0; S < ctx.S; ++S)
+  for (int S = 0; S < ctx.servers; ++S)
     if (S != ctx.serverOf(c))
       for (int ch = 0; ch < C; ++ch) {
         RingBuffer* r = rings.rdma[c][S * C + ch];
@@ -320,8 +322,9 @@ void launchForwarders(LayerContext& ctx, int c, const std::shared_ptr<StreamingR
     for (auto& p : perFwd[i]) {
       p.ring->consumerCore = core.id();
       const int from = ctx.serverOf(p.source) * C + p.channel;
-      for (int l = 0; l < ctx.cps; ++l)
-        rings.fwd[ctx.serverOf(c) * ctx.cps + l][ctx.localOf(c)][from]->producerCore = core.id();
+      for (int l = 0; l < ctx.cardsPerServer; ++l)
+        rings.fwd[ctx.serverOf(c) * ctx.cardsPerServer + l][ctx.localOf(c)][from]->producerCore =
+            core.id();
     }
     done.add(1);
     ctx.emu.launch(core, Role::Forwarder, streamingForwarder(ctx, c, core, perFwd[i], shared),
@@ -337,14 +340,14 @@ void launchReceivers(LayerContext& ctx, int c, const StreamingRings& rings, Latc
   // local index on the ring's origin server.
   std::vector<std::vector<PolledRing>> perRecv(t.receiverCores);
   int next = 0;
-  for (int l = 0; l < ctx.cps; ++l)
+  for (int l = 0; l < ctx.cardsPerServer; ++l)
     perRecv[next++ % t.receiverCores].push_back(
         {rings.direct[c][l], rings.direct[c][l]->producerCard()});
-  for (int l = 0; l < ctx.cps; ++l)
-    for (int S = 0; S < ctx.S; ++S)
+  for (int l = 0; l < ctx.cardsPerServer; ++l)
+    for (int S = 0; S < ctx.servers; ++S)
       for (int ch = 0; ch < C; ++ch)
         if (RingBuffer* r = rings.fwd[c][l][S * C + ch])
-          perRecv[next++ % t.receiverCores].push_back({r, S * ctx.cps + l, 0, ch});
+          perRecv[next++ % t.receiverCores].push_back({r, S * ctx.cardsPerServer + l, 0, ch});
   for (int i = 0; i < t.receiverCores; ++i) {
     if (perRecv[i].empty()) continue;
     AiCore& core = ctx.m.aiv(c, t.senderCores + t.forwarderCores + i);
@@ -360,7 +363,7 @@ void launchReceivers(LayerContext& ctx, int c, const StreamingRings& rings, Latc
 void launchDispatchStreaming(LayerContext& ctx, Latch& done) {
   // The forwarders keep the ring table alive for as long as they run.
   const std::shared_ptr<StreamingRings> rings = addDispatchRings(ctx);
-  for (int c = 0; c < ctx.R; ++c) {
+  for (int c = 0; c < ctx.ranks; ++c) {
     launchSenders(ctx, c, *rings, done);
     launchForwarders(ctx, c, rings, done);
     launchReceivers(ctx, c, *rings, done);

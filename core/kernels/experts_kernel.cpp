@@ -32,18 +32,19 @@ Task expertCore(LayerContext& ctx, int d, AiCore& core, std::vector<ExpertShare>
   Buffer* tile = ctx.m.allocUb(core, tileRows * ctx.rowBytes, "l1.tile", true, /*withBytes=*/false);
   for (const ExpertShare& sh : shares) {
     // The instance holds its logical expert's weights: replicas compute the same function.
-    const ExpertCoefficients c =
-        expertCoefficients(ctx.instanceLogical[static_cast<std::size_t>(d * ctx.P + sh.le)]);
+    const ExpertCoefficients c = expertCoefficients(
+        ctx.instanceLogical[static_cast<std::size_t>(d * ctx.placePerRank + sh.le)]);
     for (std::int64_t r0 = sh.rowBegin; r0 < sh.rowEnd; r0 += tileRows) {
       const std::int64_t n = std::min(tileRows, sh.rowEnd - r0);
       const Region rows{tile, 0, n * ctx.rowBytes};
       co_await core.copy(rows, Region{g.expandX, r0 * ctx.rowBytes, n * ctx.rowBytes});
-      co_await core.cube(6.0 * static_cast<double>(n) * ctx.H * ctx.sc.model.intermediate);
+      co_await core.cube(6.0 * static_cast<double>(n) * ctx.hidden * ctx.sc.model.intermediate);
       co_await core.copy(Region{g.expertOut, r0 * ctx.rowBytes, n * ctx.rowBytes}, rows);
       if (!g.expertOut->bytes.empty() && !g.expandX->bytes.empty()) {
-        const bf16* x = g.expandX->as<bf16>() + r0 * ctx.H;
-        bf16* y = g.expertOut->as<bf16>() + r0 * ctx.H;
-        for (std::int64_t i = 0; i < n; ++i) expertRow(c, x + i * ctx.H, y + i * ctx.H, ctx.H);
+        const bf16* x = g.expandX->as<bf16>() + r0 * ctx.hidden;
+        bf16* y = g.expertOut->as<bf16>() + r0 * ctx.hidden;
+        for (std::int64_t i = 0; i < n; ++i)
+          expertRow(c, x + i * ctx.hidden, y + i * ctx.hidden, ctx.hidden);
       }
     }
   }
@@ -53,15 +54,15 @@ Task expertCore(LayerContext& ctx, int d, AiCore& core, std::vector<ExpertShare>
 
 void launchExperts(LayerContext& ctx, Latch& done) {
   const int aic = ctx.m.hw().aicCores;
-  for (int d = 0; d < ctx.R; ++d) {
+  for (int d = 0; d < ctx.ranks; ++d) {
     const auto* nums = ctx.cards[d].expertTokenNums->as<std::int32_t>();
     std::vector<std::vector<ExpertShare>> perCore(aic);
     std::int64_t expertStart = 0;
-    for (int le = 0; le < ctx.P; ++le) {
+    for (int le = 0; le < ctx.placePerRank; ++le) {
       // Cores [first, last) serve expert le; with more experts than cores they share.
-      const int first = static_cast<int>(static_cast<std::int64_t>(le) * aic / ctx.P);
-      const int last =
-          std::max(first + 1, static_cast<int>(static_cast<std::int64_t>(le + 1) * aic / ctx.P));
+      const int first = static_cast<int>(static_cast<std::int64_t>(le) * aic / ctx.placePerRank);
+      const int last = std::max(
+          first + 1, static_cast<int>(static_cast<std::int64_t>(le + 1) * aic / ctx.placePerRank));
       const auto shares = splitContiguous(nums[le], last - first);
       for (int i = 0; i < last - first; ++i)
         if (shares[i].size() > 0)

@@ -22,8 +22,8 @@ struct LayoutBlock {
 // Loads tokens [w0, w0 + n) of this rank's ids into UB with pruned slots turned into -1
 // (skipped).
 Task loadIds(LayerContext& ctx, int rank, AiCore& core, Buffer* ids, Buffer* mask, int w0, int n) {
-  const std::int64_t slots = static_cast<std::int64_t>(n) * ctx.K;
-  const std::int64_t at = static_cast<std::int64_t>(w0) * ctx.K;
+  const std::int64_t slots = static_cast<std::int64_t>(n) * ctx.topK;
+  const std::int64_t at = static_cast<std::int64_t>(w0) * ctx.topK;
   OpRef last =
       core.copy(Region{ids, 0, slots * 4}, Region{ctx.cards[rank].balancedIds, at * 4, slots * 4});
   if (ctx.pruning) {
@@ -79,7 +79,7 @@ void countRankHits(const WindowIds& w, const LayoutBlock& b, int P, std::uint8_t
 Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlock> blocks) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[rank];
-  const int T = ctx.BS, K = ctx.K, P = ctx.P;
+  const int T = ctx.tokensPerRank, K = ctx.topK, P = ctx.placePerRank;
   const int W = routingWindowTokens(T);
   const bool oneWindow = W == T;
   Buffer* ids = m.allocUb(core, static_cast<std::int64_t>(W) * K * 4, "topk_idx", false);
@@ -95,13 +95,13 @@ Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlo
     // One UB row per token, padded to 32 B so each row's DataCopy starts aligned.
     const std::int64_t stride = alignUp(width, 32);
     if (!b.countsExperts && !inRank)  // shared by this core's rank blocks (width <= cps)
-      inRank = m.allocUb(core, static_cast<std::int64_t>(W) * alignUp(ctx.cps, 32),
+      inRank = m.allocUb(core, static_cast<std::int64_t>(W) * alignUp(ctx.cardsPerServer, 32),
                          "is_token_in_rank", false);
     // is_token_in_rank[t, begin:end) of the window at w0: one small strided row per token.
     auto storeInRank = [&](int w0, int n) {
       for (int i = 0; i < n; ++i)
         core.copy(
-            Region{g.isTokenInRank, static_cast<std::int64_t>(w0 + i) * ctx.R + b.begin, width},
+            Region{g.isTokenInRank, static_cast<std::int64_t>(w0 + i) * ctx.ranks + b.begin, width},
             Region{inRank, i * stride, width});
     };
     int lastW0 = 0, lastN = 0;
@@ -144,7 +144,8 @@ Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlo
     for (int lane = 0; lane < kLanes; ++lane) rdma += perLaneRdma[lane];
     out->as<std::int32_t>()[rdmaAt / 4] = rdma;
     core.copy(Region{g.tokensPerRank, b.begin * 4LL, width * 4LL}, Region{out, 0, width * 4LL});
-    core.copy(Region{g.tokensPerRdmaRank, (b.begin / ctx.cps) * 4LL, 4}, Region{out, rdmaAt, 4});
+    core.copy(Region{g.tokensPerRdmaRank, (b.begin / ctx.cardsPerServer) * 4LL, 4},
+              Region{out, rdmaAt, 4});
     storeInRank(lastW0, lastN);
     co_await core.fence(Pipe::Mte3);
   }
@@ -154,15 +155,15 @@ Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlo
 
 void launchLayout(LayerContext& ctx, Latch& done) {
   const int cores = ctx.m.hw().aivCores;
-  const int physExperts = ctx.R * ctx.P;
+  const int physExperts = ctx.ranks * ctx.placePerRank;
   std::vector<LayoutBlock> blocks;
   for (int e = 0; e < physExperts; e += kExpertsPerBlock)
     blocks.push_back({true, e, std::min(e + kExpertsPerBlock, physExperts)});
   // One rank block per server (8 ranks on a 910B server: kNumRanksPerSM), so its RDMA count
   // is that server's.
-  for (int r = 0; r < ctx.R; r += ctx.cps)
-    blocks.push_back({false, r, std::min(r + ctx.cps, ctx.R)});
-  for (int rank = 0; rank < ctx.R; ++rank) {
+  for (int r = 0; r < ctx.ranks; r += ctx.cardsPerServer)
+    blocks.push_back({false, r, std::min(r + ctx.cardsPerServer, ctx.ranks)});
+  for (int rank = 0; rank < ctx.ranks; ++rank) {
     std::vector<std::vector<LayoutBlock>> perCore(std::min<std::size_t>(cores, blocks.size()));
     for (std::size_t b = 0; b < blocks.size(); ++b)
       perCore[b % perCore.size()].push_back(blocks[b]);

@@ -25,7 +25,7 @@ Task updateExpertCore(LayerContext& ctx, int rank, AiCore& core, std::vector<Sli
   if (pieces.empty()) co_return;
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[rank];
-  const int K = ctx.K, F = ctx.F;
+  const int K = ctx.topK, F = ctx.tableCols;
   std::int64_t maxN = 0, maxTokens = 0;
   for (const SlicePiece& p : pieces) {
     maxN = std::max(maxN, p.range.size());
@@ -34,7 +34,7 @@ Task updateExpertCore(LayerContext& ctx, int rank, AiCore& core, std::vector<Sli
 
   // Stage the inputs in UB: the table, this core's ids, and for pruning the whole rows of
   // the tokens it touches (the threshold compares against the token's sum of scales).
-  Buffer* table = m.allocUb(core, ctx.E * F * 4, "table", false);
+  Buffer* table = m.allocUb(core, ctx.experts * F * 4, "table", false);
   Buffer* ids = m.allocUb(core, maxN * 4, "ids", false);
   core.copy(whole(table), whole(g.table));
   Buffer *scales = nullptr, *active = nullptr, *mask = nullptr;
@@ -60,7 +60,7 @@ Task updateExpertCore(LayerContext& ctx, int rank, AiCore& core, std::vector<Sli
     co_await core.vector(n * 4, 4);
     const auto* tab = table->as<std::int32_t>();
     auto* out = ids->as<std::int32_t>();
-    const int world = ctx.R;
+    const int world = ctx.ranks;
     for (std::int64_t i = 0; i < n; ++i) {
       const std::int64_t flat = range.begin + i;
       const std::int32_t e = out[i];
@@ -98,11 +98,11 @@ Task updateExpertCore(LayerContext& ctx, int rank, AiCore& core, std::vector<Sli
 
 void launchUpdateExpert(LayerContext& ctx, Latch& done) {
   const int cores = ctx.m.hw().aivCores;
-  const int K = ctx.K;
-  for (int r = 0; r < ctx.R; ++r) {
+  const int K = ctx.topK;
+  for (int r = 0; r < ctx.ranks; ++r) {
     std::vector<std::vector<SlicePiece>> pieces(static_cast<std::size_t>(cores));
-    for (int b = 0; b < ctx.BS; b += kUpdateExpertMaxBs) {
-      const int e = std::min(ctx.BS, b + kUpdateExpertMaxBs);
+    for (int b = 0; b < ctx.tokensPerRank; b += kUpdateExpertMaxBs) {
+      const int e = std::min(ctx.tokensPerRank, b + kUpdateExpertMaxBs);
       const auto ranges = splitContiguous(static_cast<std::int64_t>(e - b) * K, cores);
       for (int c = 0; c < cores; ++c) {
         if (ranges[c].size() == 0) continue;

@@ -15,11 +15,12 @@ void combineLanesAndChannels(const Scenario& sc, int& lanes, int& channels) {
 CombinePlan buildCombinePlan(const LayerContext& ctx) {
   CombinePlan p;
   combineLanesAndChannels(ctx.sc, p.lanes, p.channels);
-  const int R = ctx.R, BS = ctx.BS, K = ctx.K;
-  p.fwdRows.assign(R, std::vector<std::int64_t>(static_cast<std::size_t>(ctx.cps) * p.lanes, 0));
-  p.fwdCount.assign(R, std::vector<std::int32_t>(static_cast<std::size_t>(ctx.S) * BS, 0));
-  p.recvRecords.assign(R,
-                       std::vector<std::int64_t>(static_cast<std::size_t>(ctx.S) * p.channels, 0));
+  const int R = ctx.ranks, BS = ctx.tokensPerRank, K = ctx.topK;
+  p.fwdRows.assign(
+      R, std::vector<std::int64_t>(static_cast<std::size_t>(ctx.cardsPerServer) * p.lanes, 0));
+  p.fwdCount.assign(R, std::vector<std::int32_t>(static_cast<std::size_t>(ctx.servers) * BS, 0));
+  p.recvRecords.assign(
+      R, std::vector<std::int64_t>(static_cast<std::size_t>(ctx.servers) * p.channels, 0));
   p.recvServers.assign(R, std::vector<std::int32_t>(BS, 0));
   // Per kept (owner token, k): one expert row on card d, forwarded by f on the token's lane;
   // the same rows dispatch counted in d's Length table. With sum_local_experts, card d
@@ -29,7 +30,7 @@ CombinePlan buildCombinePlan(const LayerContext& ctx) {
     const auto* ids = ctx.cards[r].balancedIds->as<std::int32_t>();
     const auto* keep = ctx.cards[r].mask->data();
     for (int t = 0; t < BS; ++t) {
-      std::vector<int> perServer(ctx.S, 0);
+      std::vector<int> perServer(ctx.servers, 0);
       const int lane = p.lane(ctx, r, t);
       auto card = [&](int k) { return ctx.rankOfInstance(ids[t * K + k]); };
       for (int k = 0; k < K; ++k) {
@@ -40,12 +41,12 @@ CombinePlan buildCombinePlan(const LayerContext& ctx) {
           counted = keep[t * K + j] && card(j) == d;
         if (counted) continue;
         ++perServer[ctx.serverOf(d)];
-        const int f = ctx.serverOf(d) * ctx.cps + ctx.localOf(r);
+        const int f = ctx.serverOf(d) * ctx.cardsPerServer + ctx.localOf(r);
         ++p.fwdRows[f][ctx.localOf(d) * p.lanes + lane];
       }
-      for (int S = 0; S < ctx.S; ++S) {
+      for (int S = 0; S < ctx.servers; ++S) {
         if (perServer[S] == 0) continue;
-        const int f = S * ctx.cps + ctx.localOf(r);
+        const int f = S * ctx.cardsPerServer + ctx.localOf(r);
         p.fwdCount[f][static_cast<std::size_t>(ctx.serverOf(r)) * BS + t] = perServer[S];
         ++p.recvRecords[r][static_cast<std::size_t>(S) * p.channels + p.channel(ctx, t)];
         ++p.recvServers[r][t];

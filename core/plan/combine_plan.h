@@ -34,7 +34,7 @@ struct CombinePlan {
   std::vector<std::vector<std::int32_t>> recvServers;
 
   int channel(const LayerContext& ctx, int token) const {
-    return static_cast<int>(static_cast<std::int64_t>(token) * channels / ctx.BS);
+    return static_cast<int>(static_cast<std::int64_t>(token) * channels / ctx.tokensPerRank);
   }
   // The forwarder lane of the (destination server, channel) pair.
   int laneOf(int ownerServer, int ch) const { return (ownerServer * channels + ch) % lanes; }

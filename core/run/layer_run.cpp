@@ -35,7 +35,7 @@ LayerRun::LayerRun(const ResolvedScenario& rs, DispatchImpl impl, Fault fault)
   ctx_ = std::make_unique<LayerContext>(*emu_, rs.placePerRank(), scenarioTable(sc_).second);
   ctx_->fault = fault;
   if (impl == DispatchImpl::Streaming) ctx_->channels = dispatchRdmaChannels(sc_);
-  ctx_->instanceLogical = instanceToLogical(sc_, ctx_->R * ctx_->P);
+  ctx_->instanceLogical = instanceToLogical(sc_, ctx_->ranks * ctx_->placePerRank);
   stages_ = std::make_unique<StageRunner>(*emu_);
   allocateInputs();
   driverProgram_ = emu_->sim().spawn(driver(), "host");
@@ -49,30 +49,31 @@ void LayerRun::allocateInputs() {
   LayerContext& c = *ctx_;
   Machine& m = emu_->machine();
   const auto table = scenarioTable(sc_).first;
-  for (int r = 0; r < c.R; ++r) {
+  for (int r = 0; r < c.ranks; ++r) {
     CardTensors& t = c.cards[r];
     const RankGating& g = (*gating_)[r];
-    const std::int64_t bk = static_cast<std::int64_t>(c.BS) * c.K;
-    t.x = m.allocGm(r, c.BS * c.rowBytes, "x", true);
+    const std::int64_t bk = static_cast<std::int64_t>(c.tokensPerRank) * c.topK;
+    t.x = m.allocGm(r, c.tokensPerRank * c.rowBytes, "x", true);
     t.topkIds = m.allocGm(r, bk * 4, "topk_ids", false);
     t.topkWeights = m.allocGm(r, bk * 4, "topk_weights", false);
     t.table = m.allocGm(r, static_cast<std::int64_t>(table.size()) * 4, "eplb_table", false);
-    t.active = m.allocGm(r, c.BS, "active_mask", false);
+    t.active = m.allocGm(r, c.tokensPerRank, "active_mask", false);
     t.balancedIds = m.allocGm(r, bk * 4, "balanced_ids", false);
     t.mask = m.allocGm(r, bk, "keep_mask", false);
-    t.tokensPerRank = m.allocGm(r, c.R * 4LL, "num_tokens_per_rank", false);
-    t.tokensPerRdmaRank = m.allocGm(r, c.S * 4LL, "num_tokens_per_rdma_rank", false);
-    t.tokensPerExpert = m.allocGm(r, c.R * c.P * 4LL, "num_tokens_per_expert", false);
-    t.isTokenInRank =
-        m.allocGm(r, static_cast<std::int64_t>(c.BS) * c.R, "is_token_in_rank", false);
+    t.tokensPerRank = m.allocGm(r, c.ranks * 4LL, "num_tokens_per_rank", false);
+    t.tokensPerRdmaRank = m.allocGm(r, c.servers * 4LL, "num_tokens_per_rdma_rank", false);
+    t.tokensPerExpert =
+        m.allocGm(r, c.ranks * c.placePerRank * 4LL, "num_tokens_per_expert", false);
+    t.isTokenInRank = m.allocGm(r, static_cast<std::int64_t>(c.tokensPerRank) * c.ranks,
+                                "is_token_in_rank", false);
     t.recvCounts =
-        m.allocGm(r, c.R * static_cast<std::int64_t>(c.countCols()) * 4, "recv_counts", false);
+        m.allocGm(r, c.ranks * static_cast<std::int64_t>(c.countCols()) * 4, "recv_counts", false);
     hostWrite(t.x, g.x);
     hostWrite(t.topkIds, g.topkIds);
     hostWrite(t.topkWeights, g.topkWeights);
     hostWrite(t.table, table);
     const auto args = updateExpertArgs(sc_, g, r);
-    hostWrite(t.active, args.activeMask.value_or(std::vector<std::uint8_t>(c.BS, 1)));
+    hostWrite(t.active, args.activeMask.value_or(std::vector<std::uint8_t>(c.tokensPerRank, 1)));
     std::fill(t.mask->bytes.begin(), t.mask->bytes.end(), 1);  // kept unless pruning says not
   }
 }
@@ -80,29 +81,29 @@ void LayerRun::allocateInputs() {
 void LayerRun::allocateDispatchOutputs() {
   LayerContext& c = *ctx_;
   Machine& m = emu_->machine();
-  for (int d = 0; d < c.R; ++d) {
+  for (int d = 0; d < c.ranks; ++d) {
     CardTensors& t = c.cards[d];
     const RecvPlan plan = planFromCounts(c, t.recvCounts->as<std::int32_t>());
     t.recvRows = plan.rows;
     t.expandX = m.allocGm(d, plan.rows * c.rowBytes, "expand_x", true);
     t.expandScales = m.allocGm(d, plan.rows * 4, "expand_scales", false);
     t.expandIdx = m.allocGm(d, plan.rows * 12, "expand_idx", false);
-    t.expertTokenNums = m.allocGm(d, c.P * 4LL, "expert_token_nums", false);
-    t.offsets = m.allocGm(d, c.P * c.R * 4LL, "offsets", false);
-    t.lengths = m.allocGm(d, c.P * c.R * 4LL, "lengths", false);
+    t.expertTokenNums = m.allocGm(d, c.placePerRank * 4LL, "expert_token_nums", false);
+    t.offsets = m.allocGm(d, c.placePerRank * c.ranks * 4LL, "offsets", false);
+    t.lengths = m.allocGm(d, c.placePerRank * c.ranks * 4LL, "lengths", false);
     // A run that frees tensors when dead computes the expert rows in place: expert_out
     // takes its own HBM but shares expand_x's host bytes (see experts_kernel.cpp).
     t.expertOut = freeWhenDead_ ? m.allocGmSharing(t.expandX, "expert_out")
                                 : m.allocGm(d, plan.rows * c.rowBytes, "expert_out", true);
   }
-  for (int r = 0; r < c.R; ++r) {
+  for (int r = 0; r < c.ranks; ++r) {
     CardTensors& t = c.cards[r];
     // Small pages: with huge pages x_out would share 2 MiB pages with expand_x's tail and be
     // resident (zero) from dispatch on, though it is written only by the combine.
-    t.xOut = m.allocGm(r, c.BS * c.rowBytes, "x_out", true, /*sparse=*/true);
+    t.xOut = m.allocGm(r, c.tokensPerRank * c.rowBytes, "x_out", true, /*sparse=*/true);
     if (sc_.combine.addRmsNorm) {
-      t.normY = m.allocGm(r, c.BS * c.rowBytes, "rmsnorm_y", true);
-      t.rstd = m.allocGm(r, c.BS * 4LL, "rstd", false);
+      t.normY = m.allocGm(r, c.tokensPerRank * c.rowBytes, "rmsnorm_y", true);
+      t.rstd = m.allocGm(r, c.tokensPerRank * 4LL, "rstd", false);
     }
   }
 }

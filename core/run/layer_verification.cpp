@@ -39,7 +39,7 @@ void addCheck(std::vector<VerificationCheck>& checks, std::string name, std::str
 // MoeUpdateExpert: balanced ids and keep-mask, bit-exact.
 std::vector<VerificationCheck> verifyUpdateExpert(const LayerRun& run, const ReferenceLayer& ref) {
   const LayerContext& ctx = run.context();
-  const int R = ctx.R;
+  const int R = ctx.ranks;
   std::vector<VerificationCheck> checks;
   std::string mm;
   const auto ids = run.balancedIds();
@@ -58,7 +58,7 @@ std::vector<VerificationCheck> verifyUpdateExpert(const LayerRun& run, const Ref
 // Layout: the four count tables, bit-exact.
 std::vector<VerificationCheck> verifyLayout(const LayerRun& run, const ReferenceLayer& ref) {
   const LayerContext& ctx = run.context();
-  const int R = ctx.R;
+  const int R = ctx.ranks;
   std::vector<VerificationCheck> checks;
   std::string mm;
   const auto lay = run.layoutOutputs();
@@ -83,19 +83,19 @@ namespace {
 // Calls f(card, row, source x row, expert coefficients) for every received row, in order.
 template <typename F>
 void forEachReceivedRow(const LayerContext& ctx, const ReferenceLayer& ref, F f) {
-  for (int r = 0; r < ctx.R; ++r) {
+  for (int r = 0; r < ctx.ranks; ++r) {
     const DispatchOutput& w = ref.dispatch[r];
-    for (int le = 0; le < ctx.P; ++le) {
-      const std::int64_t begin = w.offsets[le * ctx.R];
+    for (int le = 0; le < ctx.placePerRank; ++le) {
+      const std::int64_t begin = w.offsets[le * ctx.ranks];
       for (std::int64_t row = begin; row < begin + w.expertTokenNums[le]; ++row) {
         // The row's function is its token's routed logical expert (gating's choice), so a
         // replica on any rank must compute the same output as the expert's other replicas.
         const RankGating& src = (*ref.gating)[w.expandIdx[row * 3]];
-        const std::int64_t slot =
-            static_cast<std::int64_t>(w.expandIdx[row * 3 + 1]) * ctx.K + w.expandIdx[row * 3 + 2];
+        const std::int64_t slot = static_cast<std::int64_t>(w.expandIdx[row * 3 + 1]) * ctx.topK +
+                                  w.expandIdx[row * 3 + 2];
         const ExpertCoefficients c =
             expertCoefficients(src.topkIds[static_cast<std::size_t>(slot)]);
-        const bf16* x = &src.x[static_cast<std::size_t>(w.expandIdx[row * 3 + 1]) * ctx.H];
+        const bf16* x = &src.x[static_cast<std::size_t>(w.expandIdx[row * 3 + 1]) * ctx.hidden];
         if (!f(r, row, x, c)) return;
       }
     }
@@ -108,7 +108,7 @@ void forEachReceivedRow(const LayerContext& ctx, const ReferenceLayer& ref, F f)
 std::vector<VerificationCheck> verifyDispatch(const LayerRun& run, const ReferenceLayer& ref) {
   const LayerContext& ctx = run.context();
   const Scenario& sc = run.scenario();
-  const int R = ctx.R;
+  const int R = ctx.ranks;
   std::vector<VerificationCheck> checks;
   std::string mm;
   const auto out = run.dispatchOutputs(false);  // rows are checked in place below
@@ -129,19 +129,19 @@ std::vector<VerificationCheck> verifyDispatch(const LayerRun& run, const Referen
   double quantWorst = 0;  // largest |expandX - x| as a share of the quantization bound
   const DispatchDtype dtype = sc.model.dispatchDtype;
   if (sc.payload == PayloadMode::Full && mm.empty()) {
-    std::vector<bf16> trip(static_cast<std::size_t>(ctx.H));
-    std::vector<double> bounds(static_cast<std::size_t>(ctx.H));
+    std::vector<bf16> trip(static_cast<std::size_t>(ctx.hidden));
+    std::vector<double> bounds(static_cast<std::size_t>(ctx.hidden));
     forEachReceivedRow(
         ctx, ref, [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients&) {
           const bf16* want = x;
-          const bf16* have = ctx.cards[r].expandX->as<bf16>() + row * ctx.H;
+          const bf16* have = ctx.cards[r].expandX->as<bf16>() + row * ctx.hidden;
           if (ctx.quantizedDispatch) {
             // The receiver holds x after the quantization round trip: bit-exact to the
             // reference quantize/dequantize, and within the derived bound of x itself.
-            quantRoundTrip(dtype, x, ctx.H, trip.data());
-            quantRoundTripBounds(dtype, x, ctx.H, bounds.data());
+            quantRoundTrip(dtype, x, ctx.hidden, trip.data());
+            quantRoundTripBounds(dtype, x, ctx.hidden, bounds.data());
             want = trip.data();
-            for (int h = 0; h < ctx.H && rowsMm.empty(); ++h) {
+            for (int h = 0; h < ctx.hidden && rowsMm.empty(); ++h) {
               const float xv = bf16ToFloat(x[h]);
               const double bound = bounds[static_cast<std::size_t>(h)];
               const double err = std::fabs(double(bf16ToFloat(have[h])) - xv);
@@ -182,22 +182,23 @@ std::vector<VerificationCheck> verifyExperts(const LayerRun& run, const Referenc
   std::vector<VerificationCheck> checks;
   if (run.scenario().payload != PayloadMode::Full) return checks;
   std::string mm;
-  for (int r = 0; r < ctx.R && mm.empty(); ++r)  // the rows below index by the reference's
+  for (int r = 0; r < ctx.ranks && mm.empty(); ++r)  // the rows below index by the reference's
     if (ctx.cards[r].recvRows != ref.dispatch[r].rows())
       mm = "rank " + std::to_string(r) +
            " expert output: " + std::to_string(ctx.cards[r].recvRows) +
            " rows, the reference has " + std::to_string(ref.dispatch[r].rows());
-  std::vector<bf16> y(static_cast<std::size_t>(ctx.H)), trip(static_cast<std::size_t>(ctx.H));
+  std::vector<bf16> y(static_cast<std::size_t>(ctx.hidden)),
+      trip(static_cast<std::size_t>(ctx.hidden));
   if (mm.empty())
     forEachReceivedRow(
         ctx, ref, [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients& c) {
           const bf16* want = x;
           if (ctx.quantizedDispatch) {
-            quantRoundTrip(run.scenario().model.dispatchDtype, x, ctx.H, trip.data());
+            quantRoundTrip(run.scenario().model.dispatchDtype, x, ctx.hidden, trip.data());
             want = trip.data();
           }
-          expertRow(c, want, y.data(), ctx.H);
-          if (std::memcmp(ctx.cards[r].expertOut->as<bf16>() + row * ctx.H, y.data(),
+          expertRow(c, want, y.data(), ctx.hidden);
+          if (std::memcmp(ctx.cards[r].expertOut->as<bf16>() + row * ctx.hidden, y.data(),
                           ctx.rowBytes) != 0)
             mm = "rank " + std::to_string(r) + " expert output: row " + std::to_string(row) +
                  " differs";
@@ -225,24 +226,24 @@ static bool summedExpertRows(const LayerRun& run) {
 static std::int64_t checkCombineRank(const LayerContext& ctx, const CombineShape& shape,
                                      const CombineSource& src, int r, std::string& mm,
                                      double& worst) {
-  std::vector<float> rowSum(static_cast<std::size_t>(ctx.H)), rowBound(rowSum.size());
+  std::vector<float> rowSum(static_cast<std::size_t>(ctx.hidden)), rowBound(rowSum.size());
   std::vector<bf16> rowWant(rowSum.size()), rowScratch(rowSum.size());
   const auto* got = ctx.cards[r].xOut->as<bf16>();
-  for (int t = 0; t < ctx.BS && mm.empty(); ++t) {
+  for (int t = 0; t < ctx.tokensPerRank && mm.empty(); ++t) {
     combineReferenceRow(shape, src, t, rowSum.data(), rowWant.data(), rowBound.data(),
                         rowScratch.data());
-    const bf16* gotRow = got + static_cast<std::size_t>(t) * ctx.H;
-    for (int h = 0; h < ctx.H && mm.empty(); ++h) {
+    const bf16* gotRow = got + static_cast<std::size_t>(t) * ctx.hidden;
+    for (int h = 0; h < ctx.hidden && mm.empty(); ++h) {
       const double diff = std::fabs(double(bf16ToFloat(gotRow[h])) - bf16ToFloat(rowWant[h]));
       worst = std::max(worst, diff / rowBound[h]);
       if (!(diff <= rowBound[h]))
         mm = "rank " + std::to_string(r) + " x_out element " +
-             std::to_string(static_cast<std::int64_t>(t) * ctx.H + h) + ": " +
+             std::to_string(static_cast<std::int64_t>(t) * ctx.hidden + h) + ": " +
              std::to_string(bf16ToFloat(gotRow[h])) + " vs reference " +
              std::to_string(bf16ToFloat(rowWant[h]));
     }
   }
-  return static_cast<std::int64_t>(ctx.BS) * ctx.H;
+  return static_cast<std::int64_t>(ctx.tokensPerRank) * ctx.hidden;
 }
 
 // Rank r's CombineAddRmsNorm outputs (x_out, y, rstd), each within its derived bound.
@@ -252,30 +253,30 @@ static std::int64_t checkAddRmsNormRank(const LayerContext& ctx, const Scenario&
                                         const RankGating& g, int r, std::string& mm) {
   const auto* got = ctx.cards[r].xOut->as<bf16>();
   const CombineReference bound = combineReference(shape, src);
-  const AddRmsNormResult want =
-      addRmsNormReference(bound.sum, g.x, ctx.BS, ctx.H, static_cast<float>(sc.combine.rmsEps));
+  const AddRmsNormResult want = addRmsNormReference(bound.sum, g.x, ctx.tokensPerRank, ctx.hidden,
+                                                    static_cast<float>(sc.combine.rmsEps));
   const auto* y = ctx.cards[r].normY->as<bf16>();
   const auto* rstd = ctx.cards[r].rstd->as<float>();
-  for (int t = 0; t < ctx.BS && mm.empty(); ++t) {
+  for (int t = 0; t < ctx.tokensPerRank && mm.empty(); ++t) {
     // rstd = 1/sqrt(mean(x^2) + eps): an error d_h on x_out moves mean(x^2) by at most
     // mean(2|x_h| d_h + d_h^2), so rstd by half that, relative. Only bf16 partials make
     // d_h large enough to matter; fp32 runs keep the plain 2^-10.
     double rel = 0x1p-10;
     if (shape.partialRounding > 0) {
       double moved = 0, sq = 0;
-      for (int h = 0; h < ctx.H; ++h) {
-        const std::size_t i = static_cast<std::size_t>(t) * ctx.H + h;
+      for (int h = 0; h < ctx.hidden; ++h) {
+        const std::size_t i = static_cast<std::size_t>(t) * ctx.hidden + h;
         const double x = std::fabs(bf16ToFloat(want.xOut[i])), d = bound.bound[i];
         moved += 2 * x * d + d * d;
         sq += x * x;
       }
-      rel += 0.5 * moved / (sq + ctx.H * sc.combine.rmsEps);
+      rel += 0.5 * moved / (sq + ctx.hidden * sc.combine.rmsEps);
     }
     if (std::fabs(rstd[t] - want.rstd[t]) > rel * want.rstd[t])
       mm = "rank " + std::to_string(r) + " rstd[" + std::to_string(t) +
            "] differs beyond the derived relative bound " + std::to_string(rel);
-    for (int h = 0; h < ctx.H && mm.empty(); ++h) {
-      const std::size_t i = static_cast<std::size_t>(t) * ctx.H + h;
+    for (int h = 0; h < ctx.hidden && mm.empty(); ++h) {
+      const std::size_t i = static_cast<std::size_t>(t) * ctx.hidden + h;
       const double xb = bound.bound[i] + 0x1p-7 * std::fabs(bf16ToFloat(want.xOut[i]));
       if (std::fabs(bf16ToFloat(got[i]) - bf16ToFloat(want.xOut[i])) > xb)
         mm = "rank " + std::to_string(r) + " x_out element " + std::to_string(i) + " differs";
@@ -293,7 +294,7 @@ static std::int64_t checkAddRmsNormRank(const LayerContext& ctx, const Scenario&
 std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const ReferenceLayer& ref) {
   const LayerContext& ctx = run.context();
   const Scenario& sc = run.scenario();
-  const int R = ctx.R;
+  const int R = ctx.ranks;
   std::vector<VerificationCheck> checks;
   if (sc.payload != PayloadMode::Full) return checks;
   // Combine: the sum's order differs from the reference's (per server first), so each
@@ -305,8 +306,9 @@ std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const Referenc
   for (int r = 0; r < R && mm.empty(); ++r) {
     const RankGating& g = (*ref.gating)[r];
     std::vector<std::uint8_t> keep = ref.updateExpert[r].balancedActiveMask.value_or(
-        std::vector<std::uint8_t>(static_cast<std::size_t>(ctx.BS) * ctx.K, 1));
-    CombineShape shape{ctx.BS, ctx.H, ctx.K, ctx.P, sc.combine.sharedExpert};
+        std::vector<std::uint8_t>(static_cast<std::size_t>(ctx.tokensPerRank) * ctx.topK, 1));
+    CombineShape shape{ctx.tokensPerRank, ctx.hidden, ctx.topK, ctx.placePerRank,
+                       sc.combine.sharedExpert};
     // Streaming with bf16 partials rounds each server's partial once more (2^-8 relative),
     // and summing senders round each card's partial once (another 2^-8): each rounding
     // moves a partial p by at most 2^-8 |p| <= 2^-8 times the sum of its terms' magnitudes.
@@ -316,9 +318,9 @@ std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const Referenc
     std::vector<bf16> routed;
     if (ctx.quantizedDispatch) {
       routed.resize(g.x.size());
-      for (int t = 0; t < ctx.BS; ++t)
-        quantRoundTrip(sc.model.dispatchDtype, &g.x[static_cast<std::size_t>(t) * ctx.H], ctx.H,
-                       &routed[static_cast<std::size_t>(t) * ctx.H]);
+      for (int t = 0; t < ctx.tokensPerRank; ++t)
+        quantRoundTrip(sc.model.dispatchDtype, &g.x[static_cast<std::size_t>(t) * ctx.hidden],
+                       ctx.hidden, &routed[static_cast<std::size_t>(t) * ctx.hidden]);
     }
     const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep,
                             ctx.quantizedDispatch ? &routed : nullptr};

@@ -73,7 +73,15 @@ struct LayerContext {
   Emulation& emu;
   const Scenario& sc;
   Machine& m;
-  int R, S, cps, BS, H, K, E, P, F;
+  // The layer's shape (the seeds' pseudo-code calls them R, S, cps, BS, H, K, E, P and F;
+  // a kernel may name its locals so).
+  int ranks, servers, cardsPerServer;
+  int tokensPerRank;  // BS
+  int hidden;         // H
+  int topK;           // K
+  int experts;        // E: logical experts
+  int placePerRank;   // P: physical expert instances per rank
+  int tableCols;      // F: columns of one expert's row of the EPLB table
   bool pruning;
   std::int64_t rowBytes;     // H * 2
   std::int64_t metaBytes;    // one record header on the wire, 32-B aligned
@@ -109,18 +117,19 @@ struct LayerContext {
     if (dropConsumedRows && r.buf != nullptr) dropDeadBytes(*r.buf, r.offset, r.length);
   }
 
-  int serverOf(int rank) const { return rank / cps; }
-  int localOf(int rank) const { return rank % cps; }
-  int rankOfInstance(int instance) const { return instance / P; }
+  int serverOf(int rank) const { return rank / cardsPerServer; }
+  int localOf(int rank) const { return rank % cardsPerServer; }
+  int rankOfInstance(int instance) const { return instance / placePerRank; }
   // Token t's dispatch channel, and the first token of channel ch (BS when ch == channels).
   int channelOf(int token) const {
-    return static_cast<int>(static_cast<std::int64_t>(token) * channels / BS);
+    return static_cast<int>(static_cast<std::int64_t>(token) * channels / tokensPerRank);
   }
   int channelFirst(int ch) const {
-    return static_cast<int>((static_cast<std::int64_t>(ch) * BS + channels - 1) / channels);
+    return static_cast<int>((static_cast<std::int64_t>(ch) * tokensPerRank + channels - 1) /
+                            channels);
   }
   // Columns of one source's row of recvCounts, and where each count sits in it.
-  int countCols() const { return channels * (2 + P); }
+  int countCols() const { return channels * (2 + placePerRank); }
   int colToRank(int ch) const { return ch; }
   int colToServer(int ch) const { return channels + ch; }
   int colRows(int le, int ch) const { return 2 * channels + le * channels + ch; }

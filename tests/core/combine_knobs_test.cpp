@@ -118,15 +118,15 @@ TEST(CombineKnobs, SummingSendersSendOneRowPerTokenAndCard) {
   expectVerified(*perCard, "summing senders");
   std::int64_t keptRows = 0, tokenCards = 0;
   const LayerContext& ctx = perCard->context();
-  for (int r = 0; r < ctx.R; ++r) {
+  for (int r = 0; r < ctx.ranks; ++r) {
     const auto* ids = ctx.cards[r].balancedIds->as<std::int32_t>();
     const auto* keep = ctx.cards[r].mask->data();
-    for (int t = 0; t < ctx.BS; ++t) {
+    for (int t = 0; t < ctx.tokensPerRank; ++t) {
       std::set<int> cards;
-      for (int k = 0; k < ctx.K; ++k)
-        if (keep[t * ctx.K + k]) {
+      for (int k = 0; k < ctx.topK; ++k)
+        if (keep[t * ctx.topK + k]) {
           ++keptRows;
-          cards.insert(ctx.rankOfInstance(ids[t * ctx.K + k]));
+          cards.insert(ctx.rankOfInstance(ids[t * ctx.topK + k]));
         }
       tokenCards += static_cast<std::int64_t>(cards.size());
     }

@@ -75,7 +75,7 @@ TEST(DispatchChannels, ChannelsAreContiguousTokenRangesCoveringEveryToken) {
   for (int bs : {1, 5, 24, 511, 4096})
     for (int c = 1; c <= std::min(bs, 9); ++c) {
       LayerContext ctx(emu, 2, 1);
-      ctx.BS = bs;
+      ctx.tokensPerRank = bs;
       ctx.channels = c;
       EXPECT_EQ(ctx.channelFirst(0), 0);
       EXPECT_EQ(ctx.channelFirst(c), bs);
@@ -95,7 +95,7 @@ TEST(DispatchChannels, CountsPlaceEachChannelsRowsAfterTheEarlierChannels) {
   LayerContext ctx(emu, 2, 1);
   ctx.channels = 3;
   ASSERT_EQ(ctx.countCols(), 12);
-  std::vector<std::int32_t> counts(static_cast<std::size_t>(ctx.R * ctx.countCols()), 0);
+  std::vector<std::int32_t> counts(static_cast<std::size_t>(ctx.ranks * ctx.countCols()), 0);
   auto cell = [&](int src, int col) -> std::int32_t& {
     return counts[src * ctx.countCols() + col];
   };
@@ -116,7 +116,7 @@ TEST(DispatchChannels, CountsPlaceEachChannelsRowsAfterTheEarlierChannels) {
   EXPECT_EQ(p.lengths, (std::vector<std::int32_t>{3, 3, 0, 4}));
   EXPECT_EQ(p.expertTokenNums, (std::vector<std::int32_t>{6, 4}));
   const auto at = [&](int le, int src, int ch) {
-    return p.channelStart[static_cast<std::size_t>((le * ctx.R + src) * ctx.channels + ch)];
+    return p.channelStart[static_cast<std::size_t>((le * ctx.ranks + src) * ctx.channels + ch)];
   };
   EXPECT_EQ(at(0, 0, 1), 0);
   EXPECT_EQ(at(0, 1, 0), 3);

@@ -54,7 +54,7 @@ std::map<std::tuple<int, int, int>, std::vector<bf16>> outputsBySlot(
   std::map<std::tuple<int, int, int>, std::vector<bf16>> bySlot;
   const auto outs = run.dispatchOutputs(false);
   const auto ys = run.expertOutputs();
-  const int P = run.context().P;
+  const int P = run.context().placePerRank;
   for (std::size_t r = 0; r < outs.size(); ++r) {
     for (std::int64_t row = 0; row < outs[r].rows(); ++row) {
       const auto* y = &ys[r][static_cast<std::size_t>(row * hidden)];
