@@ -80,7 +80,7 @@ AbCompareView::AbCompareView(QWidget* parent) : QWidget(parent) {
   // One part to a tab: at 1920x1080 in presenter mode only the timelines fitted above the
   // fold, with the charts and the table below it.
   parts_ =
-      partTabs({{tr("Timelines"), timelines_}, {tr("Charts"), chartRow}, {tr("Figures"), table_}});
+      partTabs({{tr("Timelines"), timelines_}, {tr("Charts"), chartRow}, {tr("Table"), table_}});
   lay->addWidget(parts_, 1);
   connect(pin_, &QPushButton::clicked, this, [this] { emit runRequested(0); });
   connect(runB_, &QPushButton::clicked, this, [this] { emit runRequested(1); });

@@ -71,7 +71,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   // In ComparePart order, so a part's value is its tab's index.
   parts_ = partTabs({{tr("Timelines"), timelines_},
                      {tr("Stage chart"), chart_},
-                     {tr("Figures"), table_},
+                     {tr("Table"), table_},
                      {tr("Why"), whyBox}});
   parts_->setTabVisible(static_cast<int>(ComparePart::Why), false);
   chart_->setMinimumHeight(14 * chart_->fontMetrics().height());  // until a result names its rows
