@@ -1,7 +1,7 @@
 #pragma once
-// The parts of the Compare view's figures, top to bottom, by the names lesson files use
-// (`"show": "table"`): at 1920x1080 only the first fits above the fold, so a step that talks
-// about the chart or the table brings it to the top.
+// The parts of the Compare view's figures, one tab each in this order, by the names lesson
+// files use (`"show": "table"`): a step that talks about the chart or the table selects its
+// tab.
 
 #include <QString>
 #include <QStringList>
