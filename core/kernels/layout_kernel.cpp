@@ -76,6 +76,17 @@ void countRankHits(const WindowIds& w, const LayoutBlock& b, int P, std::uint8_t
   }
 }
 
+// out[c] = the sum over lanes of column c of a lane table (kLanes rows of `width`). It takes
+// the table so that it is freed here: a block's last stores and fence are awaited after
+// the reduction, and at 256 ranks thousands of cores wait there at once (8 KB each).
+void reduceLanes(std::vector<int> perLane, int width, std::int32_t* out) {
+  for (int c = 0; c < width; ++c) {
+    int sum = 0;
+    for (int lane = 0; lane < kLanes; ++lane) sum += perLane[lane * width + c];
+    out[c] = sum;
+  }
+}
+
 Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlock> blocks) {
   Machine& m = ctx.m;
   CardTensors& g = ctx.cards[rank];
@@ -125,24 +136,14 @@ Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlo
     }
     if (b.countsExperts) {
       Buffer* out = m.allocUb(core, width * 4, "expert_counts", false);
-      for (int e = 0; e < width; ++e) {
-        int sum = 0;
-        for (int lane = 0; lane < kLanes; ++lane) sum += perLane[lane * width + e];
-        out->as<std::int32_t>()[e] = sum;
-      }
+      reduceLanes(std::move(perLane), width, out->as<std::int32_t>());
       co_await core.copy(Region{g.tokensPerExpert, b.begin * 4LL, width * 4LL}, whole(out));
       continue;
     }
     const std::int64_t rdmaAt = alignUp(width * 4LL, 32);  // its own aligned UB block
     Buffer* out = m.allocUb(core, rdmaAt + 4, "rank_counts", false);
-    for (int r = 0; r < width; ++r) {
-      int sum = 0;
-      for (int lane = 0; lane < kLanes; ++lane) sum += perLane[lane * width + r];
-      out->as<std::int32_t>()[r] = sum;
-    }
-    int rdma = 0;
-    for (int lane = 0; lane < kLanes; ++lane) rdma += perLaneRdma[lane];
-    out->as<std::int32_t>()[rdmaAt / 4] = rdma;
+    reduceLanes(std::move(perLane), width, out->as<std::int32_t>());
+    reduceLanes(std::move(perLaneRdma), 1, out->as<std::int32_t>() + rdmaAt / 4);
     core.copy(Region{g.tokensPerRank, b.begin * 4LL, width * 4LL}, Region{out, 0, width * 4LL});
     core.copy(Region{g.tokensPerRdmaRank, (b.begin / ctx.cardsPerServer) * 4LL, 4},
               Region{out, rdmaAt, 4});

@@ -26,6 +26,36 @@ Time cyclesToPs(double cycles, int clockMhz) {
 }
 }  // namespace
 
+struct LandHooks::Node {
+  std::function<void()> hook;
+  Node* next = nullptr;
+  static void* operator new(std::size_t bytes) { return BlockPool::allocate(bytes); }
+  static void operator delete(void* p, std::size_t bytes) noexcept { BlockPool::release(p, bytes); }
+};
+
+void LandHooks::push_back(std::function<void()> hook) {
+  Node* node = new Node{std::move(hook)};
+  Node** at = &head_;
+  while (*at) at = &(*at)->next;  // lists hold one or two hooks
+  *at = node;
+}
+
+void LandHooks::run() {
+  for (Node* n = head_; n; n = n->next) n->hook();
+}
+
+void LandHooks::clear() noexcept {
+  while (head_) delete std::exchange(head_, head_->next);
+}
+
+void* RdmaLinks::operator new(std::size_t bytes) {
+  return BlockPool::allocate(bytes);
+}
+
+void RdmaLinks::operator delete(void* p, std::size_t bytes) noexcept {
+  BlockPool::release(p, bytes);
+}
+
 void OpRef::await_suspend(std::coroutine_handle<> h) const noexcept {
   op_->waiter = h;
   AiCore* core = op_->core;
@@ -57,6 +87,10 @@ void AiCore::resetUb() {
                              std::to_string(p) + " busy)");
   ubBuffers_.clear();
   ubUsed_ = 0;
+  // The pipe queues and in-flight lists are empty now; their storage goes too (the layout
+  // stage grows each core's to a few KB, which every later stage would otherwise keep).
+  for (auto& q : pipes_) q.releaseStorage();
+  for (auto& f : inFlight_) f = std::vector<std::shared_ptr<Op>>();
 }
 
 void AiCore::finishProgram() {
@@ -109,8 +143,9 @@ OpRef AiCore::issue(std::shared_ptr<Op> op) {
     const int word = op->word ? log->wordId(op->word, op->word->name) : -1;
     op->causalId = log->newOp(static_cast<CausalLog::OpKind>(op->kind),
                               static_cast<CausalLog::OpPipe>(op->pipe), id_, m_.sim().now(),
-                              op->after ? op->after->causalId : -1, word);
-    if (op->qpPrevCausal >= 0) log->queuedBehind(op->causalId, op->qpPrevCausal);
+                              op->rdma && op->rdma->after ? op->rdma->after->causalId : -1, word);
+    if (op->rdma && op->rdma->qpPrevCausal >= 0)
+      log->queuedBehind(op->causalId, op->rdma->qpPrevCausal);
   }
   auto& q = pipes_[static_cast<int>(op->pipe)];
   q.push_back(op);
@@ -205,8 +240,8 @@ void AiCore::rdmaPosted(void* p, std::uint64_t) {
   }
   // A word write on the same queue pair as `after`: it cannot overtake that data.
   const Time landAt = s.now() + c.m_.wordLatency(c, *op->word);
-  if (op->after && !op->after->done) {
-    op->after->onLand.push_back([op, landAt, &s] {
+  if (const auto& after = op->rdma->after; after && !after->done) {
+    after->onLand.push_back([op, landAt, &s] {
       s.at(std::max(landAt, s.now()), Action{&AiCore::opLanded, op, 0});
     });
   } else {
@@ -222,7 +257,7 @@ void AiCore::rdmaPosted(void* p, std::uint64_t) {
 void AiCore::sendOnQueuePair(Op* op) {
   QueuePair& q = queuePair(op->dst.buf->card);
   if (q.sending) {
-    (q.lastWaiting ? q.lastWaiting->qpNextToSend : q.firstWaiting) = op;
+    (q.lastWaiting ? q.lastWaiting->rdma->qpNextToSend : q.firstWaiting) = op;
     q.lastWaiting = op;
     return;
   }
@@ -238,9 +273,9 @@ void AiCore::sentOnQueuePair(Op* op) {
   Op* next = q.firstWaiting;
   q.sending = next;
   if (!next) return;
-  q.firstWaiting = next->qpNextToSend;
+  q.firstWaiting = next->rdma->qpNextToSend;
   if (!q.firstWaiting) q.lastWaiting = nullptr;
-  next->qpNextToSend = nullptr;
+  next->rdma->qpNextToSend = nullptr;
   m_.startTransfer(next->path, next->wireBytes, next->latency, Action{&AiCore::opCrossed, next, 0});
   if (CausalLog* log = m_.causalLog())
     log->transferStarted(next->causalId, m_.sim().now(), next->wireBytes, next->path, &m_.net());
@@ -251,8 +286,8 @@ void AiCore::opLanded(void* p, std::uint64_t) {
   // RDMA on one queue pair is delivered in order: a transfer that crossed early (it was
   // smaller, or shared less bandwidth) becomes visible only after its predecessor, so a
   // later tail write can never be overtaken by an earlier one.
-  if (op->qpPrev && !op->qpPrev->done) {
-    op->qpPrev->onLand.push_back([op] { op->core->land(op); });
+  if (op->rdma && op->rdma->qpPrev && !op->rdma->qpPrev->done) {
+    op->rdma->qpPrev->onLand.push_back([op] { op->core->land(op); });
     return;
   }
   op->core->land(op);
@@ -268,8 +303,8 @@ AiCore::QueuePair& AiCore::queuePair(int dstCard) {
 
 void AiCore::chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard) {
   auto& last = queuePair(dstCard).lastPosted;
-  if (last && !last->done) op->qpPrev = last;
-  if (last) op->qpPrevCausal = last->causalId;
+  if (last && !last->done) op->rdma->qpPrev = last;
+  if (last) op->rdma->qpPrevCausal = last->causalId;
   last = op;
 }
 
@@ -286,8 +321,7 @@ void AiCore::land(Op* op) {
   }
   if (op->kind == Op::Kind::WordRead) op->wordValue = op->word->value;
   op->done = true;
-  op->landedAt = s.now();
-  op->qpPrev.reset();  // no chains of finished ops kept alive
+  if (op->rdma) op->rdma->qpPrev.reset();  // no chains of finished ops kept alive
   // Taken out before they run: a hook that adds a hook to this op must not extend the list
   // being run.
   std::exchange(op->onLand, LandHooks()).run();
@@ -384,6 +418,7 @@ OpRef AiCore::rdmaWrite(Region dst, Region src) {
     throw std::logic_error(name_ + ": RDMA write with different lengths");
   auto op = newOp();
   op->kind = Op::Kind::Rdma;
+  op->rdma = std::make_unique<RdmaLinks>();
   op->pipe = Pipe::Scalar;
   op->activity = Activity::Copy;
   op->duration = nanoseconds(m_.hw().rdmaPostNs);
@@ -413,6 +448,7 @@ OpRef AiCore::writeWord(Word& w, std::int64_t value) {
 OpRef AiCore::rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after) {
   auto op = newOp();
   op->kind = Op::Kind::Rdma;
+  op->rdma = std::make_unique<RdmaLinks>();
   op->pipe = Pipe::Scalar;
   op->activity = Activity::Copy;
   // BatchWrite: a flag that follows its own data to the same card, with nothing issued on
@@ -426,7 +462,7 @@ OpRef AiCore::rdmaWriteWord(Word& w, std::int64_t value, const OpRef& after) {
   op->duration = inDataPost ? 0 : nanoseconds(m_.hw().rdmaPostNs);
   op->word = &w;
   op->wordValue = value;
-  op->after = after.op();
+  op->rdma->after = after.op();
   if (!inDataPost) ++m_.rdmaPosts;
   noteWordWrite(w);
   chainOnQueuePair(op, w.card);

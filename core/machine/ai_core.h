@@ -7,10 +7,12 @@
 
 #include <array>
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/engine/simulator.h"
@@ -46,54 +48,70 @@ struct Word {
   int inFlightWrites = 0;
 };
 
-// Hooks run when an op lands. Almost every op gets at most two (a fence waiting for it, a
-// ring's landing check), so the first two live in the op itself: a vector allocated for
-// every op a fence waited on, one malloc in four of a run.
+// Hooks run when an op lands, in the order they were added. Most ops get none and nearly
+// all others one or two (a fence waiting for it, a ring's landing check), so the op holds
+// only the head of a list of pooled nodes: inline std::function slots made every op record
+// 96 B larger, and at 256 ranks the layout stage keeps about a million ops alive at once.
 class LandHooks {
  public:
-  void push_back(std::function<void()> hook) {
-    if (inline_ < kInline)
-      first_[inline_++] = std::move(hook);
-    else
-      more_.push_back(std::move(hook));
+  LandHooks() = default;
+  LandHooks(LandHooks&& other) noexcept : head_(std::exchange(other.head_, nullptr)) {}
+  LandHooks& operator=(LandHooks&& other) noexcept {
+    if (this != &other) {
+      clear();
+      head_ = std::exchange(other.head_, nullptr);
+    }
+    return *this;
   }
+  LandHooks(const LandHooks&) = delete;
+  LandHooks& operator=(const LandHooks&) = delete;
+  ~LandHooks() { clear(); }
+
+  void push_back(std::function<void()> hook);
   // Runs the hooks in the order they were added.
-  void run() {
-    for (int i = 0; i < inline_; ++i) first_[i]();
-    for (auto& h : more_) h();
-  }
+  void run();
 
  private:
-  static constexpr int kInline = 2;
-  std::array<std::function<void()>, kInline> first_;
-  int inline_ = 0;
-  std::vector<std::function<void()>> more_;
+  struct Node;
+  void clear() noexcept;
+  Node* head_ = nullptr;
 };
 
+struct Op;
+
+// What only RDMA ops need, their order on a queue pair: kept in its own pooled record so
+// the DataCopy and compute ops, nearly all of a run's ops, do not carry it.
+struct RdmaLinks {
+  std::shared_ptr<Op> after;   // word write: lands only after this op has landed
+  std::shared_ptr<Op> qpPrev;  // the previous op on the same queue pair (lands first)
+  Op* qpNextToSend = nullptr;  // data: the next write waiting to transmit on its queue pair
+  int qpPrevCausal = -1;       // the causal record of the op posted before it on its queue pair
+  static void* operator new(std::size_t bytes);
+  static void operator delete(void* p, std::size_t bytes) noexcept;
+};
+
+// Fields are ordered so that the record packs without holes: its size decides how much a
+// run with many ops in flight holds (the pool rounds blocks to 64 B).
 struct Op {
   enum class Kind : std::uint8_t { Copy, Compute, Rdma, WordWrite, WordRead, Fence };
   Kind kind = Kind::Compute;
   Pipe pipe = Pipe::Scalar;
   Activity activity = Activity::Copy;  // what the core is doing while it awaits this op
-  AiCore* core = nullptr;
-  Time duration = 0;  // Compute: pipe time; Rdma: post (issue) time
-  Region dst, src;
-  std::int64_t wireBytes = 0;
-  FlowPath path;
-  Time latency = 0;
-  Word* word = nullptr;
-  std::int64_t wordValue = 0;
-  std::shared_ptr<Op> after;   // Rdma word write: lands only after this op has landed
-  std::shared_ptr<Op> qpPrev;  // Rdma: the previous op on the same queue pair (lands first)
-  Op* qpNextToSend = nullptr;  // Rdma data: the next write waiting to transmit on its queue pair
-  LandHooks onLand;            // run when the op lands (ring checks, fences)
   bool done = false;
   bool pipeReleased = false;
   int fenceWaitingOn = 0;  // Fence: in-flight ops still to land
-  Time landedAt = -1;
-  int causalId = -1;      // its record in the machine's causal log, if one is kept
-  int qpPrevCausal = -1;  // RDMA: the causal record of the op posted before it on its queue pair
+  int causalId = -1;       // its record in the machine's causal log, if one is kept
+  AiCore* core = nullptr;
+  Time duration = 0;  // Compute: pipe time; Rdma: post (issue) time
+  Time latency = 0;
+  std::int64_t wireBytes = 0;
+  Region dst, src;
+  Word* word = nullptr;
+  std::int64_t wordValue = 0;
+  std::unique_ptr<RdmaLinks> rdma;  // Rdma only
+  LandHooks onLand;                 // run when the op lands (ring checks, fences)
   std::coroutine_handle<> waiter;
+  FlowPath path;
 };
 
 // A handle to an issued operation; co_await it to wait for completion.
@@ -163,7 +181,8 @@ class AiCore {
   bool pipeIdle(Pipe pipe) const {
     return pipes_[static_cast<int>(pipe)].empty() && inFlight_[static_cast<int>(pipe)].empty();
   }
-  // A new kernel launch starts with an empty UB. Throws if an op is still outstanding.
+  // A new kernel launch starts with an empty UB (and empty pipe queues, whose storage is
+  // given back). Throws if an op is still outstanding.
   void resetUb();
   void setActivity(Activity a);
   // The program ended: waiters on words only this core writes may now be stuck for good.

@@ -166,7 +166,7 @@ void Machine::discard(Buffer* b, bool keepWarm) {
     }
   }
   b->bytes = ByteStore();
-  b->dead = {};
+  b->dead.reset();
 }
 
 std::size_t Machine::reservedGmBytes() const {

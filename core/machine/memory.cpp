@@ -224,13 +224,15 @@ void dropDeadBytes(Buffer& b, std::int64_t off, std::int64_t len) {
   // The pages wholly inside the buffer; pages shared with a neighbour are never dropped.
   const std::uintptr_t in0 = (base + kPage - 1) / kPage, in1 = end / kPage;
   const std::uintptr_t first = base / kPage;
-  if (b.dead.perPage.empty()) b.dead.perPage.assign((end - 1) / kPage - first + 1, 0);
-  if (b.dead.pagesPerGroup.empty())
-    b.dead.pagesPerGroup.assign((end - 1) / kPage / kGroupPages - first / kGroupPages + 1, 0);
+  if (!b.dead) {
+    b.dead = std::make_unique<Buffer::DeadCounts>();
+    b.dead->perPage.assign((end - 1) / kPage - first + 1, 0);
+    b.dead->pagesPerGroup.assign((end - 1) / kPage / kGroupPages - first / kGroupPages + 1, 0);
+  }
   const std::uintptr_t a = base + static_cast<std::uintptr_t>(off), e = a + len;
   for (std::uintptr_t page = a / kPage; page * kPage < e; ++page) {
     const std::uintptr_t p0 = page * kPage, p1 = p0 + kPage;
-    std::uint16_t& dead = b.dead.perPage[page - first];
+    std::uint16_t& dead = b.dead->perPage[page - first];
     dead = static_cast<std::uint16_t>(dead + (std::min(p1, e) - std::max(p0, a)));
     if (dead > std::min(p1, end) - std::max(p0, base))  // more than its bytes in the buffer
       throw std::logic_error("bytes of " + b.name + " declared dead twice");
@@ -238,7 +240,7 @@ void dropDeadBytes(Buffer& b, std::int64_t off, std::int64_t len) {
     const std::uintptr_t group = page / kGroupPages;
     const std::uintptr_t g0 = std::max(group * kGroupPages, in0);
     const std::uintptr_t g1 = std::min(group * kGroupPages + kGroupPages, in1);
-    std::uint16_t& deadPages = b.dead.pagesPerGroup[group - first / kGroupPages];
+    std::uint16_t& deadPages = b.dead->pagesPerGroup[group - first / kGroupPages];
     if (++deadPages == g1 - g0)
       madvise(reinterpret_cast<void*>(g0 * kPage), (g1 - g0) * kPage, MADV_DONTNEED);
   }

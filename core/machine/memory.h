@@ -123,11 +123,13 @@ struct Buffer {
   ByteStore bytes;  // empty when the buffer is virtual (payload none) or paged
   // A ring's data area: its bytes live in pages held only while they have unread data.
   std::unique_ptr<RingPages> pages = nullptr;
-  // Which of `bytes` are dead (see dropDeadBytes); made on first use.
+  // Which of `bytes` are dead (see dropDeadBytes); made on first use. Held by pointer: few
+  // buffers ever drop bytes, and a 256-rank run holds some 380,000 buffers.
   struct DeadCounts {
     std::vector<std::uint16_t> perPage;        // dead bytes per host page
     std::vector<std::uint16_t> pagesPerGroup;  // all-dead pages per group of pages
-  } dead;
+  };
+  std::unique_ptr<DeadCounts> dead;
 
   bool hasBytes() const { return !bytes.empty() || pages != nullptr || size == 0; }
   std::uint8_t* data() { return bytes.data(); }

@@ -2,7 +2,8 @@
 // A FIFO on a circular buffer that is allocated on first use and kept (a core's pipes).
 // std::deque allocated a 512-byte block and its map up front for each of a core's five
 // pipes, most of them never used, and freed and allocated a block every 32 ops on the hot
-// path. It never shrinks, so it suits queues that stay short: a ring's records in flight
+// path. It never shrinks on its own (releaseStorage gives the buffer back when empty), so it
+// suits queues that stay short: a ring's records in flight
 // stay in a deque, which gives back the blocks a burst needed.
 
 #include <cstddef>
@@ -22,6 +23,12 @@ class Fifo {
     if (size_ == items_.size()) grow();
     items_[(head_ + size_) & (items_.size() - 1)] = std::move(item);
     ++size_;
+  }
+  // Gives the buffer back (the queue must be empty): a core's pipe queue grows to what its
+  // busiest kernel queued, and thousands of cores holding that between kernels add up.
+  void releaseStorage() {
+    items_ = std::vector<T>();
+    head_ = 0;
   }
   void pop_front() {
     items_[head_] = T();  // drops the reference now, as the deque did
