@@ -38,7 +38,7 @@ Fixture& fixture(PayloadMode payload) {
 
 // Runs the layer up to the end of dispatch; returns the events it took.
 std::uint64_t runDispatch(Fixture& f) {
-  LayerRun run(ResolvedScenario::resolve(f.sc, f.gating), DispatchImpl::Streaming);
+  LayerRun run(ResolvedScenario::resolve(f.sc, f.gating), Design::Streaming);
   while (run.currentStage() != "experts" && run.step()) {
   }
   f.rowsDelivered = 0;
@@ -76,7 +76,7 @@ void BM_EnginePayloadNone(benchmark::State& state) {
   Fixture& f = fixture(PayloadMode::None);
   std::uint64_t events = 0;
   for (auto _ : state) events += runDispatch(f);
-  LayerRun probe(ResolvedScenario::resolve(f.sc, f.gating), DispatchImpl::Streaming);
+  LayerRun probe(ResolvedScenario::resolve(f.sc, f.gating), Design::Streaming);
   while (probe.currentStage() != "experts" && probe.step()) {
   }
   const FlowNetwork& net = probe.emulation().machine().net();

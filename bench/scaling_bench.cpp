@@ -54,7 +54,7 @@ void BM_PayloadNoneLayer(benchmark::State& state) {
   std::uint64_t events = 0;
   double seconds = 0;
   for (auto _ : state) {
-    LayerRun run(ResolvedScenario::resolve(sc, gating), DispatchImpl::Streaming);
+    LayerRun run(ResolvedScenario::resolve(sc, gating), Design::Streaming);
     // CPU time of this process, not wall time: the machine is shared, and a busy neighbour
     // must not read as a slower engine.
     const double t0 = cpuSeconds();
@@ -114,7 +114,7 @@ void BM_FullPayloadRss(benchmark::State& state) {
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(sc));
   for (auto _ : state) {
     const bool reset = resetPeakRss();
-    LayerRun run(ResolvedScenario::resolve(sc, gating), DispatchImpl::Streaming);
+    LayerRun run(ResolvedScenario::resolve(sc, gating), Design::Streaming);
     run.freeTensorsWhenDead(nullptr);  // as moe-sim run holds memory
     run.runToEnd();
     const double rss = peakRssBytes(reset);
@@ -139,7 +139,7 @@ DataPath& dataPath() {
 void BM_DispatchDataPath(benchmark::State& state) {
   DataPath& d = dataPath();
   for (auto _ : state) {
-    LayerRun run(ResolvedScenario::resolve(d.sc, d.gating), DispatchImpl::Streaming);
+    LayerRun run(ResolvedScenario::resolve(d.sc, d.gating), Design::Streaming);
     while (run.currentStage() != "experts" && run.step()) {
     }
     d.rowsDelivered = 0;

@@ -36,6 +36,28 @@ struct RunOptions {
   unsigned jobs = 0;
 };
 
+// Whether the selection runs a design with the streaming combine, where faults are planted.
+bool runsStreamingCombine(const moe::DesignSelection& selection) {
+  for (moe::Design d : selection.designs())
+    if (moe::designInfo(d).streamingCombine) return true;
+  return false;
+}
+
+// Why --fault refuses the other selections, naming the designs and the --impl choices that
+// run the streaming combine and those that do not.
+std::string faultNeedsStreamingCombine() {
+  const std::vector<std::string> with = moe::designNames(moe::streamingCombineDesigns());
+  std::vector<std::string> choices, without;
+  for (const std::string& n : moe::designSelectionSpellings())
+    if (runsStreamingCombine(*moe::DesignSelection::fromName(n))) choices.push_back(n);
+  for (moe::Design d : moe::designsOf(moe::WorkloadKind::MoeLayer))
+    if (!moe::designInfo(d).streamingCombine) without.emplace_back(moe::designName(d));
+  return "needs the " + moe::nameList(with, "and") + (with.size() > 1 ? " designs" : " design") +
+         " (--impl " + moe::nameList(choices, "or") +
+         "): the faults are planted in the streaming combine, which the " +
+         moe::nameList(without, "and") + " designs do not run";
+}
+
 // The output flags, whose count tells whether each was given (an empty path is an error).
 struct OutputFlags {
   CLI::Option* trace = nullptr;
@@ -47,9 +69,9 @@ OutputFlags addRunOptions(CLI::App* sub, RunOptions& opt) {
   OutputFlags out;
   sub->add_option("scenario", opt.scenarioFile, "Scenario JSON file")
       ->check(moesim::nonEmptyPath());
-  sub->add_option("--impl", opt.impl,
-                  "Dispatch/combine design: streaming, phased, flat (full-mesh, no forwarder), "
-                  "both (phased and streaming) or all (default: the scenario's)")
+  sub->add_option(
+         "--impl", opt.impl,
+         "Dispatch/combine design: " + moe::designSelectionHelp() + " (default: the scenario's)")
       ->check(CLI::IsMember(moe::enumSpellings("dispatch_impl")));
   sub->add_flag("--verify", opt.verify, "Compare every operator with its golden reference");
   out.trace =
@@ -89,7 +111,7 @@ moe::Scenario scenarioForRun(const RunOptions& opt) {
   moe::refuseOutputOverInput("--trace", opt.traceFile, {sc.routing.traceFile});
   moe::refuseOutputOverInput("--csv", opt.csvFile, {sc.routing.traceFile});
   if (auto w = moe::workloadFromName(opt.workload)) sc.workload.kind = *w;
-  if (auto impl = moe::dispatchImplFromName(opt.impl)) sc.dispatchImpl = *impl;
+  if (auto impl = moe::DesignSelection::fromName(opt.impl)) sc.dispatchImpl = *impl;
   const bool fused = sc.workload.kind == moe::WorkloadKind::AlltoallMatmulRs;
   // The faults are planted in the MoE layer's streaming combine; the fused operator has no
   // such stage, so accepting the flag would report a fault that never happened.
@@ -99,11 +121,8 @@ moe::Scenario scenarioForRun(const RunOptions& opt) {
                "applies to the moe-layer workload only (this run is alltoall-matmul-rs)");
   moe::require(!opt.why || !fused, "--why",
                "applies to the moe-layer workload only (this run is alltoall-matmul-rs)");
-  moe::require(opt.fault.empty() || (sc.dispatchImpl != moe::DispatchImpl::Phased &&
-                                     sc.dispatchImpl != moe::DispatchImpl::Flat),
-               "--fault",
-               "needs the streaming design (--impl streaming, both or all): the faults are "
-               "planted in the streaming combine, which the phased and flat designs do not run");
+  moe::require(opt.fault.empty() || runsStreamingCombine(sc.dispatchImpl), "--fault",
+               faultNeedsStreamingCombine());
   const moe::Fault fault = moe::faultFromName(opt.fault).value_or(moe::Fault::None);
   // A planted fault asks for a diagnosis, and a deadlock depends only on the protocol and
   // its timing, which payload "none" runs unchanged (same events, same diagnosis). Moving

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/plan/real_operator_limits.h"
+#include "core/run/design_registry.h"
 #include "core/util/format_digest.h"
 
 namespace moesim {
@@ -148,7 +149,8 @@ void printBuffersAndPosts(std::ostream& out, const RunReport& r) {
     out << run.design << ": dispatch comm buffers "
         << fmt("%.2f", static_cast<double>(run.buffers.dispatchBytes) / (1 << 20)) << " MiB over "
         << sc.cluster.ranks() << " cards";
-    if (r.runs[i]->impl() == DispatchImpl::Streaming)
+    // The designs with ring queues (rings.queue_chunks is one of their knobs): how full.
+    if (designEntry(r.runs[i]->designId()).reads("rings.queue_chunks"))
       out << ", peak ring occupancy " << run.buffers.peakRingOccupancy << " of "
           << std::max(sc.rings.dispatch.chunkBytes * sc.rings.dispatch.queueChunks,
                       sc.rings.combine.chunkBytes * sc.rings.combine.queueChunks)

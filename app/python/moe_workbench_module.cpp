@@ -59,7 +59,7 @@ py::tuple run(const py::object& scenario, const py::object& impl, bool verify) {
   moe::Scenario sc = scenarioFrom(scenario);
   if (!impl.is_none()) {
     const std::string i = impl.cast<std::string>();
-    const auto parsed = moe::dispatchImplFromName(i);
+    const auto parsed = moe::DesignSelection::fromName(i);
     if (!parsed) {
       std::string list;
       for (const std::string& n : moe::enumSpellings("dispatch_impl"))

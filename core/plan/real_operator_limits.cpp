@@ -129,18 +129,13 @@ void checkEntry(const Scenario& sc, const OperatorEntry& e, const std::string& c
 
 }  // namespace
 
-std::vector<std::string> commAlgsFor(DispatchImpl impl) {
-  switch (impl) {
-    case DispatchImpl::Flat:
-      return {"fullmesh"};
-    case DispatchImpl::All:
-      return {"hierarchy", "fullmesh"};
-    case DispatchImpl::Phased:
-    case DispatchImpl::Streaming:
-    case DispatchImpl::Both:
-      return {"hierarchy"};
+std::vector<std::string> commAlgsFor(const DesignSelection& designs) {
+  std::vector<std::string> algs;
+  for (Design d : designs.designs()) {
+    const std::string alg(designInfo(d).commAlg);
+    if (!alg.empty() && std::find(algs.begin(), algs.end(), alg) == algs.end()) algs.push_back(alg);
   }
-  return {};
+  return algs;
 }
 
 bool entryApplies(const Scenario& sc, const OperatorEntry& e) {

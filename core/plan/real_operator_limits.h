@@ -21,9 +21,9 @@ struct LimitWarning {
   std::string message;
 };
 
-// The A2 communication algorithm each design corresponds to: the hierarchical designs
-// (phased, streaming) to "hierarchy", the flat design to "fullmesh". In design order.
-std::vector<std::string> commAlgsFor(DispatchImpl impl);
+// The A2 communication algorithms of the selection's designs (the design table's commAlg:
+// phased and streaming "hierarchy", flat "fullmesh"), each once, in report order.
+std::vector<std::string> commAlgsFor(const DesignSelection& designs);
 
 // Whether table entry e describes an operator call this scenario makes: its product, an
 // operator the layer calls (CombineV2 or CombineAddRmsNorm by combine.add_rms_norm;

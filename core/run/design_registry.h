@@ -1,9 +1,11 @@
 #pragma once
-// Every design the product emulates, one entry each: its name and description, its workload,
-// its stages in run order with their kernels, which scenario knobs change it, and its memory
-// rule. The run factory, the layer's host program, the memory check, the CLI's choices, the
-// `designs` listing, the sweep, the tuner and fidelity read this table; adding a design is
-// its kernels, its reference and one entry here (docs/ARCHITECTURE.md).
+// Every design the product emulates, one entry each: its description, its stages in run
+// order with their kernels, which scenario knobs change it, and its memory rule. Its identity
+// (enum value, name, workload, communication algorithm, ...) is the design table's row
+// (core/scenario/design_table.h), which the entry copies its name and workload from. The run
+// factory, the layer's host program, the memory check, the `designs` listing, the sweep and
+// the verification read this table; adding a design is its kernels, its reference, its row
+// in the design table and one entry here (docs/ARCHITECTURE.md).
 
 #include <string_view>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "core/run/design_memory.h"
 #include "core/runtime/layer_context.h"
 #include "core/runtime/stage_report.h"
+#include "core/scenario/design_table.h"
 
 namespace moe {
 
@@ -30,17 +33,23 @@ struct DesignStage {
 
 struct DesignEntry {
   Design design;
-  std::string_view name;         // "streaming": the CLI, the scenario JSON, sweep rows, the GUI
   std::string_view description;  // one line for help texts and listings
-  WorkloadKind workload;
   std::vector<DesignStage> stages;
   // The scenario fields (JSON paths) whose value changes this design's run beyond the
   // shape every design shares; a test checks that no other knob does.
   std::vector<std::string_view> knobs;
   // The MoE layer's designs: the communication buffers they reserve and write.
   DesignMemory (*memory)(const Scenario&, int placePerRank) = nullptr;
-  // The MoE layer's designs: the scenario's dispatch_impl value that runs this design alone.
-  DispatchImpl impl = DispatchImpl::Both;
+  // The MoE layer's designs: how many token channels dispatch splits a rank's tokens into
+  // (LayerContext::channels); nothing: one.
+  int (*dispatchChannels)(const Scenario&) = nullptr;
+
+  // From the design table's row: "streaming" and the workload it belongs to.
+  std::string_view name = {};
+  WorkloadKind workload = WorkloadKind::MoeLayer;
+
+  // Whether the scenario field `knob` (a JSON path) is one of this design's knobs.
+  bool reads(std::string_view knob) const;
 };
 
 // In report order: phased, streaming, flat, pipelined, sequential.

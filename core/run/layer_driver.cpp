@@ -5,14 +5,6 @@
 
 namespace moe {
 
-namespace {
-const DesignEntry& layerDesign(DispatchImpl impl) {
-  for (const DesignEntry& e : designRegistry())
-    if (e.workload == WorkloadKind::MoeLayer && e.impl == impl) return e;
-  throw std::logic_error("LayerRun runs one dispatch design at a time");
-}
-}  // namespace
-
 // The host program of one layer: the design's stages in order, each a kernel launch and a
 // stream sync (see StageRunner). Between notify and dispatch the host learns the receive
 // sizes and allocates the outputs, as after DeepEP's notify; dispatch's buffers are freed
@@ -20,7 +12,7 @@ const DesignEntry& layerDesign(DispatchImpl impl) {
 Task LayerRun::driver() {
   LayerContext& c = *ctx_;
   c.dropConsumedRows = freeWhenDead_;
-  for (const DesignStage& stage : layerDesign(impl_).stages) {
+  for (const DesignStage& stage : designEntry(design_).stages) {
     if (stage.id == StageId::Dispatch) allocateDispatchOutputs();
     co_await stages_->run(stage.id, std::string(stage.name),
                           [&c, launch = stage.layer](Latch& l) { launch(c, l); });

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "core/kernels/dispatch_common.h"
-#include "core/plan/dispatch_tiling.h"
+#include "core/run/design_registry.h"
 #include "core/run/expert_balance.h"
 #include "core/run/layer_args.h"
 #include "core/scenario/scenario_json.h"
@@ -26,15 +26,15 @@ std::vector<T> hostRead(const Buffer* b) {
 }
 }  // namespace
 
-LayerRun::LayerRun(const ResolvedScenario& rs, DispatchImpl impl, Fault fault)
-    : sc_(rs.scenario()), impl_(impl), gating_(rs.gating()) {
-  if (impl != DispatchImpl::Phased && impl != DispatchImpl::Streaming && impl != DispatchImpl::Flat)
-    throw std::logic_error("LayerRun runs one dispatch design at a time");
+LayerRun::LayerRun(const ResolvedScenario& rs, Design design, Fault fault)
+    : sc_(rs.scenario()), design_(design), gating_(rs.gating()) {
+  if (workloadOf(design) != WorkloadKind::MoeLayer)
+    throw std::logic_error("LayerRun runs one design of the MoE layer");
   if (!gating_) throw std::logic_error("LayerRun needs a scenario resolved for the MoE layer");
   emu_ = std::make_unique<Emulation>(sc_);
   ctx_ = std::make_unique<LayerContext>(*emu_, rs.placePerRank(), scenarioTable(sc_).second);
   ctx_->fault = fault;
-  if (impl == DispatchImpl::Streaming) ctx_->channels = dispatchRdmaChannels(sc_);
+  if (const auto channels = designEntry(design).dispatchChannels) ctx_->channels = channels(sc_);
   ctx_->instanceLogical = instanceToLogical(sc_, ctx_->ranks * ctx_->placePerRank);
   stages_ = std::make_unique<StageRunner>(*emu_);
   allocateInputs();
@@ -125,7 +125,7 @@ bool LayerRun::finished() const {
 }
 
 std::string LayerRun::design() const {
-  return toString(impl_);
+  return std::string(designName(design_));
 }
 
 std::vector<DispatchOutput> LayerRun::dispatchOutputs(bool withRows) const {

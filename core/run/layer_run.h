@@ -27,11 +27,11 @@ namespace moe {
 
 class LayerRun : public SteppableRun {
  public:
-  // impl must be Phased or Streaming.
-  LayerRun(const ResolvedScenario& rs, DispatchImpl impl, Fault fault = Fault::None);
+  // design must be one of the MoE layer's.
+  LayerRun(const ResolvedScenario& rs, Design design, Fault fault = Fault::None);
   ~LayerRun() override;
 
-  DispatchImpl impl() const { return impl_; }
+  Design designId() const { return design_; }
   Emulation& emulation() override { return *emu_; }
   const Emulation& emulation() const override { return *emu_; }
   const LayerContext& context() const { return *ctx_; }
@@ -98,7 +98,7 @@ class LayerRun : public SteppableRun {
   std::uint64_t expertOutputsHash() const;
 
   Scenario sc_;
-  DispatchImpl impl_;
+  Design design_;
   std::shared_ptr<const std::vector<RankGating>> gating_;
   std::unique_ptr<Emulation> emu_;
   std::unique_ptr<LayerContext> ctx_;

@@ -9,6 +9,7 @@
 
 #include "core/reference/combine_reference.h"
 #include "core/reference/dispatch_quant.h"
+#include "core/run/design_registry.h"
 #include "core/scenario/scenario_enums.h"
 
 namespace moe {
@@ -208,15 +209,17 @@ std::vector<VerificationCheck> verifyExperts(const LayerRun& run, const Referenc
   return checks;
 }
 
-// Whether this run's combine partials cross the wire in bf16.
+// Whether this run's combine partials cross the wire in bf16: the scenario asks for it and
+// the design reads the knob.
 static bool bf16Partials(const LayerRun& run) {
-  return run.impl() == DispatchImpl::Streaming &&
+  return designEntry(run.designId()).reads("combine.partial_dtype") &&
          run.scenario().combine.partialDtype == PartialDtype::Bf16;
 }
 
 // Whether this run's combine senders sum a token's local experts into one bf16 row.
 static bool summedExpertRows(const LayerRun& run) {
-  return run.impl() == DispatchImpl::Streaming && run.scenario().combine.sumLocalExperts;
+  return designEntry(run.designId()).reads("combine.sum_local_experts") &&
+         run.scenario().combine.sumLocalExperts;
 }
 
 // Rank r's plain combine output, token by token (a whole rank's reference would be

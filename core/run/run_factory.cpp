@@ -23,14 +23,22 @@ void requireWorkload(const ResolvedScenario& rs, Design design) {
   rule += offered;
   throw InputError("design", rule);
 }
+
+// "phased and flat": the MoE layer's designs a fault cannot be planted in.
+std::string withoutStreamingCombine() {
+  std::vector<std::string> names;
+  for (Design d : designsOf(WorkloadKind::MoeLayer))
+    if (!designInfo(d).streamingCombine) names.emplace_back(designName(d));
+  return nameList(names, "and");
+}
 }  // namespace
 
 std::unique_ptr<LayerRun> makeLayerRun(const ResolvedScenario& rs, Design design, Fault fault) {
   requireWorkload(rs, design);
-  require(
-      fault == Fault::None || design == Design::Streaming, "fault",
-      "faults are injected into the streaming combine; the phased and flat designs have no rings");
-  return std::make_unique<LayerRun>(rs, designEntry(design).impl, fault);
+  require(fault == Fault::None || designInfo(design).streamingCombine, "fault",
+          "faults are injected into the streaming combine; the " + withoutStreamingCombine() +
+              " designs have no rings");
+  return std::make_unique<LayerRun>(rs, design, fault);
 }
 
 std::unique_ptr<A2aMatmulRun> makeA2aMatmulRun(const ResolvedScenario& rs, Design design) {

@@ -115,7 +115,7 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
   std::vector<Design> designs = scenarioDesigns(r.scenario);
   // A fault is planted in the streaming combine: with "both", the phased run could only
   // repeat a layer that works, delaying the diagnosis the user asked for.
-  if (fault != Fault::None) designs = {Design::Streaming};
+  if (fault != Fault::None) designs = streamingCombineDesigns();
   // Each design's emulation is independent of the others (its own simulator, machine and
   // memory; the reference is only read), so running them at once changes no event, byte or
   // digest: results are gathered in the order of scenarioDesigns either way.

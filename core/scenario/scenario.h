@@ -10,12 +10,11 @@
 
 #include "core/machine/cluster_shape.h"
 #include "core/machine/hardware_profile.h"
+#include "core/scenario/design_table.h"
 
 namespace moe {
 
 enum class RoutingKind { Uniform, PowerLaw, Hotspot, GroupLimited, Trace };
-// Both: phased then streaming (the two hierarchical designs); All: phased, streaming, flat.
-enum class DispatchImpl { Phased, Streaming, Flat, Both, All };
 // How dispatch carries a token row: bf16, or fp8 (E4M3, 1 B per element) plus one fp32
 // scale per 128 elements, as DeepEP's FP8 dispatch. Combine always carries bf16.
 enum class DispatchDtype { Bf16, Fp8, Int8 };
@@ -133,12 +132,6 @@ struct CombineConfig {
   bool operator==(const CombineConfig&) const = default;
 };
 
-// Which workload `moe-sim run` emulates. The MoE layer is the default; the fused
-// AlltoAll-Matmul-ReduceScatter operator (DESIGN.md §3.6) is a separate workload on the same
-// machine. Its shape rules (divisibility, L1/L0/UB fit) live with the operator, in
-// core/reference/a2a_matmul_rs.h, because they need the hardware profile.
-enum class WorkloadKind { MoeLayer, AlltoallMatmulRs };
-
 struct WorkloadConfig {
   WorkloadKind kind = WorkloadKind::MoeLayer;
   // AlltoAll-Matmul-ReduceScatter: global A[m, k] x W[k, n] over `ranks` cards (one server
@@ -167,7 +160,9 @@ struct Scenario {
   RingTilings rings;
   CombineConfig combine;
   PayloadMode payload = PayloadMode::Full;
-  DispatchImpl dispatchImpl = DispatchImpl::Both;
+  // The MoE layer's designs to run (JSON dispatch_impl): one, or "both" (phased, then
+  // streaming) or "all" (core/scenario/design_table.h).
+  DesignSelection dispatchImpl = DesignSelection::both();
   // Upper bound on the observation event log (records); older records are dropped.
   std::int64_t eventLogCapacity = 1 << 20;
   // Bandwidth shares are re-solved at most once per this many ns (0: at every transfer start

@@ -23,16 +23,12 @@ std::optional<E> fromName(const EnumName<E> (&names)[N], std::string_view name) 
 std::vector<std::string> enumSpellings(std::string_view path) {
   if (path == "routing.distribution") return spellings(kRoutingNames);
   if (path == "payload") return spellings(kPayloadNames);
-  if (path == "dispatch_impl") return spellings(kImplNames);
+  if (path == "dispatch_impl") return designSelectionSpellings();
   if (path == "model.dispatch_dtype") return spellings(kDtypeNames);
   if (path == "eplb.table_from") return spellings(kTableSourceNames);
   if (path == "combine.partial_dtype") return spellings(kPartialDtypeNames);
   if (path == "workload.kind") return spellings(kWorkloadNames);
   return {};
-}
-
-std::optional<DispatchImpl> dispatchImplFromName(std::string_view name) {
-  return fromName(kImplNames, name);
 }
 
 std::optional<WorkloadKind> workloadFromName(std::string_view name) {
@@ -44,9 +40,6 @@ std::string toString(RoutingKind k) {
 }
 std::string toString(PayloadMode m) {
   return enumName(kPayloadNames, m);
-}
-std::string toString(DispatchImpl d) {
-  return enumName(kImplNames, d);
 }
 std::string toString(DispatchDtype d) {
   return enumName(kDtypeNames, d);

@@ -1,8 +1,7 @@
 #pragma once
 // The JSON spellings of the scenario's enumerated fields, in one table per enum: the reader,
 // the writer, the CLI's choices, the Python module and the workbench's editor all take them
-// from here. (The design names of dispatch_impl agree with the design registry; a test
-// checks it.)
+// from here. (dispatch_impl's spellings come from the design table, design_table.h.)
 
 #include <optional>
 #include <string>
@@ -27,11 +26,6 @@ inline constexpr EnumName<RoutingKind> kRoutingNames[] = {
     {RoutingKind::Trace, "trace"}};
 inline constexpr EnumName<PayloadMode> kPayloadNames[] = {{PayloadMode::Full, "full"},
                                                           {PayloadMode::None, "none"}};
-inline constexpr EnumName<DispatchImpl> kImplNames[] = {{DispatchImpl::Phased, "phased"},
-                                                        {DispatchImpl::Streaming, "streaming"},
-                                                        {DispatchImpl::Flat, "flat"},
-                                                        {DispatchImpl::Both, "both"},
-                                                        {DispatchImpl::All, "all"}};
 inline constexpr EnumName<DispatchDtype> kDtypeNames[] = {
     {DispatchDtype::Bf16, "bf16"}, {DispatchDtype::Fp8, "fp8"}, {DispatchDtype::Int8, "int8"}};
 inline constexpr EnumName<EplbTableSource> kTableSourceNames[] = {
@@ -48,7 +42,6 @@ inline constexpr EnumName<WorkloadKind> kWorkloadNames[] = {
 std::vector<std::string> enumSpellings(std::string_view path);
 
 // The value spelled `name`, or nothing.
-std::optional<DispatchImpl> dispatchImplFromName(std::string_view name);
 std::optional<WorkloadKind> workloadFromName(std::string_view name);
 
 template <typename E, std::size_t N>
@@ -61,7 +54,6 @@ std::string enumName(const EnumName<E> (&names)[N], E v) {
 // Enum spellings used in JSON.
 std::string toString(RoutingKind k);
 std::string toString(PayloadMode m);
-std::string toString(DispatchImpl d);
 std::string toString(DispatchDtype d);
 std::string toString(WorkloadKind w);
 std::string toString(EplbTableSource t);

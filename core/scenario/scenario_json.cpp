@@ -43,6 +43,21 @@ void readEnum(const json& obj, const std::string& objPath, std::string_view key,
   throw InputError(path, "must be one of: " + list + " (got \"" + s + "\")");
 }
 
+// dispatch_impl: one design of the MoE layer or a named set, as the design table spells them.
+void readDesignSelection(const json& obj, std::string_view key, DesignSelection& out) {
+  const json* m = jf::member(obj, key);
+  if (!m) return;
+  const std::string path = jf::child("", key);
+  const std::string s = jf::string(*m, path);
+  if (const auto sel = DesignSelection::fromName(s)) {
+    out = *sel;
+    return;
+  }
+  std::string list;
+  for (const std::string& n : designSelectionSpellings()) list += (list.empty() ? "" : ", ") + n;
+  throw InputError(path, "must be one of: " + list + " (got \"" + s + "\")");
+}
+
 template <typename T>
 void readInt(const json& obj, const std::string& objPath, std::string_view key, T& out,
              std::int64_t lo, std::int64_t hi) {
@@ -264,7 +279,7 @@ Scenario scenarioFromJson(const json& j) {
   if (jf::member(j, "combine")) readCombine(j, s);
 
   readEnum(j, "", "payload", kPayloadNames, s.payload);
-  readEnum(j, "", "dispatch_impl", kImplNames, s.dispatchImpl);
+  readDesignSelection(j, "dispatch_impl", s.dispatchImpl);
   readInt(j, "", "event_log_capacity", s.eventLogCapacity, 1024, std::int64_t{1} << 26);
   readInt(j, "", "bandwidth_update_ns", s.bandwidthUpdateNs, 0, 10000);
 
@@ -325,7 +340,7 @@ json scenarioToJson(const Scenario& s) {
                   {"ub_window_rows", s.combine.ubWindowRows},
                   {"sum_local_experts", s.combine.sumLocalExperts}};
   j["payload"] = toString(s.payload);
-  j["dispatch_impl"] = toString(s.dispatchImpl);
+  j["dispatch_impl"] = std::string(s.dispatchImpl.name());
   j["event_log_capacity"] = s.eventLogCapacity;
   j["bandwidth_update_ns"] = s.bandwidthUpdateNs;
   j["workload"] = {{"kind", toString(s.workload.kind)},

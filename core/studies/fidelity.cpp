@@ -90,7 +90,7 @@ std::vector<FidelityCase> deepEpCases(const HardwareProfile& profile, int normal
     c.scenario = baseScenario(profile, ep, normalTokens);
     Scenario& s = c.scenario;
     s.name = "deepep-normal-ep" + std::to_string(ep);
-    s.dispatchImpl = DispatchImpl::Streaming;
+    s.dispatchImpl = c.design;
     // DeepEP's 24 SMs as 8 sender + 8 forwarder + 8 receiver, on one server too: there the
     // dispatch forwarder has nothing to do, but the streaming combine still sums each
     // token's partials on forwarder cores (one forwarder per card made it the bottleneck:
@@ -125,7 +125,7 @@ std::vector<FidelityCase> deepEpCases(const HardwareProfile& profile, int normal
     c.scenario = baseScenario(profile, ep, 128);
     Scenario& s = c.scenario;
     s.name = "deepep-low-latency-ep" + std::to_string(ep);
-    s.dispatchImpl = DispatchImpl::Flat;
+    s.dispatchImpl = c.design;
     s.routing.kind = RoutingKind::Uniform;  // test_low_latency.py: plain top-8
     s.rings.setBoth(&RingTiling::senderCores, 12);
     s.rings.setBoth(&RingTiling::forwarderCores, 1);  // the flat design has no forwarder
@@ -173,7 +173,7 @@ std::vector<FidelityCase> ascendA3Cases(const HardwareProfile& profile, int norm
     s.cluster.cardsPerServer = ep;
     s.hardware.cardsPerServer = ep;
     s.model.dispatchDtype = DispatchDtype::Int8;
-    s.dispatchImpl = DispatchImpl::Flat;
+    s.dispatchImpl = c.design;
     s.routing.kind = RoutingKind::Uniform;  // plain top-8 of random scores
     // 48 AIV cores per die: 24 senders and 23 receivers (the flat design leaves the
     // forwarder slot idle).

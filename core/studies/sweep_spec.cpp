@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 
 #include "core/machine/hardware_profile.h"
 #include "core/scenario/scenario_json.h"
@@ -215,13 +216,15 @@ SweepSpec sweepFromJson(const json& j, const std::string& baseDir) {
   if (j.contains("designs")) {
     const json& d = j["designs"];
     require(d.is_array() && !d.empty(), "designs", "must be a non-empty list of design names");
-    std::vector<bool> wanted(4, false);
+    std::vector<bool> wanted(std::size(kDesigns), false);
     for (std::size_t i = 0; i < d.size(); ++i) {
       const std::string path = jsonf::index("designs", i);
       const std::string name = jsonf::string(d[i], path, 64);
       const auto design = designFromName(name);
+      std::vector<std::string> every;
+      for (const DesignInfo& row : kDesigns) every.emplace_back(row.name);
       require(design.has_value(), path,
-              "\"" + name + "\" is not a design (phased, streaming, pipelined, sequential)");
+              "\"" + name + "\" is not a design (" + nameList(every, "or") + ")");
       require(workloadOf(*design) == workload, path,
               "\"" + name + "\" is not a design of the base scenario's workload (" +
                   toString(workload) + ")");

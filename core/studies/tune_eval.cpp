@@ -91,7 +91,7 @@ TuneEval evaluateTuneRun(const Scenario& sc, const TuneKnobs& k, TuneObjective o
 
 // The design's name in the run log.
 const char* tuneLogDesign(Design d) {
-  return d == Design::Phased ? "phased" : "streaming";
+  return designName(d).data();  // the design table's names are string literals
 }
 
 }  // namespace moe

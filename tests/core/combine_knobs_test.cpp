@@ -26,7 +26,7 @@ Scenario tinyScenario(int servers, int cardsPerServer) {
 }
 
 std::unique_ptr<LayerRun> runStreaming(const Scenario& s) {
-  auto run = std::make_unique<LayerRun>(ResolvedScenario::resolve(s), DispatchImpl::Streaming);
+  auto run = std::make_unique<LayerRun>(ResolvedScenario::resolve(s), Design::Streaming);
   run->runToEnd();
   return run;
 }
@@ -267,7 +267,7 @@ TEST(CombineKnobs, SendersOfEveryCardSpreadOverTheServersPorts) {
   s.model.topk = 8;
   s.routing.kind = RoutingKind::Uniform;
   s.payload = PayloadMode::None;
-  s.dispatchImpl = DispatchImpl::Streaming;
+  s.dispatchImpl = Design::Streaming;
   s.rings.setBoth(RingTiling{98304, 16, 8, 8, 8});
   const auto run = runStreaming(s);
   ASSERT_TRUE(run->finished()) << run->emulation().deadlockDiagnosis();

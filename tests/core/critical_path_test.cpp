@@ -142,9 +142,9 @@ TEST(CriticalPath, CoversEveryStageOfALayerWithoutChangingTheRun) {
   Scenario sc = test::smallStreamingScenario(2, 2, "critical-path");
   sc.model.hidden = 64;
   const ResolvedScenario rs = ResolvedScenario::resolve(sc);
-  LayerRun plain(rs, DispatchImpl::Streaming);
+  LayerRun plain(rs, Design::Streaming);
   plain.runToEnd();
-  LayerRun traced(rs, DispatchImpl::Streaming);
+  LayerRun traced(rs, Design::Streaming);
   CausalLog log(traced.emulation().machine().coreCount());
   traced.emulation().machine().setCausalLog(&log);
   traced.runToEnd();

@@ -1,10 +1,12 @@
-// The design registry is the one list of designs: its names are the scenario's spellings,
-// its stages are what a run reports, and its knob lists are honest: a scenario field outside
-// a design's list leaves that design's run unchanged, byte for byte.
+// The design registry has one entry per row of the design table, in its order: its names
+// are the scenario's spellings, its stages are what a run reports, and its knob lists are
+// honest: a scenario field outside a design's list leaves that design's run unchanged, byte
+// for byte.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -22,21 +24,34 @@ using moe::Design;
 using moe::DesignEntry;
 using nlohmann::json;
 
-TEST(DesignRegistry, EveryLayerDesignIsASpellingOfDispatchImplAndRunsAlone) {
-  const std::vector<std::string> spellings = moe::enumSpellings("dispatch_impl");
-  for (const DesignEntry& e : moe::designRegistry()) {
-    EXPECT_EQ(moe::designName(e.design), e.name);
-    EXPECT_EQ(moe::designFromName(e.name), e.design);
+TEST(DesignRegistry, EveryRowOfTheDesignTableHasOneEntryInTheSameOrder) {
+  const std::vector<DesignEntry>& registry = moe::designRegistry();
+  ASSERT_EQ(registry.size(), std::size(moe::kDesigns));
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    const DesignEntry& e = registry[i];
+    const moe::DesignInfo& row = moe::kDesigns[i];
+    EXPECT_EQ(e.design, row.design) << row.name << " is out of the table's order";
+    EXPECT_EQ(&moe::designEntry(row.design), &e);
+    EXPECT_EQ(e.name, row.name);
+    EXPECT_EQ(e.workload, row.workload) << e.name;
     EXPECT_FALSE(e.stages.empty()) << e.name;
     EXPECT_FALSE(e.description.empty()) << e.name;
     if (e.workload != moe::WorkloadKind::MoeLayer) continue;
-    EXPECT_NE(std::find(spellings.begin(), spellings.end(), std::string(e.name)), spellings.end())
-        << e.name << " is not accepted by dispatch_impl";
-    EXPECT_EQ(moe::toString(e.impl), e.name);
-    moe::Scenario sc;
-    sc.dispatchImpl = e.impl;
-    EXPECT_EQ(moe::scenarioDesigns(sc), std::vector<Design>{e.design});
     ASSERT_NE(e.memory, nullptr) << e.name << " needs a memory rule";
+    // dispatch_impl runs the design alone under its own name.
+    moe::Scenario sc;
+    sc.dispatchImpl = *moe::DesignSelection::fromName(e.name);
+    EXPECT_EQ(moe::scenarioDesigns(sc), std::vector<Design>{e.design});
+  }
+}
+
+// A design whose combine is the streaming one reads the streaming combine's knobs, and no
+// other design does: the verification reads bf16 partials and summed rows off these lists.
+TEST(DesignRegistry, TheStreamingCombineKnobsBelongToTheStreamingCombineDesigns) {
+  for (const DesignEntry& e : moe::designRegistry()) {
+    const bool streaming = moe::designInfo(e.design).streamingCombine;
+    EXPECT_EQ(e.reads("combine.partial_dtype"), streaming) << e.name;
+    EXPECT_EQ(e.reads("combine.sum_local_experts"), streaming) << e.name;
   }
 }
 

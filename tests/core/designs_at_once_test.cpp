@@ -35,7 +35,7 @@ Outputs runWith(const Scenario& sc, unsigned threads) {
 }
 
 TEST(DesignsAtOnce, BothAndAllGiveTheSameBytesAsOneDesignAfterTheOther) {
-  for (DispatchImpl impl : {DispatchImpl::Both, DispatchImpl::All}) {
+  for (DesignSelection impl : {DesignSelection::both(), DesignSelection::all()}) {
     Scenario sc = test::smallStreamingScenario(2, 4);
     sc.dispatchImpl = impl;
     const Outputs seq = runWith(sc, 1);
@@ -54,7 +54,7 @@ TEST(DesignsAtOnce, BothAndAllGiveTheSameBytesAsOneDesignAfterTheOther) {
 
 TEST(DesignsAtOnce, ProgressReportsComeOneAtATimeFromEveryDesign) {
   Scenario sc = test::smallStreamingScenario(2, 4);
-  sc.dispatchImpl = DispatchImpl::Both;
+  sc.dispatchImpl = DesignSelection::both();
   sc.model.tokensPerRank = 256;  // enough events for a report every 2^16 of them
   int inside = 0, overlaps = 0;
   std::set<std::string> designs;

@@ -31,7 +31,7 @@ Scenario smallScenario(int servers, int cardsPerServer) {
 }
 
 std::unique_ptr<LayerRun> runStreaming(const Scenario& s) {
-  auto run = std::make_unique<LayerRun>(ResolvedScenario::resolve(s), DispatchImpl::Streaming);
+  auto run = std::make_unique<LayerRun>(ResolvedScenario::resolve(s), Design::Streaming);
   run->runToEnd();
   return run;
 }

@@ -96,7 +96,7 @@ TEST(ExpertBalance, LayerWithRedundantExpertsMatchesEveryReferenceInBothDesigns)
     s.eplb.balanceMode = mode;
     auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(s));
     const ReferenceLayer ref = computeReference(ResolvedScenario::resolve(s, gating));
-    for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming}) {
+    for (Design impl : {Design::Phased, Design::Streaming}) {
       LayerRun run(ResolvedScenario::resolve(s, gating), impl);
       run.runToEnd();
       ASSERT_TRUE(run.finished()) << run.emulation().deadlockDiagnosis();
@@ -116,8 +116,8 @@ TEST(ExpertBalance, TokensSentToDifferentReplicasOfOneExpertGetTheSameOutput) {
   single.eplb.tableFrom = EplbTableSource::Explicit;
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(replicated));
 
-  LayerRun a(ResolvedScenario::resolve(replicated, gating), DispatchImpl::Streaming);
-  LayerRun b(ResolvedScenario::resolve(single, gating), DispatchImpl::Streaming);
+  LayerRun a(ResolvedScenario::resolve(replicated, gating), Design::Streaming);
+  LayerRun b(ResolvedScenario::resolve(single, gating), Design::Streaming);
   a.runToEnd();
   b.runToEnd();
   ASSERT_TRUE(a.finished() && b.finished());

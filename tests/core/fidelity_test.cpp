@@ -135,7 +135,7 @@ TEST(FidelityCases, AscendA3ShapesRunFlatInOneUbDomainWithInt8Dispatch) {
     EXPECT_EQ(s.profileName, "atlas-a3-superpod");
     EXPECT_EQ(s.hardware.product, "A3");
     EXPECT_EQ(c.design, Design::Flat);
-    EXPECT_EQ(s.dispatchImpl, DispatchImpl::Flat);
+    EXPECT_EQ(s.dispatchImpl, Design::Flat);
     EXPECT_EQ(s.cluster.servers, 1) << "no RDMA tier inside the supernode";
     EXPECT_EQ(s.cluster.ranks(), c.ep);
     EXPECT_EQ(s.model.dispatchDtype, DispatchDtype::Int8);

@@ -35,7 +35,7 @@ Scenario small(int servers, int cardsPerServer) {
   return s;
 }
 
-std::unique_ptr<LayerRun> runChecked(const Scenario& s, DispatchImpl impl) {
+std::unique_ptr<LayerRun> runChecked(const Scenario& s, Design impl) {
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(s));
   auto run = std::make_unique<LayerRun>(ResolvedScenario::resolve(s, gating), impl);
   run->runToEnd();
@@ -43,7 +43,7 @@ std::unique_ptr<LayerRun> runChecked(const Scenario& s, DispatchImpl impl) {
   const ReferenceLayer ref = computeReference(ResolvedScenario::resolve(s, gating));
   int checks = 0;
   for (const VerificationCheck& c : run->verify(ref)) {
-    EXPECT_TRUE(c.ok) << toString(impl) << ": " << c.name << ": " << c.detail;
+    EXPECT_TRUE(c.ok) << designName(impl) << ": " << c.name << ": " << c.detail;
     ++checks;
   }
   EXPECT_GE(checks, 5);  // run, update-expert, layout, dispatch, experts, combine, protocol
@@ -139,8 +139,8 @@ TEST(Fp8Dispatch, ScenarioFieldIsValidatedWithItsPath) {
 }
 
 TEST(FlatDesign, OneAndTwoServersMatchTheReferencesInFullPayload) {
-  runChecked(small(1, 4), DispatchImpl::Flat);
-  const auto run = runChecked(small(2, 4), DispatchImpl::Flat);
+  runChecked(small(1, 4), Design::Flat);
+  const auto run = runChecked(small(2, 4), Design::Flat);
   EXPECT_GT(run->emulation().machine().rdmaPosts, 0);
 }
 
@@ -148,13 +148,13 @@ TEST(FlatDesign, SharedExpertAndAddRmsNormMatch) {
   Scenario s = small(2, 2);
   s.combine.sharedExpert = true;
   s.combine.addRmsNorm = true;
-  runChecked(s, DispatchImpl::Flat);
+  runChecked(s, Design::Flat);
 }
 
 TEST(FlatDesign, SendsEachRowOncePerRemoteRankWhereStreamingSendsItOncePerServer) {
   const Scenario s = small(2, 4);
-  const auto flat = runChecked(s, DispatchImpl::Flat);
-  const auto streaming = runChecked(s, DispatchImpl::Streaming);
+  const auto flat = runChecked(s, Design::Flat);
+  const auto streaming = runChecked(s, Design::Streaming);
   const RecordLayout rec = recordLayout(s);
   // NIC bytes of each dispatch, counted from the reference routing.
   const ReferenceLayer ref = computeReference(ResolvedScenario::resolve(s));
@@ -188,20 +188,19 @@ TEST(FlatDesign, SwitchFabricRunMatches) {
   s.profileName = "h800-nvswitch";
   s.hardware = builtinProfile("h800-nvswitch");
   s.hardware.cardsPerServer = 4;
-  runChecked(s, DispatchImpl::Flat);
-  runChecked(s, DispatchImpl::Streaming);
+  runChecked(s, Design::Flat);
+  runChecked(s, Design::Streaming);
 }
 
 TEST(Fp8Dispatch, EveryDesignMatchesInFullPayloadAndSendsFewerBytes) {
   Scenario s = small(2, 4);
   s.model.dispatchDtype = DispatchDtype::Fp8;
   s.combine.sharedExpert = true;  // the shared expert sees x itself, not its fp8 round trip
-  for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming, DispatchImpl::Flat})
-    runChecked(s, impl);
+  for (Design impl : {Design::Phased, Design::Streaming, Design::Flat}) runChecked(s, impl);
   Scenario b = s;
   b.model.dispatchDtype = DispatchDtype::Bf16;
-  const auto f8 = runChecked(s, DispatchImpl::Flat);
-  const auto b16 = runChecked(b, DispatchImpl::Flat);
+  const auto f8 = runChecked(s, Design::Flat);
+  const auto b16 = runChecked(b, Design::Flat);
   // Same records, fp8 ones smaller: the NIC bytes scale by the record sizes exactly.
   const double ratio = static_cast<double>(recordLayout(s).dispatchRecordBytes) /
                        static_cast<double>(recordLayout(b).dispatchRecordBytes);

@@ -23,7 +23,7 @@ bool allZero(const std::uint8_t* p, std::size_t n) {
   return std::all_of(p, p + n, [](std::uint8_t b) { return b == 0; });
 }
 
-Scenario smallFull(DispatchImpl impl) {
+Scenario smallFull(DesignSelection impl) {
   Scenario s;
   s.cluster.servers = 2;
   s.cluster.cardsPerServer = 4;
@@ -111,12 +111,12 @@ TEST(GmMemory, DeadBytesGiveTheirPagesBackAndNeighboursKeepTheirs) {
 }
 
 TEST(GmMemory, FreeingDeadTensorsKeepsDigestAndChecksOfBothDesigns) {
-  Scenario wide = smallFull(DispatchImpl::Streaming);  // rows of 8 KiB: pages go back mid-run
+  Scenario wide = smallFull(Design::Streaming);  // rows of 8 KiB: pages go back mid-run
   wide.model.hidden = 4096;
   wide.model.tokensPerRank = 64;
   wide.rings.setBoth(&RingTiling::chunkBytes, 65536);
-  for (const Scenario& base : {smallFull(DispatchImpl::Phased), wide}) {
-    for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming}) {
+  for (const Scenario& base : {smallFull(Design::Phased), wide}) {
+    for (Design impl : {Design::Phased, Design::Streaming}) {
       Scenario sc = base;
       sc.dispatchImpl = impl;
       const ResolvedScenario rs = ResolvedScenario::resolve(sc);
@@ -127,7 +127,7 @@ TEST(GmMemory, FreeingDeadTensorsKeepsDigestAndChecksOfBothDesigns) {
       freed.runToEnd();
       ASSERT_TRUE(freed.finished());
       EXPECT_TRUE(freed.settledThroughExperts());
-      EXPECT_EQ(freed.digest(), kept.digest()) << toString(impl);
+      EXPECT_EQ(freed.digest(), kept.digest()) << designName(impl);
       const auto a = kept.verify(ref), b = freed.verify(ref);
       ASSERT_EQ(a.size(), b.size());
       for (std::size_t i = 0; i < a.size(); ++i) {
@@ -155,7 +155,7 @@ TEST(GmMemory, FreeingDeadTensorsKeepsDigestAndChecksOfBothDesigns) {
 }
 
 TEST(GmMemory, EachDesignsMemoryIsFreedBeforeTheNextDesignStarts) {
-  Scenario sc = smallFull(DispatchImpl::Both);
+  Scenario sc = smallFull(DesignSelection::both());
   // One design after the other (threads 1), as a run does when both do not fit at once.
   const RunReport r = runScenario(ResolvedScenario::resolve(sc), true, Fault::None, {}, nullptr, 1);
   ASSERT_EQ(r.runs.size(), 2u);
@@ -169,9 +169,9 @@ TEST(GmMemory, EachDesignsMemoryIsFreedBeforeTheNextDesignStarts) {
 }
 
 TEST(GmMemory, PayloadNoneReservesNoGmForData) {
-  Scenario sc = smallFull(DispatchImpl::Streaming);
+  Scenario sc = smallFull(Design::Streaming);
   sc.payload = PayloadMode::None;
-  LayerRun run(ResolvedScenario::resolve(sc), DispatchImpl::Streaming);
+  LayerRun run(ResolvedScenario::resolve(sc), Design::Streaming);
   run.runToEnd();
   ASSERT_TRUE(run.finished());
   const Machine& m = run.emulation().machine();

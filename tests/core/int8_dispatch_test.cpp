@@ -101,16 +101,16 @@ TEST(Int8Dispatch, EveryDesignVerifiesInFullPayloadOnTwoServersOfEight) {
   const Scenario s = twoServersOfEight();
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(s));
   const ReferenceLayer ref = computeReference(ResolvedScenario::resolve(s, gating));
-  for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming, DispatchImpl::Flat}) {
+  for (Design impl : {Design::Phased, Design::Streaming, Design::Flat}) {
     LayerRun run(ResolvedScenario::resolve(s, gating), impl);
     run.runToEnd();
     ASSERT_TRUE(run.finished()) << run.emulation().deadlockDiagnosis();
     bool sawInt8Check = false;
     for (const VerificationCheck& c : run.verify(ref)) {
-      EXPECT_TRUE(c.ok) << toString(impl) << ": " << c.name << ": " << c.detail;
+      EXPECT_TRUE(c.ok) << designName(impl) << ": " << c.name << ": " << c.detail;
       sawInt8Check = sawInt8Check || c.name.find("int8") != std::string::npos;
     }
-    EXPECT_TRUE(sawInt8Check) << toString(impl) << ": the dispatch check names the int8 bound";
+    EXPECT_TRUE(sawInt8Check) << designName(impl) << ": the dispatch check names the int8 bound";
   }
 }
 

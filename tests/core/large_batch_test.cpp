@@ -28,7 +28,7 @@ Scenario largeBatch(int tokens, PayloadMode payload) {
   return s;
 }
 
-void expectRunMatchesReference(const Scenario& s, DispatchImpl impl) {
+void expectRunMatchesReference(const Scenario& s, Design impl) {
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(s));
   const ReferenceLayer ref = computeReference(ResolvedScenario::resolve(s, gating));
   LayerRun run(ResolvedScenario::resolve(s, gating), impl);
@@ -75,11 +75,11 @@ TEST(LargeBatch, FourThousandTokensOnTwoServersFullPayloadMatchReferenceInBothDe
   // Pruning with active tokens ending inside a later slice exercises the sliced keep-mask.
   s.eplb.pruningThreshold.assign(s.model.topk, 0.3f);
   s.eplb.activeTokens = 4096 - 700;
-  expectRunMatchesReference(s, DispatchImpl::Streaming);
-  expectRunMatchesReference(s, DispatchImpl::Phased);
+  expectRunMatchesReference(s, Design::Streaming);
+  expectRunMatchesReference(s, Design::Phased);
 }
 
 TEST(LargeBatch, EightThousandTokensPayloadNoneRunsTheProtocolAndMatchesCounts) {
   const Scenario s = largeBatch(8192, PayloadMode::None);
-  expectRunMatchesReference(s, DispatchImpl::Streaming);
+  expectRunMatchesReference(s, Design::Streaming);
 }

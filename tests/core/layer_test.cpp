@@ -41,9 +41,8 @@ BothRuns runBoth(const Scenario& s) {
   BothRuns b;
   auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(s));
   b.ref = computeReference(ResolvedScenario::resolve(s, gating));
-  b.phased = std::make_unique<LayerRun>(ResolvedScenario::resolve(s, gating), DispatchImpl::Phased);
-  b.streaming =
-      std::make_unique<LayerRun>(ResolvedScenario::resolve(s, gating), DispatchImpl::Streaming);
+  b.phased = std::make_unique<LayerRun>(ResolvedScenario::resolve(s, gating), Design::Phased);
+  b.streaming = std::make_unique<LayerRun>(ResolvedScenario::resolve(s, gating), Design::Streaming);
   b.phased->runToEnd();
   b.streaming->runToEnd();
   return b;
@@ -182,7 +181,7 @@ TEST(LayerUpdateExpert, RandomTablesBothModesAndPruningMatchReference) {
     }
     auto gating = std::make_shared<const std::vector<RankGating>>(generateGating(s));
     const ReferenceLayer ref = computeReference(ResolvedScenario::resolve(s, gating));
-    LayerRun run(ResolvedScenario::resolve(s, gating), DispatchImpl::Streaming);
+    LayerRun run(ResolvedScenario::resolve(s, gating), Design::Streaming);
     run.runToEnd();
     expectAllChecksPass(run, ref);
   }
@@ -194,8 +193,8 @@ TEST(LayerRun, PayloadNoneRunsTheSameProtocolWithoutMovingBytes) {
   none.payload = PayloadMode::None;
   auto g1 = std::make_shared<const std::vector<RankGating>>(generateGating(s));
   auto g2 = std::make_shared<const std::vector<RankGating>>(generateGating(none));
-  LayerRun full(ResolvedScenario::resolve(s, g1), DispatchImpl::Streaming),
-      empty(ResolvedScenario::resolve(none, g2), DispatchImpl::Streaming);
+  LayerRun full(ResolvedScenario::resolve(s, g1), Design::Streaming),
+      empty(ResolvedScenario::resolve(none, g2), Design::Streaming);
   full.runToEnd();
   empty.runToEnd();
   expectAllChecksPass(empty, computeReference(ResolvedScenario::resolve(none, g2)));
@@ -206,20 +205,20 @@ TEST(LayerRun, PayloadNoneRunsTheSameProtocolWithoutMovingBytes) {
 
 TEST(LayerRun, SameScenarioAndSeedGiveTheSameDigestAndAnotherSeedDoesNot) {
   const Scenario s = smallScenario(2, 4);
-  LayerRun a(ResolvedScenario::resolve(s), DispatchImpl::Streaming),
-      b(ResolvedScenario::resolve(s), DispatchImpl::Streaming);
+  LayerRun a(ResolvedScenario::resolve(s), Design::Streaming),
+      b(ResolvedScenario::resolve(s), Design::Streaming);
   a.runToEnd();
   b.runToEnd();
   EXPECT_EQ(a.digest(), b.digest());
   Scenario t = s;
   t.seed = 2;
-  LayerRun c(ResolvedScenario::resolve(t), DispatchImpl::Streaming);
+  LayerRun c(ResolvedScenario::resolve(t), Design::Streaming);
   c.runToEnd();
   EXPECT_NE(a.digest(), c.digest());
 }
 
 TEST(LayerRun, SteppingAdvancesTimeAndStagesInOrder) {
-  LayerRun run(ResolvedScenario::resolve(smallScenario(1, 4)), DispatchImpl::Streaming);
+  LayerRun run(ResolvedScenario::resolve(smallScenario(1, 4)), Design::Streaming);
   Time last = 0;
   std::vector<std::string> seen;
   while (run.step()) {

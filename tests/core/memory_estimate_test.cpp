@@ -26,7 +26,7 @@ std::int64_t peakGmPerCard(const LayerRun& run) {
 }  // namespace
 
 TEST(MemoryEstimate, TracksWhatEachDesignAllocatesOnTheDefaultScenario) {
-  for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming}) {
+  for (Design impl : {Design::Phased, Design::Streaming}) {
     Scenario sc;  // the default: 2 servers x 8 cards, power-law routing
     sc.dispatchImpl = impl;
     const int P = placePerRankOf(sc);
@@ -39,15 +39,15 @@ TEST(MemoryEstimate, TracksWhatEachDesignAllocatesOnTheDefaultScenario) {
     // power-law routing receives more, so the estimate may fall short of the peak, but not
     // by more than the receive buffers' skew. It never counts double what is allocated.
     EXPECT_GT(e.gmPerCard, actual / 2)
-        << toString(impl) << ": estimate " << e.gmPerCard << " B, allocated " << actual << " B";
-    EXPECT_LT(e.gmPerCard, actual * 2) << toString(impl);
+        << designName(impl) << ": estimate " << e.gmPerCard << " B, allocated " << actual << " B";
+    EXPECT_LT(e.gmPerCard, actual * 2) << designName(impl);
     EXPECT_LE(e.fixedGmPerCard, e.gmPerCard);
   }
 }
 
 TEST(MemoryEstimate, PayloadNoneHoldsOnlyMetadataOnTheHost) {
   Scenario full;
-  full.dispatchImpl = DispatchImpl::Streaming;
+  full.dispatchImpl = Design::Streaming;
   full.eventLogCapacity = 1024;  // the event log is the same in both modes: keep it small
   Scenario none = full;
   none.payload = PayloadMode::None;
@@ -137,7 +137,7 @@ TEST(MemoryEstimate, LargeRunsGetANoteAndTheDefaultDoesNot) {
 // The estimate counts every ring full at once (the worst case, e.g. a deadlock); a run holds
 // only the ring pages with unread data, so the gap is widest for the streaming design.
 TEST(MemoryEstimate, HostBytesTrackTheResidentGmOfARunThatFreesDeadTensors) {
-  for (DispatchImpl impl : {DispatchImpl::Phased, DispatchImpl::Streaming}) {
+  for (Design impl : {Design::Phased, Design::Streaming}) {
     Scenario sc;  // the default, at half the tokens to keep the test short
     sc.model.tokensPerRank = 64;
     sc.dispatchImpl = impl;
@@ -153,7 +153,7 @@ TEST(MemoryEstimate, HostBytesTrackTheResidentGmOfARunThatFreesDeadTensors) {
       if ((++events & 0x7ff) == 0)
         peak = std::max<std::uint64_t>(peak, run.emulation().machine().residentGmBytes());
     ASSERT_TRUE(run.finished());
-    EXPECT_LT(peak, gmEstimate) << toString(impl) << ": resident peak " << peak << " B, estimate "
+    EXPECT_LT(peak, gmEstimate) << designName(impl) << ": resident peak " << peak << " B, estimate "
                                 << gmEstimate << " B";
     std::uint64_t liveAtExperts = 0;
     const std::uint64_t row = static_cast<std::uint64_t>(sc.model.hidden) * 2;
@@ -161,7 +161,7 @@ TEST(MemoryEstimate, HostBytesTrackTheResidentGmOfARunThatFreesDeadTensors) {
       liveAtExperts += (static_cast<std::uint64_t>(t.recvRows) +
                         static_cast<std::uint64_t>(sc.model.tokensPerRank)) *
                        row;
-    EXPECT_GT(peak, liveAtExperts) << toString(impl) << ": resident peak " << peak
+    EXPECT_GT(peak, liveAtExperts) << designName(impl) << ": resident peak " << peak
                                    << " B, tensors live at the experts " << liveAtExperts << " B";
   }
 }

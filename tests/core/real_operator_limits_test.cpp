@@ -18,7 +18,7 @@
 namespace moe {
 namespace {
 
-Scenario a2(DispatchImpl impl = DispatchImpl::Both) {
+Scenario a2(DesignSelection impl = DesignSelection::both()) {
   Scenario sc;  // the default: ascend-910b3, 2 x 8 cards, BS 128, H 7168, 64 experts, top-8
   sc.dispatchImpl = impl;
   return sc;
@@ -53,12 +53,12 @@ TEST(RealOperatorLimits, ProfilesNameTheirProduct) {
 
 TEST(RealOperatorLimits, DefaultScenarioIsWithinEveryLimit) {
   EXPECT_TRUE(realOperatorWarnings(a2()).empty());
-  EXPECT_TRUE(realOperatorWarnings(a2(DispatchImpl::All)).empty());
+  EXPECT_TRUE(realOperatorWarnings(a2(DesignSelection::all())).empty());
   EXPECT_TRUE(realOperatorWarnings(a3()).empty());
 }
 
 TEST(RealOperatorLimits, A2FullmeshBatchAtMost256) {
-  Scenario sc = a2(DispatchImpl::Flat);
+  Scenario sc = a2(Design::Flat);
   sc.model.tokensPerRank = 512;
   const auto m = messagesFor(sc, "model.tokens_per_rank");
   ASSERT_EQ(m.size(), 2u);  // dispatch and combine
@@ -67,7 +67,7 @@ TEST(RealOperatorLimits, A2FullmeshBatchAtMost256) {
             "scenario has 512");
   EXPECT_TRUE(anyContains(m, "MoeDistributeCombineV2 on A2 (commAlg fullmesh)"));
   // The hierarchical designs map to commAlg hierarchy, which takes BS up to 512.
-  sc.dispatchImpl = DispatchImpl::Both;
+  sc.dispatchImpl = DesignSelection::both();
   EXPECT_TRUE(messagesFor(sc, "model.tokens_per_rank").empty());
 }
 
@@ -85,12 +85,12 @@ TEST(RealOperatorLimits, A2HierarchyEpWorldSize16To64) {
   const auto m = messagesFor(sc, "cluster.servers x cluster.cards_per_server");
   ASSERT_FALSE(m.empty());
   EXPECT_TRUE(anyContains(m, "accepts epWorldSize one of 16, 32, 64; this scenario has 128"));
-  sc.dispatchImpl = DispatchImpl::Flat;  // fullmesh lists 128
+  sc.dispatchImpl = Design::Flat;  // fullmesh lists 128
   EXPECT_TRUE(messagesFor(sc, "cluster.servers x cluster.cards_per_server").empty());
 }
 
 TEST(RealOperatorLimits, A2FullmeshEpWorldSizeFromItsList) {
-  Scenario sc = a2(DispatchImpl::Flat);
+  Scenario sc = a2(Design::Flat);
   sc.cluster.servers = 3;  // 24 ranks: not in 2..8, 16, 32, ...
   const auto m = messagesFor(sc, "cluster.servers x cluster.cards_per_server");
   EXPECT_TRUE(anyContains(m,
@@ -99,7 +99,7 @@ TEST(RealOperatorLimits, A2FullmeshEpWorldSizeFromItsList) {
 }
 
 TEST(RealOperatorLimits, A2ServerCountTwoFourOrEight) {
-  Scenario sc = a2(DispatchImpl::Flat);
+  Scenario sc = a2(Design::Flat);
   sc.cluster.servers = 3;
   EXPECT_TRUE(anyContains(messagesFor(sc, "cluster.servers"),
                           "accepts serverNum (more than one server) one of 2, 4, 8; this "
@@ -109,7 +109,7 @@ TEST(RealOperatorLimits, A2ServerCountTwoFourOrEight) {
 }
 
 TEST(RealOperatorLimits, A2MoeExpertNumByCommAlg) {
-  Scenario sc = a2(DispatchImpl::All);
+  Scenario sc = a2(DesignSelection::all());
   sc.model.experts = 768;
   auto m = messagesFor(sc, "model.experts");
   EXPECT_TRUE(anyContains(m,
@@ -240,7 +240,7 @@ TEST(RealOperatorLimits, NoAscendProductOrFusedWorkloadHasNone) {
 //  A3:        2 * (4*128*16*Align512(14336 + 64) + 8*128*Align512(14336)) = 260 MB
 //  A3 AddRmsNorm: 2 MB + 2 * 128 * 2 * (7168 + 128) * (16*4 + 8 + 1) -> 263 MB
 TEST(RealOperatorLimits, HcclBuffsizeFormulas) {
-  auto needs = hcclBuffsizeNeeds(a2(DispatchImpl::All));
+  auto needs = hcclBuffsizeNeeds(a2(DesignSelection::all()));
   ASSERT_EQ(needs.size(), 2u);
   EXPECT_EQ(needs[0].commAlg, "hierarchy");
   EXPECT_EQ(needs[0].megabytes, 129);

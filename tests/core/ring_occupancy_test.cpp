@@ -28,7 +28,7 @@ Scenario smallStreaming() {
   s.rings.setBoth(&RingTiling::senderCores, 2);
   s.rings.setBoth(&RingTiling::forwarderCores, 2);
   s.rings.setBoth(&RingTiling::receiverCores, 2);
-  s.dispatchImpl = DispatchImpl::Streaming;
+  s.dispatchImpl = Design::Streaming;
   return s;
 }
 

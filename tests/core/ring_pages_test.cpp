@@ -33,7 +33,7 @@ Scenario smallFull() {
   s.rings.setBoth(&RingTiling::senderCores, 2);
   s.rings.setBoth(&RingTiling::forwarderCores, 2);
   s.rings.setBoth(&RingTiling::receiverCores, 2);
-  s.dispatchImpl = DispatchImpl::Streaming;
+  s.dispatchImpl = Design::Streaming;
   return s;
 }
 
@@ -90,7 +90,7 @@ TEST(RingPages, ALayerWithTinyRingsVerifiesAndHoldsLessThanItsRingsReserve) {
   const Scenario sc = smallFull();
   const ResolvedScenario rs = ResolvedScenario::resolve(sc);
   const ReferenceLayer ref = computeReference(rs);
-  LayerRun run(rs, DispatchImpl::Streaming);
+  LayerRun run(rs, Design::Streaming);
   run.runToEnd();
   ASSERT_TRUE(run.finished());
   for (const auto& check : run.verify(ref)) EXPECT_TRUE(check.ok) << check.name << check.detail;

@@ -99,7 +99,7 @@ TEST(ScenarioJson, EveryFieldChangedRoundTripsExactly) {
   s.rings.dispatch = {131072, 16, 10, 12, 14};
   s.rings.combine = {32768, 6, 9, 11, 13};
   s.payload = moe::PayloadMode::None;
-  s.dispatchImpl = moe::DispatchImpl::Streaming;
+  s.dispatchImpl = moe::Design::Streaming;
   s.eventLogCapacity = 4096;
   s.workload = {moe::WorkloadKind::AlltoallMatmulRs, 16, 256, 96, 512, 16, 64, 32, 3};
   moe::validateScenario(s);

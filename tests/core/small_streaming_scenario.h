@@ -23,7 +23,7 @@ inline Scenario smallStreamingScenario(int servers, int cardsPerServer,
   s.model.experts = 2 * servers * cardsPerServer;
   s.model.intermediate = 32;
   s.rings.setBoth(RingTiling{2048, 4, 2, 3, 2});
-  s.dispatchImpl = DispatchImpl::Streaming;
+  s.dispatchImpl = Design::Streaming;
   return s;
 }
 

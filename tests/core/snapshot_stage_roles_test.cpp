@@ -30,7 +30,7 @@ Scenario twoServers() {
 }
 
 std::unique_ptr<LayerRun> newRun(const Scenario& s) {
-  return std::make_unique<LayerRun>(ResolvedScenario::resolve(s), DispatchImpl::Streaming);
+  return std::make_unique<LayerRun>(ResolvedScenario::resolve(s), Design::Streaming);
 }
 
 // The roles each stage's kernels give their cores.

@@ -25,7 +25,7 @@ Time of(const StageReport& st, Role r, Activity a) {
 }  // namespace
 
 TEST(StageRoleActivity, StagesAddUpToTheWholeRunAndRolesStayInTheirStages) {
-  LayerRun run(ResolvedScenario::resolve(twoServers()), DispatchImpl::Streaming);
+  LayerRun run(ResolvedScenario::resolve(twoServers()), Design::Streaming);
   run.runToEnd();
   ASSERT_TRUE(run.finished());
   const Machine& m = run.emulation().machine();

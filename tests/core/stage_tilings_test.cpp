@@ -28,7 +28,7 @@ Scenario tiny() {
 }
 
 std::unique_ptr<LayerRun> runStreaming(const Scenario& s) {
-  auto run = std::make_unique<LayerRun>(ResolvedScenario::resolve(s), DispatchImpl::Streaming);
+  auto run = std::make_unique<LayerRun>(ResolvedScenario::resolve(s), Design::Streaming);
   run->runToEnd();
   return run;
 }

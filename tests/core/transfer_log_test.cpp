@@ -16,7 +16,7 @@ namespace {
 
 TEST(TransferLog, RecordsEveryByteEachResourceCarried) {
   Scenario sc = test::smallStreamingScenario(2, 2);
-  sc.dispatchImpl = DispatchImpl::Both;
+  sc.dispatchImpl = DesignSelection::both();
   std::vector<TransferLog> logs;
   const RunReport r = runScenario(ResolvedScenario::resolve(sc), false, Fault::None, {}, &logs);
   ASSERT_EQ(logs.size(), r.runs.size());

@@ -70,7 +70,7 @@ CompareResult compareA2aMatmul(const ResolvedScenario& rs) {
 void CompareRunner::run(const Scenario& input) {
   try {
     Scenario sc = input;
-    sc.dispatchImpl = DispatchImpl::All;  // compare every design, whatever the scenario runs
+    sc.dispatchImpl = DesignSelection::all();  // compare every design, whatever the scenario runs
     const ResolvedScenario resolved = ResolvedScenario::resolve(sc);
     if (resolved.workload() == WorkloadKind::AlltoallMatmulRs) {
       emit finished(compareA2aMatmul(resolved));
