@@ -68,7 +68,13 @@ std::vector<Design> streamingCombineDesigns() {
 std::string nameList(const std::vector<std::string>& names, std::string_view conjunction) {
   std::string text;
   for (std::size_t k = 0; k < names.size(); ++k) {
-    if (k > 0) text += k + 1 == names.size() ? " " + std::string(conjunction) + " " : ", ";
+    if (k + 1 == names.size() && k > 0) {
+      text += ' ';
+      text += conjunction;
+      text += ' ';
+    } else if (k > 0) {
+      text += ", ";
+    }
     text += names[k];
   }
   return text;
