@@ -16,6 +16,7 @@
 
 #include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
+#include "signal_wait.h"
 #include "ui/run/run_controller.h"
 #include "ui/style/palette.h"
 #include "ui/widgets/card_view.h"
@@ -146,7 +147,7 @@ class A2aWorkloadTest : public QObject {
     QVERIFY(waitForFreshRun(w, "pipelined"));
     QSignalSpy busy(w.controller(), &RunController::busyReached);
     QMetaObject::invokeMethod(w.controller(), &RunController::runUntilBusy);
-    QVERIFY(busy.wait(60000));
+    QVERIFY(waitForFirst(busy, 60000));
     QTRY_VERIFY_WITH_TIMEOUT(w.liveSnapshot()->now > 0, 10000);
     const auto s = w.liveSnapshot();
     int gemmWorking = 0;

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include "gui_test_registry.h"
+#include "signal_wait.h"
 #include "ui/models/eplb_table_model.h"
 #include "ui/run/run_controller.h"
 #include "ui/widgets/experts_view.h"
@@ -29,7 +30,7 @@ Scenario hotspot() {
 bool nextLoad(MainWindow& w, ExpertLoad& out, const std::function<void()>& trigger) {
   QSignalSpy spy(w.controller(), &RunController::expertLoadReady);
   trigger();
-  if (!spy.wait(60000)) return false;
+  if (!waitForFirst(spy, 60000)) return false;
   out = spy.takeFirst().at(0).value<ExpertLoad>();
   return true;
 }

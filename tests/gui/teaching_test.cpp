@@ -29,6 +29,7 @@
 #include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
 #include "lesson_parsing.h"
+#include "signal_wait.h"
 #include "ui/models/field_docs.h"
 #include "ui/models/lesson.h"
 #include "ui/run/run_controller.h"
@@ -56,7 +57,7 @@ template <typename Call>
 bool inWorker(MainWindow& w, Call call) {
   QSignalSpy spy(w.controller(), &RunController::frameReady);
   QMetaObject::invokeMethod(w.controller(), [c = w.controller(), call] { call(c); });
-  if (!spy.wait(120000)) return false;
+  if (!waitForFirst(spy, 120000)) return false;
   QSignalSpy shown(&w, &MainWindow::frameShown);
   return shown.wait(5000) || true;  // a redraw may already have happened
 }
@@ -163,11 +164,11 @@ class TeachingTest : public QObject {
     hot.routing.kind = RoutingKind::Hotspot;
     QSignalSpy load(w.controller(), &RunController::expertLoadReady);
     w.loadScenario(hot);
-    QVERIFY(load.wait(60000));
+    QVERIFY(waitForFirst(load, 60000));
     QTRY_VERIFY_WITH_TIMEOUT(!w.expertsView()->load().perExpert.empty(), 10000);
     QSignalSpy again(w.controller(), &RunController::expertLoadReady);
     w.rebalance(w.expertsView()->load().perExpert, 16);
-    QVERIFY(again.wait(60000));
+    QVERIFY(waitForFirst(again, 60000));
     QTRY_VERIFY_WITH_TIMEOUT(!w.expertsView()->rebalanceText().isEmpty(), 10000);
     QVERIFY2(w.editor()->isValid(), "the editor must hold a valid scenario after Rebalance");
     QVERIFY(w.runAction()->isEnabled());

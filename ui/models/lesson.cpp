@@ -225,8 +225,8 @@ Lesson parseLesson(const QString& name, const QByteArray& bytes,
       if (!fault) w.fail("fault", "must be none, drop-tail or stall-core");
       // The faults are planted in the MoE layer's streaming combine: anywhere else the step
       // would promise a failure that never happens.
-      if (*fault != Fault::None &&
-          (step.scenario.workload.kind != WorkloadKind::MoeLayer || *d != Design::Streaming))
+      if (*fault != Fault::None && (step.scenario.workload.kind != WorkloadKind::MoeLayer ||
+                                    !designInfo(*d).streamingCombine))
         w.fail("fault", "needs the moe-layer workload with the streaming design");
       step.fault = *fault;
     }
