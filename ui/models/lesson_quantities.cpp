@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 
 #include "core/run/design.h"
 #include "core/run/design_registry.h"
@@ -99,8 +100,10 @@ double hotShare(const LessonState& st) {
   return all > 0 ? top / all : 0.0;
 }
 
-std::vector<LessonQuantity> build() {
-  using S = const LessonState&;
+using S = const LessonState&;
+
+// What the cores and links are doing now.
+std::vector<LessonQuantity> coreAndLinkQuantities() {
   return {
       {"time_us", "the emulated time shown, in microseconds",
        [](S st) { return static_cast<double>(st.snap.now) / static_cast<double>(kUs); }},
@@ -130,6 +133,12 @@ std::vector<LessonQuantity> build() {
        [](S st) { return static_cast<double>(linksBusy(st, isHccs)); }},
       {"nic_links_busy", "NIC links (RDMA, send or receive) carrying data now",
        [](S st) { return static_cast<double>(linksBusy(st, isNic)); }},
+  };
+}
+
+// The rings and the fused operator's workspace.
+std::vector<LessonQuantity> bufferQuantities() {
+  return {
       {"rings_nonempty", "rings holding records not yet read",
        [](S st) { return ringSum(st, [](const RingSnap& r) { return r.occupied() > 0; }); }},
       {"rings_full", "rings with every chunk holding unread data",
@@ -170,6 +179,12 @@ std::vector<LessonQuantity> build() {
            if (st.card < 0 || w.card == st.card) n += w.occupied;
          return n;
        }},
+  };
+}
+
+// The stages' times, the run's outcome and the experts' load.
+std::vector<LessonQuantity> runAndLoadQuantities() {
+  return {
       {"dispatch_us", "how long dispatch has run (its whole length once over)",
        [](S st) { return stageUs(st, StageId::Dispatch); }},
       {"experts_us", "how long the experts stage has run",
@@ -191,6 +206,16 @@ std::vector<LessonQuantity> build() {
       {"redundant_experts", "spare expert slots EPLB may fill with copies",
        [](S st) { return st.load ? double(st.load->redundantExperts) : 0.0; }},
   };
+}
+
+std::vector<LessonQuantity> build() {
+  std::vector<LessonQuantity> all = coreAndLinkQuantities();
+  for (auto part : {bufferQuantities, runAndLoadQuantities}) {
+    std::vector<LessonQuantity> more = part();
+    all.insert(all.end(), std::make_move_iterator(more.begin()),
+               std::make_move_iterator(more.end()));
+  }
+  return all;
 }
 
 }  // namespace
