@@ -3,6 +3,7 @@
 // lesson views, a lesson naming another view is refused with that list, and the window hands
 // a selection to the views whose entry highlights it.
 
+#include <QCoreApplication>
 #include <QSet>
 #include <QTabWidget>
 #include <QTest>
@@ -71,6 +72,18 @@ class ViewRegistryTest : public QObject {
     QCOMPARE(w.clusterView()->selectedLink(), 2);
     w.select(Selection{Selection::Kind::Core, 0});
     QCOMPARE(w.clusterView()->selectedLink(), -1);  // one highlight at a time
+  }
+
+  // F1's text comes from each view's entry, found by the tab title the window shows.
+  void everyViewHasItsOwnHelp() {
+    QSet<QString> texts;
+    for (const ViewEntry& e : viewRegistry()) {
+      const QString help = viewHelp(QCoreApplication::translate("moe::ui::MainWindow", e.title));
+      QVERIFY2(help.contains(QString("<h3>%1</h3>").arg(e.title)), qPrintable(help));
+      texts.insert(help);
+    }
+    QCOMPARE(texts.size(), static_cast<int>(viewRegistry().size()));
+    QVERIFY(viewHelp("No such tab").contains("No help"));
   }
 };
 

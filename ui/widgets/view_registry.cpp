@@ -1,5 +1,7 @@
 #include "ui/widgets/view_registry.h"
 
+#include <QCoreApplication>
+
 #include <QObject>
 #include <algorithm>
 
@@ -27,6 +29,17 @@ ViewEntry cluster() {
   return {
       .id = "cluster",
       .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Cluster"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Cluster</h3><p>Every card of every server, and the links between them. A line "
+          "between two cards is an HCCS link inside a server; on a switch fabric (the "
+          "h800-nvswitch profile) a line from a card to its server's switch is the card's switch "
+          "port; a dashed line to the fabric is a card's RDMA NIC. Its colour and width are the "
+          "current load of the busier direction "
+          "(grey idle, then green to red as it fills up). The bar under a card shows its vector "
+          "cores: working, "
+          "waiting, idle.</p><p>Click a card to open it in the Card view; click a link to see "
+          "both directions in the Inspector.</p>"),
       .create = [](ViewHost& host) -> QWidget* {
         auto* v = new ClusterWidget;
         QObject::connect(v, &ClusterWidget::selected, v,
@@ -51,6 +64,19 @@ ViewEntry card() {
   return {
       .id = "card",
       .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Card"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Card</h3><p>The cores of one card and the buffers between them. Each core's fill "
+          "colour is its role in the current stage (sender, forwarder, receiver, gemm, ...); its "
+          "border is what it is doing now (copying, computing, or waiting — waiting cores are "
+          "hatched). Idle cores have no program in this stage: pale grey with a thin plain "
+          "border.</p><p>Each ring is a strip: "
+          "filled chunks are written but not yet read. A sender waits when the ring is full "
+          "(wait-space); a receiver waits when it is empty (wait-data). Rings of one kind (say, "
+          "one per sending card) sit under one line; on a card with many rings each kind starts "
+          "folded into that line, with one small cell per ring that darkens as the ring fills. "
+          "Click the line to open or fold it. The fused operator shows its workspace slots "
+          "instead.</p>"),
       .create = [](ViewHost& host) -> QWidget* {
         auto* v = new CardView;
         QObject::connect(v, &CardView::selected, v,
@@ -75,6 +101,13 @@ ViewEntry experts() {
   return {
       .id = "experts",
       .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Experts"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Experts</h3><p>How the router spread tokens over the experts, and how that load "
+          "lands on the ranks before and after MoeUpdateExpert maps each expert to one of its "
+          "replicas. A max/mean of 1.0 is perfect balance.</p><p>\"Rebalance from this load\" "
+          "asks EPLB for a new placement with spare (redundant) expert slots, re-runs the layer, "
+          "and shows the previous and the rebalanced load side by side.</p>"),
       .create = [](ViewHost& host) -> QWidget* {
         auto* v = new ExpertsView;
         QObject::connect(host.controller(), &RunController::expertLoadReady, v,
@@ -102,6 +135,14 @@ ViewEntry timeline() {
   return {
       .id = "timeline",
       .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Timeline"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Timeline</h3><p>Time runs left to right. Each lane is one core (colour = "
+          "activity) or, per role, the share of that role's cores working (dark) and waiting "
+          "(pale). Dotted lines mark where each stage begins. The red line is the time the "
+          "other views show: click anywhere to see the whole machine at that moment.</p><p>For "
+          "the fused operator the top lanes show communication hidden under compute (green) or "
+          "exposed (red).</p>"),
       .create = [](ViewHost& host) -> QWidget* {
         auto* v = new TimelineTab;
         RunController* c = host.controller();
@@ -133,6 +174,10 @@ ViewEntry metrics() {
   return {
       .id = "metrics",
       .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Metrics"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Metrics</h3><p>Link bandwidth in use (HCCS, RDMA, HBM), how full the rings and "
+          "workspace slots are, and how many cores work or wait, over emulated time.</p>"),
       .create = [](ViewHost&) -> QWidget* { return new MetricsView; },
       .show = [](QWidget* w, const ViewFeed&) { static_cast<MetricsView*>(w)->refresh(); },
       .append = [](QWidget* w,
@@ -145,6 +190,12 @@ ViewEntry scenarioEditor() {
   return {
       .id = "scenario",
       .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Scenario"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Scenario</h3><p>Every input of the run: cluster size, model shape, routing, "
+          "EPLB, ring sizes, hardware. Hover a field for its meaning and range (from "
+          "docs/SCENARIO.md). A field with an error turns red and names the rule; Run stays "
+          "disabled until the scenario is valid. Apply re-runs with it.</p>"),
       .create = [](ViewHost& host) -> QWidget* {
         auto* v = new ScenarioEditor;
         QObject::connect(v, &ScenarioEditor::validityChanged, v,
@@ -166,6 +217,14 @@ ViewEntry compare() {
   return {
       .id = "compare",
       .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Compare"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Compare</h3><p>Every design of this workload (phased, streaming and flat full-mesh "
+          "dispatch/combine, or pipelined vs sequential fused operator) runs to the end on the "
+          "same scenario and inputs, each checked against the golden reference. Its tabs: the "
+          "timelines draw every run on one time axis, so a longer run is drawn longer; the stage "
+          "chart and the table show where the time goes; Why names what each stage waited "
+          "on. When the scenario changes, the old figures are marked stale.</p>"),
       .create = [](ViewHost& host) -> QWidget* {
         auto* v = new CompareView;
         QObject::connect(v, &CompareView::runRequested, v, [&host] { host.startCompare(); });
@@ -185,6 +244,13 @@ ViewEntry ab() {
   return {
       .id = "ab",
       .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "A/B"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>A/B</h3><p>Pin the current run as A, change anything (a field, the hardware, the "
+          "design) and run B: both run to the end, and their timelines (on one time axis), "
+          "charts of stage durations and ring occupancy over time, and table of key figures sit "
+          "side by side, B against A, each on a tab of its own. A side whose scenario or "
+          "design is no longer the current one is marked stale and lists what changed.</p>"),
       .create = [](ViewHost& host) -> QWidget* {
         auto* v = new AbCompareView;
         QObject::connect(v, &AbCompareView::runRequested, v,
@@ -204,6 +270,14 @@ ViewEntry sweep() {
   return {
       .id = "sweep",
       .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Sweep"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Sweep</h3><p>Runs the current scenario many times, varying one or two fields "
+          "(values separated by commas, or from:to:step, or from:to:*factor), every design, on "
+          "every core in a worker thread. One field gives a line per design, two a heat map for "
+          "the chosen design. A point whose values break a scenario rule is not run and says "
+          "which. Click a point to load its scenario; Save CSV writes what moe-sim sweep "
+          "--csv writes.</p>"),
       .create = [](ViewHost& host) -> QWidget* {
         auto* v = new SweepView(host.sweepRunner());
         // A clicked sweep point becomes the scenario of the editor and the live run.
@@ -248,6 +322,13 @@ const std::vector<QString>& lessonViews() {
     return ids;
   }();
   return views;
+}
+
+QString viewHelp(const QString& title) {
+  for (const ViewEntry& e : viewRegistry())
+    if (QCoreApplication::translate("moe::ui::MainWindow", e.title) == title)
+      return QCoreApplication::translate("moe::ui::ViewHelp", e.help);
+  return QCoreApplication::translate("moe::ui::ViewHelp", "<p>No help for this view yet.</p>");
 }
 
 }  // namespace moe::ui

@@ -60,7 +60,8 @@ struct ScenarioChange {
 
 struct ViewEntry {
   QString id;         // lessons, --view and --screenshot: lower case, one word
-  const char* title;  // the tab title, translated when shown; F1's help is keyed by it
+  const char* title;  // the tab title, translated when shown
+  const char* help;   // F1 ("What am I looking at?"): what the view shows, in rich text
   // Builds the tab page and connects its requests to the host.
   std::function<QWidget*(ViewHost&)> create;
   // Each redraw tick with a new moment (nullptr: the view takes no snapshots).
@@ -83,6 +84,8 @@ struct ViewEntry {
 
 // Every view, in tab order.
 const std::vector<ViewEntry>& viewRegistry();
+// F1's text for the view whose tab reads `title` (as the window shows it, translated).
+QString viewHelp(const QString& title);
 // The ids of the views a lesson step may name, in tab order (entries with inLessons).
 const std::vector<QString>& lessonViews();
 // The position of `id` in viewRegistry() (its tab index), or -1.

@@ -1,5 +1,7 @@
 #include "ui/widgets/window_menus.h"
 
+#include "ui/widgets/view_registry.h"
+
 #include <QAction>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -10,7 +12,6 @@
 #include <QTabWidget>
 
 #include "ui/run/run_controller.h"
-#include "ui/widgets/view_help.h"
 
 namespace moe::ui {
 
