@@ -47,11 +47,10 @@ bool runsStreamingCombine(const moe::DesignSelection& selection) {
 // run the streaming combine and those that do not.
 std::string faultNeedsStreamingCombine() {
   const std::vector<std::string> with = moe::designNames(moe::streamingCombineDesigns());
-  std::vector<std::string> choices, without;
+  const std::vector<std::string> without = moe::designNames(moe::streamingCombineDesigns(false));
+  std::vector<std::string> choices;
   for (const std::string& n : moe::designSelectionSpellings())
     if (runsStreamingCombine(*moe::DesignSelection::fromName(n))) choices.push_back(n);
-  for (moe::Design d : moe::designsOf(moe::WorkloadKind::MoeLayer))
-    if (!moe::designInfo(d).streamingCombine) without.emplace_back(moe::designName(d));
   return "needs the " + moe::nameList(with, "and") + (with.size() > 1 ? " designs" : " design") +
          " (--impl " + moe::nameList(choices, "or") +
          "): the faults are planted in the streaming combine, which the " +

@@ -26,10 +26,7 @@ void requireWorkload(const ResolvedScenario& rs, Design design) {
 
 // "phased and flat": the MoE layer's designs a fault cannot be planted in.
 std::string withoutStreamingCombine() {
-  std::vector<std::string> names;
-  for (Design d : designsOf(WorkloadKind::MoeLayer))
-    if (!designInfo(d).streamingCombine) names.emplace_back(designName(d));
-  return nameList(names, "and");
+  return nameList(designNames(streamingCombineDesigns(false)), "and");
 }
 }  // namespace
 

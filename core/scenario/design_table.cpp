@@ -58,10 +58,10 @@ Design defaultDesign(WorkloadKind w) {
   return designsOf(w).front();
 }
 
-std::vector<Design> streamingCombineDesigns() {
+std::vector<Design> streamingCombineDesigns(bool runIt) {
   std::vector<Design> out;
-  for (const DesignInfo& i : kDesigns)
-    if (i.streamingCombine) out.push_back(i.design);
+  for (Design d : designsOf(WorkloadKind::MoeLayer))
+    if (designInfo(d).streamingCombine == runIt) out.push_back(d);
   return out;
 }
 
@@ -86,28 +86,26 @@ std::vector<std::string> designNames(const std::vector<Design>& designs) {
   return out;
 }
 
-DesignSelection DesignSelection::both() {
+DesignSelection DesignSelection::ofSet(int set) {
   DesignSelection s(Design::Phased);
-  s.set_ = kBoth;
+  s.set_ = set;
   return s;
 }
 
+DesignSelection DesignSelection::both() {
+  return ofSet(kBoth);
+}
+
 DesignSelection DesignSelection::all() {
-  DesignSelection s(Design::Phased);
-  s.set_ = kAll;
-  return s;
+  return ofSet(kAll);
 }
 
 std::optional<DesignSelection> DesignSelection::fromName(std::string_view name) {
   for (Design d : designsOf(WorkloadKind::MoeLayer))
     if (designName(d) == name) return DesignSelection(d);
   const auto& sets = designSets();
-  for (std::size_t i = 0; i < sets.size(); ++i) {
-    if (sets[i].name != name) continue;
-    DesignSelection s(Design::Phased);
-    s.set_ = static_cast<int>(i);
-    return s;
-  }
+  for (std::size_t i = 0; i < sets.size(); ++i)
+    if (sets[i].name == name) return ofSet(static_cast<int>(i));
   return std::nullopt;
 }
 

@@ -82,8 +82,9 @@ std::vector<Design> designsOf(WorkloadKind w);
 // The design a front end shows first: streaming for the MoE layer, pipelined for the fused
 // operator.
 Design defaultDesign(WorkloadKind w);
-// The designs that run the streaming combine (where faults are planted), in report order.
-std::vector<Design> streamingCombineDesigns();
+// The MoE layer's designs that run the streaming combine (where faults are planted), or with
+// `runIt` false those that do not, in report order.
+std::vector<Design> streamingCombineDesigns(bool runIt = true);
 
 // Names as a sentence lists them: "a", "a and b", "a, b and c" (conjunction "and" or "or").
 std::string nameList(const std::vector<std::string>& names, std::string_view conjunction);
@@ -112,6 +113,8 @@ class DesignSelection {
   bool operator==(const DesignSelection&) const = default;
 
  private:
+  // The named set at `set` (an index into the sets).
+  static DesignSelection ofSet(int set);
   Design design_ = Design::Phased;
   int set_ = -1;  // index into the named sets, or -1 for design_ alone
 };

@@ -9,18 +9,22 @@
 namespace moe::ui {
 
 // ---- lines and outlines ----
+// The selected core, ring, card or link.
 inline QColor selectionInk() {
   return Qt::black;
-}  // the selected core, ring, card or link
+}
+// Swatches, servers, no role.
 inline QColor frameLine() {
   return QColor(0x90, 0x90, 0x90);
-}  // swatches, servers, no role
+}
+// Chunk bounds, shared ticks.
 inline QColor dividerLine() {
   return QColor(0xb0, 0xb0, 0xb0);
-}  // chunk bounds, shared ticks
+}
+// Between cards' lanes.
 inline QColor laneDivider() {
   return QColor(0xd0, 0xd0, 0xd0);
-}  // between cards' lanes
+}
 inline QColor stageMarkLine() {
   return QColor(0x70, 0x70, 0x70);
 }
@@ -30,41 +34,49 @@ inline QColor cachedHeadLine() {
 inline QColor cardBorder() {
   return QColor(0x50, 0x50, 0x50);
 }
+// A bar's "before" mark.
 inline QColor barEdge() {
   return QColor(0x40, 0x40, 0x40);
-}  // a bar's "before" mark
+}
+// A heat-map cell left empty.
 inline QColor noValueLine() {
   return QColor(150, 150, 150);
-}  // a heat-map cell left empty
+}
+// The timeline's "now".
 inline QColor scrubLine() {
   return QColor(0xd0, 0x20, 0x20);
-}  // the timeline's "now"
+}
 
 // ---- fills ----
+// A ring, a lane, a free slot.
 inline QColor emptyTrack() {
   return QColor(0xf2, 0xf2, 0xf2);
-}  // a ring, a lane, a free slot
+}
+// The per-core timeline.
 inline QColor laneTrack() {
   return QColor(0xf6, 0xf6, 0xf6);
-}  // the per-core timeline
+}
+// Free again after use.
 inline QColor reusedSlot() {
   return QColor(0xdc, 0xe6, 0xdc);
-}  // free again after use
+}
 inline QColor emptyBar() {
   return QColor(0xe0, 0xe0, 0xe0);
 }
 inline QColor noValueCell() {
   return QColor(200, 200, 200);
 }
+// Every other rank's instances.
 inline QColor alternateBand() {
   return QColor(0, 0, 0, 14);
-}  // every other rank's instances
+}
 inline QColor stageBand(int i) {
   return i % 2 ? QColor(0xd8, 0xe0, 0xec) : QColor(0xc0, 0xcc, 0xdc);
 }
+// The RDMA fabric, a switch.
 inline QColor fabricFill() {
   return QColor(0xe8, 0xee, 0xf6);
-}  // the RDMA fabric, a switch
+}
 inline QColor fabricLine() {
   return QColor(0x70, 0x80, 0xa0);
 }
@@ -74,12 +86,14 @@ inline QColor serverFill() {
 inline QColor cardFill() {
   return QColor(0xff, 0xff, 0xff);
 }
+// Read, not yet freed.
 inline QColor consumedHatch() {
   return QColor(0x10, 0x40, 0x10);
-}  // read, not yet freed
+}
+// A change of the numbers.
 inline QColor numericsRow() {
   return QColor(0xff, 0xe0, 0xb2);
-}  // a change of the numbers
+}
 // Text drawn on a cell: dark on a light fill, light on a dark one.
 inline QColor inkOnLight() {
   return Qt::black;
@@ -89,12 +103,14 @@ inline QColor inkOnDark() {
 }
 
 // ---- buffers: a ring's bytes, a workspace's slots ----
+// Readable.
 inline QColor publishedData() {
   return QColor(0x4e, 0x9a, 0xf1);
-}  // readable
+}
+// Written, not yet readable.
 inline QColor unpublishedData() {
   return QColor(0xa8, 0xcc, 0xf8);
-}  // written, not yet readable
+}
 inline QColor beingRead() {
   return QColor(0x3c, 0xa0, 0x6a);
 }
@@ -106,18 +122,22 @@ inline QColor tailMarker() {
 }
 
 // ---- chart series ----
+// Tokens routed.
 inline QColor loadSeries() {
   return QColor(0x4e, 0x9a, 0xf1);
-}  // tokens routed
+}
+// Before a change.
 inline QColor beforeSeries() {
   return QColor(0xb0, 0xb0, 0xb0);
-}  // before a change
+}
+// The last rebalance.
 inline QColor previousSeries() {
   return QColor(0xe0, 0x90, 0x40);
-}  // the last rebalance
+}
+// After it.
 inline QColor afterSeries() {
   return QColor(0x3c, 0xa0, 0x6a);
-}  // after it
+}
 // The designs a Compare chart puts side by side, in report order (phased, streaming, flat).
 inline QColor designSeries(int i) {
   const QColor c[] = {QColor(0xb0, 0x7a, 0xe8), QColor(0x3c, 0xa0, 0x6a), QColor(0xe0, 0x8a, 0x2c)};
@@ -129,9 +149,10 @@ inline QColor otherStageSeries() {
 inline QColor abSideSeries(int side) {
   return side == 0 ? QColor(0x33, 0x66, 0xcc) : QColor(0xdd, 0x77, 0x11);
 }
+// A figure of a stale run.
 inline QColor staleFigure() {
   return QColor(150, 150, 150);
-}  // a figure of a stale run
+}
 
 // ---- status text ----
 inline QColor okText() {
@@ -140,9 +161,10 @@ inline QColor okText() {
 inline QColor errorText() {
   return QColor(0xc0, 0x20, 0x20);
 }
+// Stale, or a caution.
 inline QColor warningText() {
   return QColor(0xb0, 0x50, 0x00);
-}  // stale, or a caution
+}
 // A style sheet that colours a widget's text, e.g. textStyle(okText()) + "font-weight:bold".
 inline QString textStyle(const QColor& c) {
   return QStringLiteral("color:") + c.name() + ';';
