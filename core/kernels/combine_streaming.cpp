@@ -155,19 +155,19 @@ void launchSenders(LayerContext& ctx, int c, const std::shared_ptr<CombineRings>
                    Latch& done) {
   const RingTiling& t = ctx.sc.rings.combine;
   const CombinePlan& plan = rings->plan;
-  // Senders: targets (card, lane) round-robin over the sender cores. Each card starts with
-  // its own forwarders and goes on with the next card's: if every card began with card 0,
-  // all senders would write into card 0's port (and feed its forwarders) at once while
-  // the other cards' ports and forwarders idle, and so on card after card.
+  // Senders: targets (card, lane) round-robin over the sender cores, in the plan's diagonal
+  // order. Card by card instead, a card's rows reach its last forwarder card only at the
+  // end of its walk: when it is a hot card, every token that forwarder serves waits for it,
+  // and the forwarder's partials all leave at the end (4 x 8 cards x 4096 tokens, hot
+  // routing: combine 54.4 ms card by card, 37.9 ms diagonally).
   std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
   int next = 0;
-  for (int j = 0; j < ctx.cardsPerServer; ++j)
-    for (int L = 0; L < plan.lanes; ++L) {
-      const int f =
-          ctx.serverOf(c) * ctx.cardsPerServer + (ctx.localOf(c) + j) % ctx.cardsPerServer;
-      if (plan.fwdRows[f][ctx.localOf(c) * plan.lanes + L] == 0) continue;  // nothing to send
-      perSender[next++ % t.senderCores].push_back({f, L});
-    }
+  for (const SenderTargetSlot& slot :
+       senderTargetOrder(ctx.cardsPerServer, plan.lanes, ctx.localOf(c))) {
+    const int f = ctx.serverOf(c) * ctx.cardsPerServer + slot.localCard;
+    if (plan.fwdRows[f][ctx.localOf(c) * plan.lanes + slot.lane] == 0) continue;  // nothing
+    perSender[next++ % t.senderCores].push_back({f, slot.lane});
+  }
   for (int i = 0; i < t.senderCores; ++i) {
     if (perSender[i].empty()) continue;
     AiCore& core = ctx.m.aiv(c, i);

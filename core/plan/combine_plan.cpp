@@ -56,4 +56,15 @@ CombinePlan buildCombinePlan(const LayerContext& ctx) {
   return p;
 }
 
+std::vector<SenderTargetSlot> senderTargetOrder(int cardsPerServer, int lanes, int localCard) {
+  std::vector<SenderTargetSlot> order;
+  order.reserve(static_cast<std::size_t>(cardsPerServer) * lanes);
+  for (int n = 0; n < lanes; ++n)
+    for (int i = 0; i < cardsPerServer; ++i) {
+      const int j = (i + n) % cardsPerServer;
+      order.push_back({(localCard + j) % cardsPerServer, (j + n) % lanes});
+    }
+  return order;
+}
+
 }  // namespace moe

@@ -53,6 +53,22 @@ struct CombinePlan {
 // servers)) capped at BS; lanes = min(forwarder cores, servers x channels).
 void combineLanesAndChannels(const Scenario& sc, int& lanes, int& channels);
 
+// One target of a card's senders: the IPC ring of `lane` on the server's card `localCard`.
+struct SenderTargetSlot {
+  int localCard;
+  int lane;
+  bool operator==(const SenderTargetSlot&) const = default;
+};
+
+// The order in which a card's senders take their targets (dealt round-robin over its sender
+// cores, which serve them in step), diagonally: round n holds every card once, the card j
+// places on from this one (place i holds j = i + n, so a core's cards turn from round to
+// round and each core gets this card's cheap local target in turn), in lane (j + n) mod
+// lanes. At any moment the cores then feed every card, and the server's cards, each
+// counting from itself, feed different lanes, so a forwarder gets its rows (and completes
+// its tokens) all through the stage. Every (card, lane) pair appears exactly once.
+std::vector<SenderTargetSlot> senderTargetOrder(int cardsPerServer, int lanes, int localCard);
+
 // Reads the routing (balanced ids, keep mask) from the cards' GM.
 CombinePlan buildCombinePlan(const LayerContext& ctx);
 

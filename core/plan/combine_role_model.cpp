@@ -112,37 +112,35 @@ double CombineModel::indexNs(int card, int lane) const {
   return served * (P * c.gm + BS * sh.cardSlots[card] * 16 / c.mte);
 }
 
-// Sender: targets (forwarder card, lane) round-robin over the sender cores, starting at its
-// own card. A target takes the rows of S owners (one per server) in its lane. Per row a
-// gather and a ring write; per chunk the fence and tail word; per 256 rows an index block
-// read.
+// Sender: targets (forwarder card, lane) round-robin over the sender cores, in the kernel's
+// order (senderTargetOrder). A target takes the rows of S owners (one per server) in its
+// lane. Per row a gather and a ring write; per chunk the fence and tail word; per 256 rows
+// an index block read.
 void CombineModel::sender(int card, double fwdPerRow, StagePrediction& p) const {
   const int s = card / cps;
   Targets targets;
   double worstPair = 0, portOut = 0;
-  for (int j = 0; j < cps; ++j) {
-    const int f = s * cps + (card % cps + j) % cps;
+  for (const SenderTargetSlot& slot : senderTargetOrder(cps, lanes, card % cps)) {
+    const int L = slot.lane;
+    const int f = s * cps + slot.localCard;
     const bool self = f == card;
-    for (int L = 0; L < lanes; ++L) {
-      const double rows = S * BS * rowsPerToken(card) / lanes;
-      const double slots = S * BS * sh.cardSlots[card] / lanes;
-      const double chunks = std::ceil(rows / batch);
-      const double sumNs = summing ? slots * (row / c.mte + 2 * c.vectorNs(H * 4)) : 0.0;
-      const double work = rows * (row + rb) / c.mte + sumNs + chunks * c.publishNs(self) +
-                          (summing ? 0.0 : indexNs(card, L)) +
-                          coupledNs(rows, t.queueChunks * batch, fwdPerRow);
-      targets.add(
-          std::max(work, ringLimitNs(chunks, t.queueChunks,
-                                     c.ringRoundTripNs(self ? c.gm : c.hccsLat, batch * rb))),
-          self ? -1 : f, rows * rb);
-      if (!self) {
-        worstPair = std::max(worstPair, rows * lanes * rb);
-        portOut += rows * rb;
-      }
+    const double rows = S * BS * rowsPerToken(card) / lanes;
+    const double slots = S * BS * sh.cardSlots[card] / lanes;
+    const double chunks = std::ceil(rows / batch);
+    const double sumNs = summing ? slots * (row / c.mte + 2 * c.vectorNs(H * 4)) : 0.0;
+    const double work = rows * (row + rb) / c.mte + sumNs + chunks * c.publishNs(self) +
+                        (summing ? 0.0 : indexNs(card, L)) +
+                        coupledNs(rows, t.queueChunks * batch, fwdPerRow);
+    targets.add(std::max(work, ringLimitNs(chunks, t.queueChunks,
+                                           c.ringRoundTripNs(self ? c.gm : c.hccsLat, batch * rb))),
+                self ? -1 : f, rows * rb);
+    if (!self) {
+      worstPair = std::max(worstPair, rows * lanes * rb);
+      portOut += rows * rb;
     }
   }
   const double senderCores = lockstepNs(targets, t.senderCores, c, false);
-  const double senderShared = lockstepNs(targets, t.senderCores, c, lanes % t.senderCores == 0);
+  const double senderShared = lockstepNs(targets, t.senderCores, c, true);
   const double hccsOutNs = c.switchFabric ? portOut / c.port : worstPair / c.pair;
   p.senderNs = std::max({senderCores, senderShared, hccsOutNs});
   p.senderLimit = p.senderNs == senderCores    ? "sender cores"

@@ -68,9 +68,9 @@ struct Targets {
 
 // Sender cores start together and take their targets in the dealt order, so round r is
 // every core's r-th target. In a round, cores whose targets go to the same card share that
-// pair link (with a switch fabric, all of them share the card's port): when the deal lines
-// the cores up on one destination (lanes a multiple of the sender cores), the round takes
-// the link's time, not a core's. The sum over rounds, at least each core's own sum.
+// pair link (with a switch fabric, all of them share the card's port): with `withLinks`, a
+// round takes at least its busiest link's time, not only its slowest core's. The sum over
+// rounds, at least each core's own sum.
 inline double lockstepNs(const Targets& tg, int cores, const Costs& c, bool withLinks) {
   const std::size_t n = tg.work.size(), step = static_cast<std::size_t>(std::max(1, cores));
   double total = 0;

@@ -278,6 +278,52 @@ TEST(CombineKnobs, SendersOfEveryCardSpreadOverTheServersPorts) {
   EXPECT_GT(busy, 0.5) << "switch ports busy " << busy << " of the combine";
 }
 
+// A card's senders list their targets diagonally: every (card, lane) pair once, each round of
+// cardsPerServer targets names every card once (the first round starting with the card
+// itself), and with as many cores as cards each core gets the card's own target once in any
+// cardsPerServer rounds. The cores serve the list in step, so every forwarder card gets rows all
+// through the stage; card by card, a hot card's last forwarder got them only at the end
+// (4 x 8 x 4096 tokens, hot routing: combine 54.4 ms, 37.9 ms diagonally).
+TEST(CombineKnobs, SendersTakeTheirTargetsDiagonally) {
+  for (const auto& [cps, lanes] : {std::pair{8, 12}, {8, 8}, {8, 4}, {4, 6}, {2, 1}}) {
+    for (int own = 0; own < cps; ++own) {
+      const std::vector<SenderTargetSlot> order = senderTargetOrder(cps, lanes, own);
+      ASSERT_EQ(order.size(), static_cast<std::size_t>(cps * lanes));
+      std::set<std::pair<int, int>> pairs;
+      for (const SenderTargetSlot& t : order) pairs.insert({t.localCard, t.lane});
+      EXPECT_EQ(pairs.size(), order.size()) << "a (card, lane) pair twice";
+      EXPECT_EQ(order.front().localCard, own);
+      for (int n = 0; n < lanes; ++n) {
+        std::set<int> cards;
+        for (int i = 0; i < cps; ++i) cards.insert(order[n * cps + i].localCard);
+        EXPECT_EQ(cards.size(), static_cast<std::size_t>(cps))
+            << cps << " cards, " << lanes << " lanes, round " << n;
+      }
+      // With cps cores, core i takes place i of every round: over any cps rounds, the
+      // card's own (local, cheap) target once.
+      if (lanes >= cps)
+        for (int i = 0; i < cps; ++i) {
+          int ownTargets = 0;
+          for (int n = 0; n < cps; ++n) ownTargets += order[n * cps + i].localCard == own ? 1 : 0;
+          EXPECT_EQ(ownTargets, 1) << "core " << i;
+        }
+    }
+    // In a round, the server's cards (each counting from itself) put a forwarder card in
+    // different lanes: with at least as many lanes as cards, in as many lanes as cards.
+    if (lanes >= cps)
+      for (int n = 0; n < lanes; ++n)
+        for (int f = 0; f < cps; ++f) {
+          std::set<int> lanesOfF;
+          for (int own = 0; own < cps; ++own)
+            for (int i = 0; i < cps; ++i)
+              if (const SenderTargetSlot t = senderTargetOrder(cps, lanes, own)[n * cps + i];
+                  t.localCard == f)
+                lanesOfF.insert(t.lane);
+          EXPECT_EQ(lanesOfF.size(), static_cast<std::size_t>(cps)) << "card " << f;
+        }
+  }
+}
+
 TEST(StreamingTuner, DeterministicWhateverTheThreadsAndNeverWorseThanTheScenario) {
   Scenario s = tinyScenario(2, 2);
   TuneOptions o;
