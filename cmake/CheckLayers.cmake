@@ -2,7 +2,8 @@
 # models include ui/widgets. Run as a test: cmake -DSOURCE_DIR=<repo> -P CheckLayers.cmake
 #
 # The layers of core/, lowest first. A folder may include its own files and those of any
-# folder with a lower rank; folders of equal rank know nothing of each other.
+# folder with a lower rank; folders of equal rank know nothing of each other. A subfolder is
+# part of its folder's layer (core/run/designs/ is core/run).
 set(rank_util 0)
 set(rank_engine 1)
 set(rank_record 2)

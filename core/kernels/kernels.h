@@ -4,6 +4,7 @@
 // the latch, like a kernel launch followed by a stream sync.
 
 #include "core/runtime/layer_context.h"
+#include "core/scenario/design_table.h"
 
 namespace moe {
 
@@ -11,21 +12,22 @@ namespace moe {
 void launchUpdateExpert(LayerContext& ctx, Latch& done);
 // get_dispatch_layout (seed 003): expert-counting blocks, then rank-counting blocks.
 void launchLayout(LayerContext& ctx, Latch& done);
-// Dispatch step 1, shared by both designs: every rank tells every peer how many tokens
+// Dispatch step 1, shared by every design: every rank tells every peer how many tokens
 // and rows it will send, then SyncAll.
 void launchDispatchNotify(LayerContext& ctx, Latch& done);
-// Dispatch step 2: the data movement, phased (SyncAll-separated full buffers) or streaming
-// (ring buffers with sender / forwarder / receiver cores).
-void launchDispatchPhased(LayerContext& ctx, Latch& done);
-void launchDispatchStreaming(LayerContext& ctx, Latch& done);
-// Flat full-mesh: every row straight to its destination rank (RDMA between servers), no
-// forwarder; per-window arrival counters instead of rings or barriers.
-void launchDispatchFlat(LayerContext& ctx, Latch& done);
 // The experts (DESIGN.md §3.4): grouped GEMM timing on the AIC cores, y = a_e x + b_e data.
 void launchExperts(LayerContext& ctx, Latch& done);
-// Combine (DESIGN.md §3.5): the expert outputs back to their tokens' ranks, weighted and summed.
-void launchCombineStreaming(LayerContext& ctx, Latch& done);
-void launchCombinePhased(LayerContext& ctx, Latch& done);
-void launchCombineFlat(LayerContext& ctx, Latch& done);
+
+// What each MoE-layer design brings, declared from its row in the design table
+// (MOE_LAYER_DESIGNS), so a new design's row declares its kernels: dispatch step 2, the data
+// movement, launchDispatch<Design> in core/kernels/dispatch_<name>.cpp (launchDispatchFlat
+// in dispatch_flat.cpp); and the combine (DESIGN.md §3.5), the expert outputs back to their
+// tokens' ranks, weighted and summed, launchCombine<Design> in core/kernels/combine_<name>.cpp.
+// Each file's head comment says how its design moves the rows.
+#define MOE_DECLARE_DESIGN_KERNELS(id, ...)                \
+  void launchDispatch##id(LayerContext& ctx, Latch& done); \
+  void launchCombine##id(LayerContext& ctx, Latch& done);
+MOE_LAYER_DESIGNS(MOE_DECLARE_DESIGN_KERNELS)
+#undef MOE_DECLARE_DESIGN_KERNELS
 
 }  // namespace moe

@@ -1,16 +1,14 @@
 #pragma once
-// What each MoE-layer design reserves and writes for its dispatch and combine buffers, per
-// card: the design's memory rule, which the up-front memory check (memory_estimate.h) adds
-// to the layer's own tensors. One function per design, named in the design registry.
+// What an MoE-layer design reserves and writes for its dispatch and combine buffers, per
+// card: the result of the design's memory rule, which the up-front memory check
+// (memory_estimate.h) adds to the layer's own tensors. Each rule sits next to the registry
+// entry that names it, in the design's file (core/run/designs/<name>.cpp).
 
 #include <cstdint>
 #include <string_view>
 
-#include "core/scenario/scenario.h"
-
 namespace moe {
 
-// placePerRank: expert instances per rank (scenarioPlacePerRank).
 struct DesignMemory {
   std::string_view label;  // for messages: "rings (dispatch and combine)"
   // Emulated GM reserved for the design's communication buffers.
@@ -20,13 +18,5 @@ struct DesignMemory {
   std::int64_t dispatchWritten = 0;
   std::int64_t combineWritten = 0;
 };
-
-// Rings: a dispatch ring per local card and channel, IPC and partial rings for the combine,
-// and RDMA batch staging on the forwarder cards.
-DesignMemory streamingMemory(const Scenario& sc, int placePerRank);
-// Windows: one full window per incoming link, the forwarders' slots, fp32 combine buffers.
-DesignMemory phasedMemory(const Scenario& sc, int placePerRank);
-// One worst-case dispatch window per source rank, one combine window per expert card.
-DesignMemory flatMemory(const Scenario& sc, int placePerRank);
 
 }  // namespace moe

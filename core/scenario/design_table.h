@@ -2,8 +2,11 @@
 // Every design the product emulates, by identity: its enum value, its name, its workload and
 // the few properties the layers below the run need (the scenario's dispatch_impl, the real
 // operators' communication algorithm, where faults can be planted). One row per design, low
-// enough that core/scenario and core/plan read it; the design registry (core/run) adds each
-// design's stages, kernels, knobs and memory rule to the same rows (docs/ARCHITECTURE.md).
+// enough that core/scenario and core/plan read it. The rows are X-macro lists (below), so
+// a row is all the registration a design needs: core/kernels/kernels.h declares each
+// MoE-layer design's two launchers from them, and the design registry (core/run) declares
+// and lists each design's entry (stages, kernels, knobs, memory rule), which lives in the
+// design's own file, core/run/designs/<name>.cpp (docs/ARCHITECTURE.md, "How to add a design").
 //
 // The MoE layer runs its dispatch and combine phased (SyncAll-separated full buffers),
 // streaming (ring buffers with sender, forwarder and receiver cores) or flat (every row
@@ -24,13 +27,14 @@ namespace moe {
 enum class WorkloadKind { MoeLayer, AlltoallMatmulRs };
 
 // One enum, so no front end encodes a design in an int. Flat is last so the values of the
-// others stay as they were (the workbench keeps a design in its combo's item data).
+// others stay as they were (the workbench keeps a design in its combo's item data); a new
+// design's enumerator goes at the end too, and its row in the table below.
 enum class Design { Phased, Streaming, Pipelined, Sequential, Flat };
 
 struct DesignInfo {
   Design design;
-  std::string_view name;  // "streaming": the CLI, the scenario JSON, sweep rows, the GUI
   WorkloadKind workload;
+  std::string_view name;  // "streaming": the CLI, the scenario JSON, sweep rows, the GUI
   // The design a front end shows first for its workload (the one the product is about).
   bool preferred = false;
   // The A2 communication algorithm (HCCL commAlg) of the real CANN operators the design
@@ -45,31 +49,33 @@ struct DesignInfo {
   std::string_view choiceNote = {};
 };
 
+// The design table, one row per design in report order: the MoE layer's designs, then the
+// fused operator's. A row is ROW(Enumerator, fields...): the design's `Design` enumerator,
+// then its DesignInfo fields from `name` on (the list a row is in gives its workload). A
+// list is expanded by passing it a macro that takes one row, as kDesigns does below.
+// clang-format off
+#define MOE_LAYER_DESIGNS(ROW)                                                                 \
+  ROW(Phased, .name = "phased", .commAlg = "hierarchy")                                        \
+  ROW(Streaming, .name = "streaming", .preferred = true, .commAlg = "hierarchy",               \
+      .streamingCombine = true)                                                                \
+  ROW(Flat, .name = "flat", .commAlg = "fullmesh", .choiceNote = "full-mesh, no forwarder")
+#define MOE_FUSED_OPERATOR_DESIGNS(ROW)                                                        \
+  ROW(Pipelined, .name = "pipelined", .preferred = true)                                       \
+  ROW(Sequential, .name = "sequential")
+// clang-format on
+// Every row, in report order.
+#define MOE_DESIGNS(ROW) MOE_LAYER_DESIGNS(ROW) MOE_FUSED_OPERATOR_DESIGNS(ROW)
+
+#define MOE_LAYER_DESIGN_INFO(id, ...) \
+  {.design = Design::id, .workload = WorkloadKind::MoeLayer, __VA_ARGS__},
+#define MOE_FUSED_OPERATOR_DESIGN_INFO(id, ...) \
+  {.design = Design::id, .workload = WorkloadKind::AlltoallMatmulRs, __VA_ARGS__},
 // In report order: the MoE layer's designs, then the fused operator's.
 inline constexpr DesignInfo kDesigns[] = {
-    {.design = Design::Phased,
-     .name = "phased",
-     .workload = WorkloadKind::MoeLayer,
-     .commAlg = "hierarchy"},
-    {.design = Design::Streaming,
-     .name = "streaming",
-     .workload = WorkloadKind::MoeLayer,
-     .preferred = true,
-     .commAlg = "hierarchy",
-     .streamingCombine = true},
-    {.design = Design::Flat,
-     .name = "flat",
-     .workload = WorkloadKind::MoeLayer,
-     .commAlg = "fullmesh",
-     .choiceNote = "full-mesh, no forwarder"},
-    {.design = Design::Pipelined,
-     .name = "pipelined",
-     .workload = WorkloadKind::AlltoallMatmulRs,
-     .preferred = true},
-    {.design = Design::Sequential,
-     .name = "sequential",
-     .workload = WorkloadKind::AlltoallMatmulRs},
-};
+    MOE_LAYER_DESIGNS(MOE_LAYER_DESIGN_INFO)  //
+    MOE_FUSED_OPERATOR_DESIGNS(MOE_FUSED_OPERATOR_DESIGN_INFO)};
+#undef MOE_LAYER_DESIGN_INFO
+#undef MOE_FUSED_OPERATOR_DESIGN_INFO
 
 const DesignInfo& designInfo(Design d);
 // "phased", "streaming", "pipelined", "sequential", "flat".

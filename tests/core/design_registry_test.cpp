@@ -45,6 +45,32 @@ TEST(DesignRegistry, EveryRowOfTheDesignTableHasOneEntryInTheSameOrder) {
   }
 }
 
+// Each MoE-layer design brings its own dispatch and combine (the kernels its row declares,
+// named after it) between the stages every design shares.
+TEST(DesignRegistry, EachLayerDesignHasItsOwnDispatchAndCombine) {
+  std::set<moe::LayerLaunch> dispatches, combines;
+  const std::vector<Design> layerDesigns = moe::designsOf(moe::WorkloadKind::MoeLayer);
+  for (Design d : layerDesigns) {
+    const DesignEntry& e = moe::designEntry(d);
+    ASSERT_EQ(e.stages.size(), 6U) << e.name;
+    const std::string name(e.name);
+    const moe::DesignStage& dispatch = e.stages[3];
+    const moe::DesignStage& combine = e.stages[5];
+    EXPECT_EQ(dispatch.id, moe::StageId::Dispatch) << name;
+    EXPECT_EQ(dispatch.name, "dispatch-" + name);
+    EXPECT_EQ(combine.id, moe::StageId::Combine) << name;
+    EXPECT_EQ(combine.name, "combine-" + name);
+    for (const moe::DesignStage& s : e.stages) {
+      EXPECT_NE(s.layer, nullptr) << name << " " << s.name;
+      EXPECT_EQ(s.fused, nullptr) << name << " " << s.name;
+    }
+    dispatches.insert(dispatch.layer);
+    combines.insert(combine.layer);
+  }
+  EXPECT_EQ(dispatches.size(), layerDesigns.size());
+  EXPECT_EQ(combines.size(), layerDesigns.size());
+}
+
 // A design whose combine is the streaming one reads the streaming combine's knobs, and no
 // other design does: the verification reads bf16 partials and summed rows off these lists.
 TEST(DesignRegistry, TheStreamingCombineKnobsBelongToTheStreamingCombineDesigns) {

@@ -26,6 +26,36 @@ TEST(DesignTable, EveryNameReadsBackAsItsDesign) {
   EXPECT_EQ(designFromName("both"), std::nullopt);
 }
 
+// The enumerators are 0..N-1, one row each, so an array indexed by a design (the sweep's
+// list of wanted designs) has a slot for every design: a new design's enumerator goes at the
+// end of the enum and its row in the table.
+TEST(DesignTable, EveryEnumeratorHasExactlyOneRow) {
+  const std::size_t n = std::size(kDesigns);
+  std::vector<int> rows(n, 0);
+  for (const DesignInfo& row : kDesigns) {
+    const auto value = static_cast<std::size_t>(row.design);
+    ASSERT_LT(value, n) << row.name << ": its enumerator is past the table's size";
+    ++rows[value];
+  }
+  for (std::size_t v = 0; v < n; ++v) EXPECT_EQ(rows[v], 1) << "design value " << v;
+}
+
+// The lists the table is made of: the MoE layer's rows first, then the fused operator's,
+// each row of the workload its list says.
+TEST(DesignTable, TheRowListsGiveEachRowItsWorkload) {
+  std::vector<Design> layer, fused;
+#define MOE_TEST_COLLECT_LAYER(id, ...) layer.push_back(Design::id);
+#define MOE_TEST_COLLECT_FUSED(id, ...) fused.push_back(Design::id);
+  MOE_LAYER_DESIGNS(MOE_TEST_COLLECT_LAYER)
+  MOE_FUSED_OPERATOR_DESIGNS(MOE_TEST_COLLECT_FUSED)
+#undef MOE_TEST_COLLECT_LAYER
+#undef MOE_TEST_COLLECT_FUSED
+  EXPECT_EQ(layer, designsOf(WorkloadKind::MoeLayer));
+  EXPECT_EQ(fused, designsOf(WorkloadKind::AlltoallMatmulRs));
+  ASSERT_EQ(layer.size() + fused.size(), std::size(kDesigns));
+  for (std::size_t i = 0; i < layer.size(); ++i) EXPECT_EQ(kDesigns[i].design, layer[i]);
+}
+
 TEST(DesignTable, EachWorkloadHasOneDesignShownFirst) {
   for (WorkloadKind w : {WorkloadKind::MoeLayer, WorkloadKind::AlltoallMatmulRs}) {
     const std::vector<Design> designs = designsOf(w);
