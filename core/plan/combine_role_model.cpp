@@ -53,6 +53,14 @@ struct CombineModel {
   double indexNs(int card, int lane) const;
   void sender(int card, double fwdPerRow, StagePrediction& p) const;
   void receiver(int card, StagePrediction& p) const;
+  // The last RDMA batches: each partial ring to another server holds back up to a batch of
+  // partials until its forwarder runs dry at the end of the stage, and the card's NIC then
+  // carries all of them after everything else.
+  double batchTailNs(int card) const {
+    if (S == 1) return 0.0;
+    const double ringPartials = std::max(1.0, BS / channels * sh.serverHit[card / cps]);
+    return (S - 1) * channels * std::min(perPost, ringPartials) * pb / c.nic;
+  }
   double fillNs() const {
     const double chunk = static_cast<double>(t.chunkBytes);
     return 2 * chunk / c.mte + chunk / c.pair + c.hccsLat +
@@ -186,7 +194,7 @@ StagePrediction predictCombine(const Scenario& sc, const RoutingShares& sh, cons
     const double fwdPerRow = m.forwarder(card, p);
     m.sender(card, fwdPerRow, p);
     m.receiver(card, p);
-    p.fillNs = m.fillNs();
+    p.fillNs = m.fillNs() + m.batchTailNs(card);
     return p;
   });
 }

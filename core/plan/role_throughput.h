@@ -29,8 +29,10 @@ const char* toString(ModelRole r);
 // One stage's predicted times (ns), on the card whose stage ends last.
 struct StagePrediction {
   double senderNs = 0, forwarderNs = 0, receiverNs = 0;
-  double fillNs = 0;  // the first chunk's way through the upstream roles and the links
-  int card = 0;       // the card they are for
+  // The first chunk's way through the upstream roles and the links; for the combine also the
+  // last RDMA batches, which leave together at the end.
+  double fillNs = 0;
+  int card = 0;  // the card they are for
   // The receivers' work follows the others' instead of overlapping it: the combine's
   // senders walk expert by expert, so a token's partial is complete only near the end.
   bool receiverAfter = false;

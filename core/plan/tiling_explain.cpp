@@ -97,8 +97,31 @@ void explainStage(const Scenario& sc, int P, const RoutingShares& shares, RingSt
   }
 }
 
+// The RDMA batch the model prefers with the proposed combine rings, when it is not the kept
+// one: batches of 32 KiB to 1 MiB (within a ring's capacity), a step of at least 1% each.
+std::string batchAdvice(const Scenario& sc, const RoutingShares& shares) {
+  if (sc.cluster.servers == 1) return "";  // no partial crosses a NIC
+  Scenario s = sc;
+  const double keptNs = predictStage(s, shares, RingStage::Combine, s.rings.combine).stageNs();
+  const std::int64_t ring = sc.rings.combine.chunkBytes * sc.rings.combine.queueChunks;
+  std::int64_t best = sc.combine.rdmaBatchBytes;
+  double bestNs = keptNs;
+  for (std::int64_t b = 32 * 1024; b <= std::min<std::int64_t>(ring, 1 << 20); b *= 2) {
+    s.combine.rdmaBatchBytes = b;
+    const double ns = predictStage(s, shares, RingStage::Combine, s.rings.combine).stageNs();
+    if (ns < bestNs * (1 - 0.01)) {
+      best = b;
+      bestNs = ns;
+    }
+  }
+  if (best == sc.combine.rdmaBatchBytes) return "";
+  return "; with these rings the model prefers " + kib(best) + " (combine " + us(bestNs) +
+         " against " + us(keptNs) + "): the last batches leave together at the stage's end";
+}
+
 // The combine knobs tiling keeps from the scenario, and the lanes and channels it implies.
-void explainKeptKnobs(const Scenario& sc, std::vector<TilingLine>& out) {
+void explainKeptKnobs(const Scenario& sc, const RoutingShares& shares,
+                      std::vector<TilingLine>& out) {
   const std::int64_t pb = partialRecordBytes(sc);
   int lanes = 1, channels = 1;
   combineLanesAndChannels(sc, lanes, channels);
@@ -112,7 +135,7 @@ void explainKeptKnobs(const Scenario& sc, std::vector<TilingLine>& out) {
                          1, std::min(sc.combine.rdmaBatchBytes,
                                      sc.rings.combine.chunkBytes * sc.rings.combine.queueChunks) /
                                 pb)) +
-                     " partials per RDMA post"});
+                     " partials per RDMA post" + batchAdvice(sc, shares)});
   out.push_back({"combine.partial_dtype",
                  toString(sc.combine.partialDtype) +
                      " (kept from the scenario): bf16 halves the RDMA bytes and widens the "
@@ -155,7 +178,7 @@ std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
   explainRouting(sc, shares, out);
   for (RingStage stage : {RingStage::Dispatch, RingStage::Combine})
     explainStage(sc, P, shares, stage, out);
-  explainKeptKnobs(sc, out);
+  explainKeptKnobs(sc, shares, out);
   explainConstraints(sc, P, out);
   out.push_back(
       {"note",

@@ -6,8 +6,10 @@
 
 #include <cmath>
 
+#include "core/plan/combine_plan.h"
 #include "core/plan/dispatch_tiling.h"
 #include "core/plan/role_throughput.h"
+#include "core/plan/tiling_explain.h"
 #include "core/runtime/record_layout.h"
 #include "core/util/error.h"
 
@@ -97,6 +99,41 @@ TEST(RoleThroughput, ASlowNicBindsTheDispatchForwarderAtTheBytesItCarries) {
   EXPECT_NEAR(p.senderNs, 64 * (7.0 / 16) * 576 / 0.001, 1e-3);
   EXPECT_LT(p.receiverNs, p.forwarderNs);
   EXPECT_GT(p.stageNs(), p.forwarderNs);  // plus the fill
+}
+
+// Each partial ring to another server holds back up to one RDMA batch until its forwarder
+// runs dry at the stage's end; the card's NIC then carries them all, after everything else.
+// At 128 tokens that tail is what a large batch costs (the engine: 288 us with 256 KiB, 235
+// us with one partial per post, 2 x 8 cards), and tiling's explanation says which batch the
+// model prefers.
+TEST(RoleThroughput, TheCombinesLastRdmaBatchesAreATailOnTheNic) {
+  Scenario s = issueShape(128);
+  s.rings.combine = someTiling();
+  s.rings.combine.queueChunks = 32;
+  const RoutingShares sh = routingShares(s);
+  auto predict = [&](std::int64_t batch) {
+    s.combine.rdmaBatchBytes = batch;
+    return predictStage(s, sh, RingStage::Combine, s.rings.combine);
+  };
+  const StagePrediction one = predict(32 << 10), nine = predict(256 << 10);
+  int lanes = 0, channels = 0;
+  combineLanesAndChannels(s, lanes, channels);
+  const double pb = static_cast<double>(partialRecordBytes(s));
+  ASSERT_EQ(std::floor((256 << 10) / pb), 9.0);
+  ASSERT_EQ(one.card, nine.card);
+  const double ringPartials = 128.0 / channels * sh.serverHit[one.card / 8];
+  ASSERT_GT(ringPartials, 9.0);           // every ring's last batch is a full one
+  const double nic = s.hardware.nicGBps;  // GB/s: bytes per ns
+  // Eight partials more in each of the 3 x channels rings' last batch, and in the first
+  // batch's way to the receiver (the fill).
+  EXPECT_NEAR(nine.fillNs - one.fillNs, (3.0 * channels + 1) * (9 - 1) * pb / nic, 1e-6);
+  EXPECT_GT(nine.stageNs(), one.stageNs());
+  s.combine.rdmaBatchBytes = 256 << 10;
+  bool advised = false;
+  for (const TilingLine& l : explainTiling(s, s.placePerRank()))
+    advised = advised || (l.field == "combine.rdma_batch_bytes" &&
+                          l.text.find("the model prefers 32 KiB") != std::string::npos);
+  EXPECT_TRUE(advised);
 }
 
 // Each role's time (and so the stage's) does not fall when the work grows.
