@@ -14,7 +14,12 @@
 // The order is still exactly (time, insertion order): both hold their events in that order,
 // and when the heap's next event is also for the current instant, the one inserted first
 // runs first.
+// Memory follows what is pending, not the most that ever was: the layout stage of a
+// 256-rank run has about a million landings pending at once and later stages far fewer, so
+// the heap, the FIFO and the event slots give back their capacity once they are mostly
+// empty (amortised O(1): each give-back follows at least as many pops as it copies).
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -47,33 +52,36 @@ class EventQueue {
   void push(Time time, Time now, Action action) {
     if (time == now) {
       now_.push_back(NowEvent{takeSeq(), action});
+      nowPeak_ = std::max(nowPeak_, now_.size() - nowHead_);
       return;
     }
-    const std::uint32_t slot = takeSlot();
-    slots_[slot].action = action;
+    const std::uint32_t slot = takeEventSlot();
+    events_[slot] = action;
     heap_.push_back(Entry{time, key(slot)});
     siftUp(heap_.size() - 1);
   }
-  // A timer owns its slot for good, so its handle is the slot.
+  // A timer has its own slot for good (numbered apart from the events'), so its handle is
+  // the slot.
   TimerId newTimer() {
-    const std::uint32_t slot = takeSlot();
-    slots_[slot].timer = true;
-    return slot;
+    if (timers_.size() == kMaxSlots)
+      throw std::length_error("event queue: more than 2^23 timers in one run");
+    timers_.emplace_back();
+    return static_cast<TimerId>(timers_.size() - 1);
   }
   // (Re)arms a timer: a pending one is taken out first. The event gets a new sequence
   // number, so it runs exactly where a fresh push() of it would.
   void setTimer(TimerId id, Time time, Action action) {
-    slots_[id].action = action;
-    const std::uint32_t i = posOf_[id];
+    timers_[id].action = action;
+    const std::uint32_t i = timers_[id].pos;
     if (i == kIdle) {
-      heap_.push_back(Entry{time, key(id)});
+      heap_.push_back(Entry{time, key(id | kTimerBit)});
       siftUp(heap_.size() - 1);
       return;
     }
     // A pending timer moves where it sits: one sift instead of a removal and a push (a
     // re-rated transfer's end moves on every rate change). The order is the same as
     // cancelling and pushing it afresh: the entry takes the next sequence number.
-    heap_[i] = Entry{time, key(id)};
+    heap_[i] = Entry{time, key(id | kTimerBit)};
     resift(i);
   }
   // A sequence number taken now for an event armed later (setTimerAt): the event runs
@@ -83,9 +91,9 @@ class EventQueue {
   std::uint64_t reserveSeq() { return takeSeq(); }
   // As setTimer, with a sequence number from reserveSeq() instead of a new one.
   void setTimerAt(TimerId id, Time time, std::uint64_t seq, Action action) {
-    slots_[id].action = action;
-    const Entry e{time, seq << kSlotBits | id};
-    const std::uint32_t i = posOf_[id];
+    timers_[id].action = action;
+    const Entry e{time, seq << kSlotBits | kTimerBit | id};
+    const std::uint32_t i = timers_[id].pos;
     if (i == kIdle) {
       heap_.push_back(e);
       siftUp(heap_.size() - 1);
@@ -95,9 +103,9 @@ class EventQueue {
     resift(i);
   }
   void cancelTimer(TimerId id) {
-    const std::uint32_t i = posOf_[id];
+    const std::uint32_t i = timers_[id].pos;
     if (i == kIdle) return;
-    posOf_[id] = kIdle;
+    timers_[id].pos = kIdle;
     const std::size_t last = heap_.size() - 1;
     if (i != last) {
       heap_[i] = heap_[last];
@@ -117,23 +125,38 @@ class EventQueue {
                                           seqOf(heap_.front().key) < now_[nowHead_].seq))) {
       const Entry top = heap_.front();
       const std::uint32_t slot = slotOf(top.key);
-      posOf_[slot] = kIdle;
-      const Event e{top.time, slots_[slot].action};
-      if (!slots_[slot].timer) freeSlots_.push_back(slot);
+      Event e{top.time, {}};
+      if (slot & kTimerBit) {
+        TimerSlot& t = timers_[slot & ~kTimerBit];
+        t.pos = kIdle;
+        e.action = t.action;
+      } else {
+        e.action = events_[slot];
+        freeEvents_.push_back(slot);
+      }
       heap_.front() = heap_.back();
       heap_.pop_back();
       if (!heap_.empty()) siftDown(0);
+      if (heap_.capacity() >= kShrinkFrom && heap_.size() * 4 < heap_.capacity())
+        heap_.shrink_to_fit();
+      if (events_.size() >= kShrinkFrom && liveEvents() * 4 < events_.size()) packEvents();
       return e;
     }
     const Event e{now, now_[nowHead_++].action};
-    if (nowHead_ == now_.size()) now_.clear(), nowHead_ = 0;  // keeps its capacity
+    if (nowHead_ == now_.size()) {
+      now_.clear(), nowHead_ = 0;  // keeps its capacity, unless it is far more than needed
+      if (now_.capacity() >= kShrinkFrom && nowPeak_ * 4 < now_.capacity()) now_.shrink_to_fit();
+      nowPeak_ = 0;
+    }
     return e;
   }
   void clear() {
     for (const Entry& e : heap_) {
       const std::uint32_t slot = slotOf(e.key);
-      posOf_[slot] = kIdle;
-      if (!slots_[slot].timer) freeSlots_.push_back(slot);
+      if (slot & kTimerBit)
+        timers_[slot & ~kTimerBit].pos = kIdle;
+      else
+        freeEvents_.push_back(slot);
     }
     heap_.clear();
     now_.clear();
@@ -142,10 +165,11 @@ class EventQueue {
 
  private:
   // A heap entry is 16 bytes: the time, and one key holding the sequence number (high
-  // bits) and the slot of its action (low bits). The keys order as the sequence numbers
-  // do, so (time, key) is (time, insertion order). Small entries keep a node's four
-  // children in one cache line: sifting through a large heap (every transfer's end in a
-  // 256-rank run) was mostly cache misses when an entry carried its action.
+  // bits) and the slot of its action (low bits; the top one of them tells a timer's slot
+  // from an event's). The keys order as the sequence numbers do, so (time, key) is (time,
+  // insertion order), whatever the slots. Small entries keep a node's four children in one
+  // cache line: sifting through a large heap (every transfer's end in a 256-rank run) was
+  // mostly cache misses when an entry carried its action.
   struct Entry {
     Time time;
     std::uint64_t key;
@@ -154,15 +178,18 @@ class EventQueue {
     std::uint64_t seq;
     Action action;
   };
-  struct Slot {
+  struct TimerSlot {
     Action action;
-    bool timer = false;  // owned by a timer for good; otherwise freed when its event runs
+    std::uint32_t pos = kIdle;  // index in heap_, or kIdle
   };
   static constexpr std::size_t kArity = 4;
   static constexpr int kSlotBits = 24;
-  static constexpr std::uint64_t kMaxSlots = std::uint64_t{1} << kSlotBits;
+  static constexpr std::uint32_t kTimerBit = std::uint32_t{1} << (kSlotBits - 1);
+  static constexpr std::uint64_t kMaxSlots = kTimerBit;  // of each kind
   static constexpr std::uint64_t kMaxSeq = std::uint64_t{1} << (64 - kSlotBits);
   static constexpr std::uint32_t kIdle = ~std::uint32_t{0};
+  // Below this many entries a vector keeps its capacity: small runs never reallocate.
+  static constexpr std::size_t kShrinkFrom = std::size_t{1} << 16;
 
   std::uint64_t takeSeq() {
     if (nextSeq_ == kMaxSeq)
@@ -172,22 +199,39 @@ class EventQueue {
   std::uint64_t key(std::uint32_t slot) { return takeSeq() << kSlotBits | slot; }
   static std::uint64_t seqOf(std::uint64_t key) { return key >> kSlotBits; }
   static std::uint32_t slotOf(std::uint64_t key) {
-    return static_cast<std::uint32_t>(key & (kMaxSlots - 1));
+    return static_cast<std::uint32_t>(key & ((std::uint64_t{1} << kSlotBits) - 1));
   }
-  std::uint32_t takeSlot() {
-    if (!freeSlots_.empty()) {
-      const std::uint32_t slot = freeSlots_.back();
-      freeSlots_.pop_back();
+  std::uint32_t takeEventSlot() {
+    if (!freeEvents_.empty()) {
+      const std::uint32_t slot = freeEvents_.back();
+      freeEvents_.pop_back();
       return slot;
     }
-    if (slots_.size() == kMaxSlots)
-      throw std::length_error("event queue: more than 2^24 events or timers pending at once");
-    slots_.emplace_back();
-    posOf_.push_back(kIdle);
-    return static_cast<std::uint32_t>(slots_.size() - 1);
+    if (events_.size() == kMaxSlots)
+      throw std::length_error("event queue: more than 2^23 events pending at once");
+    events_.emplace_back();
+    return static_cast<std::uint32_t>(events_.size() - 1);
   }
-  // Records where heap_[i] now sits.
-  void place(std::size_t i) { posOf_[slotOf(heap_[i].key)] = static_cast<std::uint32_t>(i); }
+  std::size_t liveEvents() const { return events_.size() - freeEvents_.size(); }
+  // Renumbers the pending events' slots 0, 1, ... in heap order and drops the rest: a slot
+  // is only where an action is kept, so the order of events is unchanged.
+  void packEvents() {
+    std::vector<Action> packed;
+    packed.reserve(liveEvents());
+    for (Entry& e : heap_) {
+      const std::uint32_t slot = slotOf(e.key);
+      if (slot & kTimerBit) continue;
+      e.key = seqOf(e.key) << kSlotBits | static_cast<std::uint32_t>(packed.size());
+      packed.push_back(events_[slot]);
+    }
+    events_ = std::move(packed);
+    freeEvents_ = {};
+  }
+  // Records where heap_[i] now sits (only timers are looked up by slot).
+  void place(std::size_t i) {
+    const std::uint32_t slot = slotOf(heap_[i].key);
+    if (slot & kTimerBit) timers_[slot & ~kTimerBit].pos = static_cast<std::uint32_t>(i);
+  }
   bool nowEmpty() const { return nowHead_ == now_.size(); }
   static bool before(const Entry& a, const Entry& b) {
     return a.time < b.time || (a.time == b.time && a.key < b.key);
@@ -231,11 +275,12 @@ class EventQueue {
   }
 
   std::vector<Entry> heap_;
-  std::vector<Slot> slots_;               // by slot: the action to run
-  std::vector<std::uint32_t> posOf_;      // by slot: index in heap_, or kIdle
-  std::vector<std::uint32_t> freeSlots_;  // slots no event or timer holds
-  std::vector<NowEvent> now_;             // FIFO of events at the current instant, from nowHead_
+  std::vector<Action> events_;             // by event slot: the action to run
+  std::vector<std::uint32_t> freeEvents_;  // event slots no pending event holds
+  std::vector<TimerSlot> timers_;          // by timer id
+  std::vector<NowEvent> now_;              // FIFO of events at the current instant, from nowHead_
   std::size_t nowHead_ = 0;
+  std::size_t nowPeak_ = 0;  // most events in the FIFO at once since it last drained
   std::uint64_t nextSeq_ = 0;
 };
 

@@ -151,7 +151,7 @@ struct A2aMatmulContext::Impl {
   static Task waitAtLeast(AiCore& core, Word& w, std::int64_t v) {
     while (w.value < v) {
       auto change = core.changeOf(w, w.value, Activity::WaitData,
-                                  [&w, v] { return w.name + " >= " + std::to_string(v); });
+                                  [&w, v] { return w.name.str() + " >= " + std::to_string(v); });
       co_await change;
     }
   }

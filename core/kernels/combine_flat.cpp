@@ -149,9 +149,10 @@ Task flatCombineReceiver(LayerContext& ctx, int r, AiCore& core, std::shared_ptr
       if (from[i] < 0) continue;
       Word& counter = *w->landed[r][from[i]];
       while (counter.value <= place[i]) {
-        auto change = core.changeOf(
-            counter, counter.value, Activity::WaitData,
-            [&counter, v = place[i] + 1] { return counter.name + " >= " + std::to_string(v); });
+        auto change =
+            core.changeOf(counter, counter.value, Activity::WaitData, [&counter, v = place[i] + 1] {
+              return counter.name.str() + " >= " + std::to_string(v);
+            });
         co_await change;
       }
       co_await core.copy(Region{y, 0, ctx.rowBytes},

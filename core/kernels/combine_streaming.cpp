@@ -129,22 +129,27 @@ std::shared_ptr<CombineRings> addCombineRings(LayerContext& ctx) {
       ctx.ranks,
       std::vector<RingBuffer*>(static_cast<std::size_t>(ctx.servers) * plan.channels, nullptr));
   const std::size_t firstRing = emu.rings().size();
+  const IndexedLabels& ipcName = emu.addRingNames([name](const IndexedLabels::Indices& i) {
+    return name(i[0]) + " combine IPC <- " + name(i[1]) + " lane" + std::to_string(i[2]);
+  });
+  const IndexedLabels& partialName = emu.addRingNames([name](const IndexedLabels::Indices& i) {
+    return name(i[0]) + (i[1] == i[0] ? " combine local <- " : " combine RDMA <- ") + name(i[1]) +
+           " ch" + std::to_string(i[2]);
+  });
   for (int f = 0; f < ctx.ranks; ++f)
     for (int dl = 0; dl < ctx.cardsPerServer; ++dl)
       for (int L = 0; L < plan.lanes; ++L) {
         const int d = ctx.serverOf(f) * ctx.cardsPerServer + dl;
         rings->ipc[f][dl * plan.lanes + L] =
-            &emu.addRing(name(f) + " combine IPC <- " + name(d) + " lane" + std::to_string(L),
-                         RingKind::Ipc, f, d, t.chunkBytes, t.queueChunks);
+            &emu.addRing(ipcName(f, d, L), RingKind::Ipc, f, d, t.chunkBytes, t.queueChunks);
       }
   for (int r = 0; r < ctx.ranks; ++r)
     for (int S = 0; S < ctx.servers; ++S)
       for (int c = 0; c < plan.channels; ++c) {
         const int f = S * ctx.cardsPerServer + ctx.localOf(r);
-        rings->partial[r][static_cast<std::size_t>(S) * plan.channels + c] = &emu.addRing(
-            name(r) + (f == r ? " combine local <- " : " combine RDMA <- ") + name(f) + " ch" +
-                std::to_string(c),
-            f == r ? RingKind::Ipc : RingKind::Rdma, r, f, t.chunkBytes, t.queueChunks);
+        rings->partial[r][static_cast<std::size_t>(S) * plan.channels + c] =
+            &emu.addRing(partialName(r, f, c), f == r ? RingKind::Ipc : RingKind::Rdma, r, f,
+                         t.chunkBytes, t.queueChunks);
       }
   for (std::size_t i = firstRing; i < emu.rings().size(); ++i)
     ctx.combineBufferBytes += emu.rings()[i].capacity() + 2 * kControlLineBytes;

@@ -139,8 +139,8 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
       const std::int64_t expected = plan.tokensFrom[sources[i]];
       if (done[i] >= expected) continue;
       const Word* word = w->win[d][sources[i]].landed;
-      what += (what.empty() ? "" : "; ") + word->name + " = " + std::to_string(word->value) + ", " +
-              std::to_string(expected) + " records expected";
+      what += (what.empty() ? "" : "; ") + word->name.str() + " = " + std::to_string(word->value) +
+              ", " + std::to_string(expected) + " records expected";
     }
     return "flat windows: " + what;
   };

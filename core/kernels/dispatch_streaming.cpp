@@ -240,25 +240,34 @@ std::shared_ptr<StreamingRings> addDispatchRings(LayerContext& ctx) {
   rings.fwd.assign(cards,
                    std::vector<std::vector<RingBuffer*>>(
                        ctx.cardsPerServer, std::vector<RingBuffer*>(ctx.servers * C, nullptr)));
+  const IndexedLabels& directName = emu.addRingNames(
+      [name](const IndexedLabels::Indices& i) { return name(i[0]) + " IPC <- " + name(i[1]); });
+  const IndexedLabels& rdmaName =
+      emu.addRingNames([name, channelName](const IndexedLabels::Indices& i) {
+        return name(i[0]) + " RDMA <- " + name(i[1]) + channelName(i[2]);
+      });
+  const IndexedLabels& fwdName =
+      emu.addRingNames([name, channelName](const IndexedLabels::Indices& i) {
+        return name(i[0]) + " IPC <- " + name(i[1]) + " fwd from server" + std::to_string(i[2]) +
+               channelName(i[3]);
+      });
   for (int d = 0; d < cards; ++d)
     for (int l = 0; l < ctx.cardsPerServer; ++l) {
       const int s = ctx.serverOf(d) * ctx.cardsPerServer + l;
-      rings.direct[d][l] = &emu.addRing(name(d) + " IPC <- " + name(s), RingKind::Ipc, d, s,
-                                        t.chunkBytes, t.queueChunks);
+      rings.direct[d][l] =
+          &emu.addRing(directName(d, s), RingKind::Ipc, d, s, t.chunkBytes, t.queueChunks);
     }
   for (int f = 0; f < cards; ++f)
     for (int S = 0; S < ctx.servers; ++S) {
       if (S == ctx.serverOf(f)) continue;
       const int s = S * ctx.cardsPerServer + ctx.localOf(f);
       for (int ch = 0; ch < C; ++ch) {
-        rings.rdma[f][S * C + ch] = &emu.addRing(name(f) + " RDMA <- " + name(s) + channelName(ch),
-                                                 RingKind::Rdma, f, s, t.chunkBytes, channelChunks);
+        rings.rdma[f][S * C + ch] =
+            &emu.addRing(rdmaName(f, s, ch), RingKind::Rdma, f, s, t.chunkBytes, channelChunks);
         for (int l = 0; l < ctx.cardsPerServer; ++l) {
           const int d = ctx.serverOf(f) * ctx.cardsPerServer + l;
           rings.fwd[d][ctx.localOf(f)][S * C + ch] =
-              &emu.addRing(name(d) + " IPC <- " + name(f) + " fwd from server" + std::to_string(S) +
-                               channelName(ch),
-                           RingKind::Ipc, d, f, t.chunkBytes, channelChunks);
+              &emu.addRing(fwdName(d, f, S, ch), RingKind::Ipc, d, f, t.chunkBytes, channelChunks);
         }
       }
     }

@@ -364,11 +364,11 @@ OpRef AiCore::copy(Region dst, Region src) {
   if (ub.offset % align != 0) {
     if (ub.offset % 32 != 0)
       throw std::logic_error(name_ + ": UB address " + std::to_string(ub.offset) + " in " +
-                             ub.buf->name + " is not 32-byte aligned");
+                             ub.buf->name.str() + " is not 32-byte aligned");
     throw InputError("hardware.overrides.dma_align_bytes",
-                     std::to_string(align) +
-                         " B is coarser than the kernels' 32-byte UB layout: " + ub.buf->name +
-                         " is used at offset " + std::to_string(ub.offset) + " (" + name_ + ")");
+                     std::to_string(align) + " B is coarser than the kernels' 32-byte UB layout: " +
+                         ub.buf->name.str() + " is used at offset " + std::to_string(ub.offset) +
+                         " (" + name_ + ")");
   }
   // Over-read (or pad) to alignment boundaries on the GM side, crop in UB.
   const std::int64_t a0 = (gm.offset / align) * align;

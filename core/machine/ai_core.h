@@ -17,6 +17,7 @@
 
 #include "core/engine/simulator.h"
 #include "core/machine/flow_network.h"
+#include "core/machine/label.h"
 #include "core/machine/memory.h"
 #include "core/record/states.h"
 #include "core/util/fifo.h"
@@ -35,17 +36,17 @@ enum class CoreKind : std::uint8_t { Aiv, Aic };
 // A 64-bit word in GM that programs poll: ring head/tail, flags, counters. Waiters are
 // suspended, never spinning the host; a change wakes them after the poll latency.
 struct Word {
-  std::string name;
+  Label name;
   int card = 0;
-  std::int64_t value = 0;
-  std::vector<std::pair<AiCore*, std::coroutine_handle<>>> waiters;
   // For the early deadlock watch (Machine::checkWaiters). `soleWriter`: by protocol only one
   // core ever writes this word (a ring's head or tail); `writer` is that core once it has
   // written, and `inFlightWrites` counts its writes issued but not landed. A waiter on such
   // a word whose writer has finished, with nothing in flight, can never be woken.
-  bool soleWriter = false;
-  AiCore* writer = nullptr;
   int inFlightWrites = 0;
+  std::int64_t value = 0;
+  std::vector<std::pair<AiCore*, std::coroutine_handle<>>> waiters{};
+  AiCore* writer = nullptr;
+  bool soleWriter = false;
 };
 
 // Hooks run when an op lands, in the order they were added. Most ops get none and nearly

@@ -91,9 +91,9 @@ void CausalLog::barrierReleased(int core, int lastCore, Time arrived) {
   c.segments.back().syncArrived = arrived;
 }
 
-int CausalLog::wordId(const void* word, const std::string& name) {
+int CausalLog::wordId(const void* word, const Label& name) {
   auto [it, inserted] = wordIds_.try_emplace(word, static_cast<int>(wordNames_.size()));
-  if (inserted) wordNames_.push_back(name);
+  if (inserted) wordNames_.push_back(name.str());  // made once per word, not per op
   return it->second;
 }
 

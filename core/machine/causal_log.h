@@ -21,6 +21,7 @@
 
 #include "core/engine/time.h"
 #include "core/machine/flow_network.h"
+#include "core/machine/label.h"
 #include "core/record/states.h"
 
 namespace moe {
@@ -90,7 +91,7 @@ class CausalLog {
   void waitBegan(int core, Role role, Activity activity, WaitKind kind, int op, Time now);
   void wokenBy(int core, int writeOp);
   void barrierReleased(int core, int lastCore, Time arrived);
-  int wordId(const void* word, const std::string& name);
+  int wordId(const void* word, const Label& name);
 
   // --- Read by the walk ---
   int coreCount() const { return static_cast<int>(cores_.size()); }

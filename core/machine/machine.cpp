@@ -75,25 +75,35 @@ Machine::Machine(Simulator& sim, const HardwareProfile& hw, const ClusterShape& 
     }
 }
 
-Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool activation,
-                         bool sparse, bool withBytes) {
-  if (bytes < 0) throw std::logic_error("negative GM allocation " + name);
+void Machine::chargeGm(int card, std::int64_t bytes, const std::function<std::string()>& what) {
+  if (bytes < 0) throw std::logic_error("negative GM allocation " + what());
   Card& c = cards_[card];
   // Validation refuses what the memory estimate says cannot fit; this catches the rest (a
   // receive size known only after dispatch-notify) with the field to change.
   if (c.gmAllocated + bytes > hw_.hbmBytes)
     throw InputError("hardware.overrides.hbm_bytes",
-                     std::to_string(hw_.hbmBytes) + " B cannot hold " + name + " (" +
+                     std::to_string(hw_.hbmBytes) + " B cannot hold " + what() + " (" +
                          std::to_string(bytes) + " B) on card " + std::to_string(card) + " after " +
                          std::to_string(c.gmAllocated) + " B already allocated");
   c.gmAllocated += bytes;
-  Buffer& b = buffers_.emplace_back(Buffer{
-      "card" + std::to_string(card) + "." + name, MemSpace::Gm, card, -1, bytes, {}, nullptr, {}});
+}
+
+Buffer* Machine::placeGm(int card, std::int64_t bytes, Label name, bool activation, bool sparse,
+                         bool withBytes) {
+  Buffer& b = buffers_.emplace_back(
+      Buffer{std::move(name), MemSpace::Gm, card, -1, bytes, {}, nullptr, {}});
   if (withBytes && (!activation || payloadFull()))
     b.bytes = ByteStore::view(
         (sparse ? sparseArenas_ : arenas_)[card].allocate(static_cast<std::size_t>(bytes)),
         static_cast<std::size_t>(bytes));
   return &b;
+}
+
+Buffer* Machine::allocGm(int card, std::int64_t bytes, std::string name, bool activation,
+                         bool sparse, bool withBytes) {
+  chargeGm(card, bytes, [&name] { return name; });
+  return placeGm(card, bytes, "card" + std::to_string(card) + "." + name, activation, sparse,
+                 withBytes);
 }
 
 Buffer* Machine::allocGmSharing(Buffer* owner, std::string name) {
@@ -103,11 +113,12 @@ Buffer* Machine::allocGmSharing(Buffer* owner, std::string name) {
   return b;
 }
 
-Buffer* Machine::allocRingData(int card, std::int64_t chunkBytes, int chunks, std::string name,
-                               bool activation) {
+Buffer* Machine::allocRingData(int card, std::int64_t chunkBytes, int chunks, Label name,
+                               const std::function<std::string()>& what, bool activation) {
+  chargeGm(card, chunkBytes * chunks, what);
   if (!activation || !payloadFull() || chunkBytes <= 0 || chunks <= 0)
-    return allocGm(card, chunkBytes * chunks, std::move(name), activation);
-  Buffer* b = allocGm(card, chunkBytes * chunks, std::move(name), /*activation=*/true,
+    return placeGm(card, chunkBytes * chunks, std::move(name), activation, false, true);
+  Buffer* b = placeGm(card, chunkBytes * chunks, std::move(name), /*activation=*/true,
                       /*sparse=*/false, /*withBytes=*/false);
   // Pages of at most 16 KiB (a divisor of the chunk): a ring holding one unread record
   // holds about that record, not whole chunks, which counts once a card has hundreds of
@@ -204,7 +215,7 @@ void Machine::checkWaiters(const Word& w) {
 }
 
 Word* Machine::makeWord(int card, std::string name) {
-  return &words_.emplace_back(Word{"card" + std::to_string(card) + "." + name, card, 0, {}});
+  return &words_.emplace_back(Word{"card" + std::to_string(card) + "." + name, card});
 }
 
 Time Machine::wordLatency(const AiCore& from, const Word& w) const {
@@ -253,11 +264,11 @@ void Machine::routeCopy(const AiCore& core, const Region& dst, const Region& src
   const Region& ub = toUb ? dst : src;
   const Region& gm = toUb ? src : dst;
   if (ub.buf->space != MemSpace::Ub || gm.buf->space != MemSpace::Gm)
-    throw std::logic_error(core.name() + ": DataCopy moves between GM and UB (" + src.buf->name +
-                           " -> " + dst.buf->name + ")");
+    throw std::logic_error(core.name() + ": DataCopy moves between GM and UB (" +
+                           src.buf->name.str() + " -> " + dst.buf->name.str() + ")");
   if (ub.buf->core != core.id())
     throw std::logic_error(core.name() + ": cannot DataCopy with another core's UB " +
-                           ub.buf->name);
+                           ub.buf->name.str());
   const int gmCard = gm.buf->card;
   if (serverOf(gmCard) != serverOf(core.card()))
     throw std::logic_error(core.name() + ": DataCopy cannot reach another server's GM; use RDMA");
@@ -276,7 +287,8 @@ void Machine::routeCopy(const AiCore& core, const Region& dst, const Region& src
 
 void Machine::routeRdma(const Region& dst, const Region& src, FlowPath& path, Time& latency) const {
   if (dst.buf->space != MemSpace::Gm || src.buf->space != MemSpace::Gm)
-    throw std::logic_error("RDMA moves GM to GM (" + src.buf->name + " -> " + dst.buf->name + ")");
+    throw std::logic_error("RDMA moves GM to GM (" + src.buf->name.str() + " -> " +
+                           dst.buf->name.str() + ")");
   const int s = src.buf->card, d = dst.buf->card;
   path.clear();
   path.push_back(cards_[s].hbm);

@@ -6,6 +6,7 @@
 // operations and Machine allocation; paths, bandwidths and latencies are decided here.
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -76,11 +77,15 @@ class Machine {
   // caller (allocRingData).
   Buffer* allocGm(int card, std::int64_t bytes, std::string name, bool activation,
                   bool sparse = false, bool withBytes = true);
+  // Counts `bytes` of GM against a card without a buffer (a ring's control block, which no
+  // copy addresses); `what` names it in the error when the card's HBM cannot hold it.
+  void chargeGm(int card, std::int64_t bytes, const std::function<std::string()>& what);
   // A ring's data area on a card: `chunks` slots of `chunkBytes`, counted in full against the
   // card's GM, but its bytes (payload "full") live in pages that are held only while they
-  // have unread data (see RingPages).
-  Buffer* allocRingData(int card, std::int64_t chunkBytes, int chunks, std::string name,
-                        bool activation);
+  // have unread data (see RingPages). `name` is its full name, made on demand; `what` names
+  // it in an error.
+  Buffer* allocRingData(int card, std::int64_t chunkBytes, int chunks, Label name,
+                        const std::function<std::string()>& what, bool activation);
   // UB of one core; throws if the core's UB would overflow (tiling checks this earlier).
   // `withBytes` false: the buffer takes its UB/L1 space but holds no host bytes (a kernel
   // that computes its result elsewhere, like the experts' L1 tiles).
@@ -151,6 +156,10 @@ class Machine {
   std::int64_t rdmaDataBytes = 0;  // bytes those data writes carried
 
  private:
+  // A GM buffer already counted by chargeGm.
+  Buffer* placeGm(int card, std::int64_t bytes, Label name, bool activation, bool sparse,
+                  bool withBytes);
+
   Simulator& sim_;
   FlowNetwork net_;
   Observer& obs_;

@@ -215,7 +215,7 @@ void GmArena::release() {
 void dropDeadBytes(Buffer& b, std::int64_t off, std::int64_t len) {
   if (b.bytes.empty() || len <= 0) return;
   if (off < 0 || off + len > static_cast<std::int64_t>(b.bytes.size()))
-    throw std::out_of_range("dead bytes outside " + b.name);
+    throw std::out_of_range("dead bytes outside " + b.name.str());
   // Pages go back in groups: each madvise flushes the TLB, which costs more on a VM than
   // giving back a few pages later saves.
   constexpr std::uintptr_t kGroupPages = 64;
@@ -235,7 +235,7 @@ void dropDeadBytes(Buffer& b, std::int64_t off, std::int64_t len) {
     std::uint16_t& dead = b.dead->perPage[page - first];
     dead = static_cast<std::uint16_t>(dead + (std::min(p1, e) - std::max(p0, a)));
     if (dead > std::min(p1, end) - std::max(p0, base))  // more than its bytes in the buffer
-      throw std::logic_error("bytes of " + b.name + " declared dead twice");
+      throw std::logic_error("bytes of " + b.name.str() + " declared dead twice");
     if (dead < kPage || page < in0 || page >= in1) continue;
     const std::uintptr_t group = page / kGroupPages;
     const std::uintptr_t g0 = std::max(group * kGroupPages, in0);

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/machine/label.h"
 #include "core/machine/ring_pages.h"
 
 namespace moe {
@@ -115,7 +116,7 @@ class GmArena {
 };
 
 struct Buffer {
-  std::string name;
+  Label name;
   MemSpace space;
   int card;
   int core;  // owning core for UB, -1 for GM
@@ -152,7 +153,7 @@ struct Region {
 
   Region sub(std::int64_t off, std::int64_t len) const {
     if (off < 0 || len < 0 || off + len > length)
-      throw std::out_of_range("sub-region outside " + (buf ? buf->name : std::string("?")));
+      throw std::out_of_range("sub-region outside " + (buf ? buf->name.str() : std::string("?")));
     return Region{buf, offset + off, len};
   }
   std::uint8_t* ptr() const { return buf->bytes.empty() ? nullptr : buf->bytes.data() + offset; }

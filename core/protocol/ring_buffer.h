@@ -55,26 +55,31 @@ struct RingStats {
   std::int64_t dataWaits = 0;
 };
 
-class RingBuffer {
+// A ring is a LabelSource: it names its data area and its head and tail words on demand
+// from its own name, which is itself made on demand when the operator gives a Label with
+// a source (a run of 256 ranks holds 155,392 rings; see label.h).
+class RingBuffer final : public LabelSource {
  public:
-  RingBuffer(Machine& m, int id, std::string name, RingKind kind, int consumerCard,
-             int producerCard, std::int64_t chunkBytes, int queueChunks, bool activation);
+  RingBuffer(Machine& m, int id, Label name, RingKind kind, int consumerCard, int producerCard,
+             std::int64_t chunkBytes, int queueChunks, bool activation);
+  RingBuffer(const RingBuffer&) = delete;
+  RingBuffer& operator=(const RingBuffer&) = delete;
 
   int id() const { return id_; }
-  const std::string& name() const { return name_; }
+  std::string name() const { return name_.str(); }
   RingKind kind() const { return kind_; }
   int consumerCard() const { return consumerCard_; }
   int producerCard() const { return producerCard_; }
   std::int64_t capacity() const { return capacity_; }
   std::int64_t chunkBytes() const { return chunkBytes_; }
-  std::int64_t head() const { return head_->value; }  // published words
-  std::int64_t tail() const { return tail_->value; }
-  Word* tailWord() { return tail_; }
+  std::int64_t head() const { return head_.value; }  // published words
+  std::int64_t tail() const { return tail_.value; }
+  Word* tailWord() { return &tail_; }
   std::int64_t producerTail() const { return localTail_; }  // written, maybe unpublished
   std::int64_t cachedHead() const { return headCache_; }
   std::int64_t consumerCursor() const { return readCursor_; }
   const RingStats& stats() const { return stats_; }
-  const std::vector<std::string>& violations() const { return violations_; }
+  const std::vector<std::string>& violations() const;
   // Records written and not yet taken, oldest first (offset in the ring's byte stream).
   using Records = std::deque<std::pair<std::int64_t, RecordMeta>>;
   const Records& records() const;
@@ -114,7 +119,11 @@ class RingBuffer {
   // Words in a run's inspector: "IPC ring card3<-card5: head 81920, tail 196608, ...".
   std::string describe() const;
 
+  // The full names of its parts: "card3.<ring name>.data", ".head", ".tail".
+  std::string label(std::int64_t part) const override;
+
  private:
+  enum Part : std::int64_t { kData, kHead, kTail };
   void violation(const std::string& what);
   template <typename CopyFn>
   OpRef writeSplit(std::int64_t n, const std::vector<RecordMeta>& metas, std::int64_t recordBytes,
@@ -122,19 +131,22 @@ class RingBuffer {
   void sample();
 
   Machine& m_;
-  int id_;
-  std::string name_;
-  RingKind kind_;
-  int consumerCard_, producerCard_;
-  std::int64_t chunkBytes_, capacity_;
+  Label name_;
   Buffer* data_;
-  Buffer* control_;
-  Word* head_;
-  Word* tail_;
+  std::int64_t chunkBytes_, capacity_;
+  int id_;
+  int consumerCard_, producerCard_;
+  RingKind kind_;
+  // The control block's head and tail (its 256 B are counted against the card's GM; no copy
+  // addresses them, so they have no buffer of their own).
+  Word head_;
+  Word tail_;
   // producer registers
   std::int64_t localTail_ = 0;
   std::int64_t headCache_ = 0;
   std::int64_t landedEnd_ = 0;  // data that has landed, contiguous from 0
+  // Landings that arrived ahead of an earlier one (rare: most land in order and never get
+  // here, so most rings never allocate this).
   std::vector<std::pair<std::int64_t, std::int64_t>> landedPending_;
   // consumer registers
   std::int64_t tailCache_ = 0;
@@ -144,7 +156,7 @@ class RingBuffer {
   // any one time (89 MB).
   std::unique_ptr<Records> records_;
   RingStats stats_;
-  std::vector<std::string> violations_;
+  std::unique_ptr<std::vector<std::string>> violations_;  // made on the first one
   std::int64_t dropTail_ = -1;
 };
 

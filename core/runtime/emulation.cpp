@@ -26,7 +26,7 @@ Emulation::Emulation(const Scenario& scenario)
   machine_.net().setMinRecomputeInterval(nanoseconds(scenario.bandwidthUpdateNs));
 }
 
-RingBuffer& Emulation::addRing(std::string name, RingKind kind, int consumerCard, int producerCard,
+RingBuffer& Emulation::addRing(Label name, RingKind kind, int consumerCard, int producerCard,
                                std::int64_t chunkBytes, int queueChunks) {
   const int id = static_cast<int>(rings_.size());
   return rings_.emplace_back(machine_, id, std::move(name), kind, consumerCard, producerCard,

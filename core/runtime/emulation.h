@@ -9,6 +9,7 @@
 
 #include "core/engine/simulator.h"
 #include "core/machine/machine.h"
+#include "core/protocol/indexed_labels.h"
 #include "core/protocol/ring_buffer.h"
 #include "core/protocol/workspace_stages.h"
 #include "core/record/observer.h"
@@ -30,8 +31,12 @@ class Emulation {
   Machine& machine() { return machine_; }
   const Machine& machine() const { return machine_; }
 
-  RingBuffer& addRing(std::string name, RingKind kind, int consumerCard, int producerCard,
+  RingBuffer& addRing(Label name, RingKind kind, int consumerCard, int producerCard,
                       std::int64_t chunkBytes, int queueChunks);
+  // The names of a family of rings, kept as long as the rings (see indexed_labels.h).
+  const IndexedLabels& addRingNames(IndexedLabels::Format format) {
+    return ringNames_.emplace_back(std::move(format));
+  }
   const std::deque<RingBuffer>& rings() const { return rings_; }
   // Frees the data bytes of every ring so far (their pointers and stats stay observable).
   void discardRingData();
@@ -58,6 +63,7 @@ class Emulation {
   Simulator sim_;
   Observer obs_;
   Machine machine_;
+  std::deque<IndexedLabels> ringNames_;  // before rings_, which read them
   std::deque<RingBuffer> rings_;
   std::deque<SyncBarrier> barriers_;
   std::deque<WorkspaceStages> stages_;

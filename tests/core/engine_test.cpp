@@ -138,6 +138,53 @@ TEST(EventQueue, ReArmedAndCancelledTimersRunOnceAtTheirLastTimeInOrder) {
   EXPECT_EQ(w.ran, expected);
 }
 
+// The queue gives back capacity once it is mostly empty (after the layout stage's million
+// pending landings): it renumbers the pending events' slots and shrinks its heap. Two bursts
+// far above the size where that starts, with timers pending through both and events that
+// schedule more while the queue drains, must still run in exactly (time, insertion) order.
+TEST(EventQueue, OrderHoldsWhileTheQueueGivesBackCapacityBetweenBursts) {
+  struct World {
+    Simulator sim;
+    std::mt19937_64 rng{23};
+    std::vector<std::uint64_t> ran;
+    std::map<std::pair<Time, std::uint64_t>, std::uint64_t> reference;
+    std::uint64_t inserted = 0;
+    int budget = 30000;
+    void schedule(Time t, std::uint64_t id) {
+      reference.emplace(std::make_pair(t, inserted++), id);
+      sim.at(t, Action{&World::fire, this, id});
+    }
+    static void fire(void* self, std::uint64_t id) {
+      auto* w = static_cast<World*>(self);
+      w->ran.push_back(id);
+      if (w->budget > 0 && w->rng() % 4 == 0) {
+        --w->budget;
+        w->schedule(w->sim.now() + static_cast<Time>(w->rng() % 3), kPlain + w->inserted);
+      }
+    }
+    void burst(Time from, int n) {
+      for (int i = 0; i < n; ++i)
+        schedule(from + 1 + static_cast<Time>(rng() % 100000), kPlain + inserted);
+    }
+  } w;
+  std::vector<TimerId> timers;
+  for (std::uint64_t t = 0; t < 8; ++t) {
+    timers.push_back(w.sim.newTimer());
+    const Time when = 50000 + static_cast<Time>(t) * 40000;  // some after the first burst
+    w.reference.emplace(std::make_pair(when, w.inserted++), t);
+    w.sim.setTimer(timers.back(), when, Action{&World::fire, &w, t});
+  }
+  w.burst(0, 200000);
+  while (w.sim.pendingEvents() > 1000) w.sim.step();
+  w.burst(w.sim.now(), 150000);
+  while (w.sim.step()) {
+  }
+  std::vector<std::uint64_t> expected;
+  for (const auto& [key, id] : w.reference) expected.push_back(id);
+  ASSERT_GT(expected.size(), 350000u);
+  EXPECT_EQ(w.ran, expected);
+}
+
 TEST(FlowNetwork, FlowsSharingOneLinkSplitItEvenlyAndSpeedUpWhenOneEnds) {
   Simulator sim;
   FlowNetwork net(sim);

@@ -123,6 +123,31 @@ TEST(RingBuffer, ConsumerWaitingForDataThatNeverComesIsDiagnosedWithPointerValue
   EXPECT_NE(d.find("head 288, tail 288"), std::string::npos) << d;
 }
 
+// Rings made in bulk are named on demand from their indices (see indexed_labels.h); their
+// data area and head and tail words are named from the ring's name. Each must read exactly
+// as the stored text did, and a ring named by text keeps that text.
+TEST(RingBuffer, NamesMadeOnDemandReadAsTheStoredTextDid) {
+  Emulation emu(tinyScenario());
+  const IndexedLabels& names = emu.addRingNames([](const IndexedLabels::Indices& i) {
+    return "card" + std::to_string(i[0]) + " IPC <- card" + std::to_string(i[1]) + " lane" +
+           std::to_string(i[2]) + "." + std::to_string(i[3]);
+  });
+  RingBuffer& made = emu.addRing(names(9, 767, 32767, 0), RingKind::Ipc, 9, 8, kRecord, 2);
+  RingBuffer& text = emu.addRing("ipc.card1<-card0", RingKind::Rdma, 1, 0, kRecord, 2);
+  EXPECT_EQ(made.name(), "card9 IPC <- card767 lane32767.0");
+  EXPECT_EQ(made.dataBuffer()->name.str(), "card9.card9 IPC <- card767 lane32767.0.data");
+  EXPECT_EQ(made.tailWord()->name.str(), "card9.card9 IPC <- card767 lane32767.0.tail");
+  EXPECT_EQ(text.name(), "ipc.card1<-card0");
+  EXPECT_EQ(text.dataBuffer()->name.str(), "card1.ipc.card1<-card0.data");
+  EXPECT_NE(text.describe().find("RDMA ring ipc.card1<-card0 (capacity 192): head 0, tail 0"),
+            std::string::npos)
+      << text.describe();
+  EXPECT_THROW(names(-1), std::logic_error);
+  EXPECT_THROW(names(0, 32768), std::logic_error);
+  // Both rings' data and control blocks are counted against their cards' GM.
+  EXPECT_EQ(emu.machine().card(9).gmAllocated, 2 * kRecord + 2 * kControlLineBytes);
+}
+
 TEST(RingBuffer, RdmaRingPublishesTailOnlyBehindItsData) {
   Emulation emu(tinyScenario());
   auto& m = emu.machine();
