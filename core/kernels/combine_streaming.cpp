@@ -161,10 +161,7 @@ void launchSenders(LayerContext& ctx, int c, const std::shared_ptr<CombineRings>
   const RingTiling& t = ctx.sc.rings.combine;
   const CombinePlan& plan = rings->plan;
   // Senders: targets (card, lane) round-robin over the sender cores, in the plan's diagonal
-  // order. Card by card instead, a card's rows reach its last forwarder card only at the
-  // end of its walk: when it is a hot card, every token that forwarder serves waits for it,
-  // and the forwarder's partials all leave at the end (4 x 8 cards x 4096 tokens, hot
-  // routing: combine 54.4 ms card by card, 37.9 ms diagonally).
+  // order (senderTargetOrder says why: every forwarder is fed all through the stage).
   std::vector<std::vector<SenderTarget>> perSender(t.senderCores);
   int next = 0;
   for (const SenderTargetSlot& slot :

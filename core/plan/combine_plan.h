@@ -66,7 +66,10 @@ struct SenderTargetSlot {
 // round and each core gets this card's cheap local target in turn), in lane (j + n) mod
 // lanes. At any moment the cores then feed every card, and the server's cards, each
 // counting from itself, feed different lanes, so a forwarder gets its rows (and completes
-// its tokens) all through the stage. Every (card, lane) pair appears exactly once.
+// its tokens) all through the stage. Card by card instead, a hot card's rows reached its
+// last forwarder only at the end of its walk, and that forwarder's partials all left late
+// (4 x 8 cards x 4096 tokens, hot routing: combine 54.4 ms, 37.9 ms diagonally). Every
+// (card, lane) pair appears exactly once.
 std::vector<SenderTargetSlot> senderTargetOrder(int cardsPerServer, int lanes, int localCard);
 
 // Reads the routing (balanced ids, keep mask) from the cards' GM.
