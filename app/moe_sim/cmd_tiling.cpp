@@ -1,6 +1,8 @@
-// `moe-sim tiling [SCENARIO.json]`: the ring tiling the tiling helper proposes for a
-// scenario (chunk size, queue depth, cores per role), as the scenario's "rings" JSON on
+// `moe-sim tiling [SCENARIO.json] [--out FILE]`: the ring tiling the role model proposes for
+// a scenario (chunk size, queue depth, cores per role), as the scenario's "rings" JSON on
 // stdout, and on stderr why each value is what it is and each constraint with its margin.
+// With --out, the whole scenario with the proposal: those rings and the combine's RDMA
+// batch the model prefers with them (core/plan/rdma_batch_proposal.h).
 
 #include <exception>
 #include <iostream>
@@ -8,11 +10,14 @@
 #include <string>
 
 #include "app/moe_sim/command_registry.h"
+#include "app/moe_sim/scenario_out.h"
 #include "core/plan/dispatch_tiling.h"
+#include "core/plan/rdma_batch_proposal.h"
 #include "core/plan/tiling_explain.h"
 #include "core/run/resolved_scenario.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
+#include "core/util/output_file.h"
 #include "core/util/printable.h"
 
 namespace {
@@ -21,9 +26,15 @@ const moesim::RegisterCommand kTiling([](CLI::App& app, int& exitCode) {
   auto* sub = app.add_subcommand(
       "tiling", "Propose a ring tiling (chunk, queue, cores per role) for a scenario");
   auto file = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
   sub->add_option("scenario", *file, "Scenario JSON file (default: the built-in default)")
       ->check(moesim::nonEmptyPath());
-  sub->callback([file, &exitCode] {
+  CLI::Option* outFlag = sub->add_option(
+      "--out", *out,
+      "Also write the scenario with the proposal (these rings and combine.rdma_batch_bytes) "
+      "to FILE, ready for moe-sim run");
+  sub->callback([file, out, outFlag, &exitCode] {
+    if (outFlag->count() > 0) moe::checkOutputPaths({{"--out", *out, true}}, {*file});
     moe::Scenario sc = file->empty() ? moe::defaultScenario() : moe::loadScenarioFile(*file);
     // The scenario is judged by the function `validate` and `run` use, twice: as given, and
     // with the proposed rings in place. A scenario refused only for its own rings (or what
@@ -52,6 +63,12 @@ const moesim::RegisterCommand kTiling([](CLI::App& app, int& exitCode) {
     std::cout << moe::scenarioToJson(sc)["rings"].dump(2) << "\n";
     for (const moe::TilingLine& l : moe::explainTiling(sc, P))
       std::cerr << l.field << ": " << l.text << "\n";
+    if (outFlag->count() > 0) {
+      sc.combine.rdmaBatchBytes = moe::proposeRdmaBatch(sc).bytes;
+      moesim::writeScenarioFile(sc, *out, "--out");
+      std::cerr << "wrote " << *out << ": the scenario with these rings and "
+                << "combine.rdma_batch_bytes " << sc.combine.rdmaBatchBytes << "\n";
+    }
     exitCode = 0;
   });
 });

@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -17,6 +16,7 @@
 #include "app/moe_sim/command_registry.h"
 #include "app/moe_sim/duration_arg.h"
 #include "app/moe_sim/progress_line.h"
+#include "app/moe_sim/scenario_out.h"
 #include "core/scenario/scenario_json.h"
 #include "core/studies/streaming_tuner.h"
 #include "core/util/error.h"
@@ -173,18 +173,6 @@ void printTune(std::ostream& out, const moe::TuneResult& r, int budget, const st
     out << "  " << b.knob << " = " << b.value << ": " << b.why << "\n";
 }
 
-// A scenario file's relative trace path is read from the file's own directory; the loaded
-// path is already resolved (against the input scenario's directory), so the tuned file gets
-// it relative to where it is written, and still names the same trace.
-std::string tracePathFrom(const std::string& trace, const std::string& outFile) {
-  namespace fs = std::filesystem;
-  if (trace.empty()) return trace;
-  const fs::path absTrace = fs::absolute(trace).lexically_normal();
-  const fs::path outDir = fs::absolute(outFile).lexically_normal().parent_path();
-  const fs::path rel = absTrace.lexically_relative(outDir);
-  return rel.empty() ? absTrace.string() : rel.string();
-}
-
 moe::TuneObjective objectiveOf(const std::string& stage) {
   if (stage == "dispatch") return moe::TuneObjective::Dispatch;
   if (stage == "combine") return moe::TuneObjective::Combine;
@@ -288,11 +276,7 @@ const moesim::RegisterCommand kTune([](CLI::App& app, int& exitCode) {
       std::cerr << "tune: " << r.fromLog << " of " << r.runs << " runs read from " << opt->log
                 << "\n";
     printTune(std::cout, r, opt->budget, opt->timeLimit);
-    moe::Scenario tuned = r.tuned;
-    tuned.routing.traceFile = tracePathFrom(tuned.routing.traceFile, opt->out);
-    moe::writeFileAtomically(opt->out, "--out", [&](std::ostream& o) {
-      o << moe::scenarioToJson(tuned).dump(2) << "\n";
-    });
+    moesim::writeScenarioFile(r.tuned, opt->out, "--out");
     std::cout << "wrote " << opt->out << "\n";
     exitCode = r.best.ok ? 0 : 1;
   });

@@ -8,6 +8,7 @@
 
 #include "core/plan/combine_plan.h"
 #include "core/plan/dispatch_tiling.h"
+#include "core/plan/rdma_batch_proposal.h"
 #include "core/plan/role_throughput.h"
 #include "core/runtime/record_layout.h"
 #include "core/scenario/scenario_json.h"
@@ -97,45 +98,34 @@ void explainStage(const Scenario& sc, int P, const RoutingShares& shares, RingSt
   }
 }
 
-// The RDMA batch the model prefers with the proposed combine rings, when it is not the kept
-// one: batches of 32 KiB to 1 MiB (within a ring's capacity), a step of at least 1% each.
-std::string batchAdvice(const Scenario& sc, const RoutingShares& shares) {
-  if (sc.cluster.servers == 1) return "";  // no partial crosses a NIC
-  Scenario s = sc;
-  const double keptNs = predictStage(s, shares, RingStage::Combine, s.rings.combine).stageNs();
+// The RDMA batch tiling proposes with the proposed combine rings (rdma_batch_proposal.h),
+// against the scenario's own: the model lines above are with the scenario's.
+std::string batchText(const Scenario& sc, const RoutingShares& shares) {
+  const RdmaBatchProposal b = proposeRdmaBatch(sc, shares);
   const std::int64_t ring = sc.rings.combine.chunkBytes * sc.rings.combine.queueChunks;
-  std::int64_t best = sc.combine.rdmaBatchBytes;
-  double bestNs = keptNs;
-  for (std::int64_t b = 32 * 1024; b <= std::min<std::int64_t>(ring, 1 << 20); b *= 2) {
-    s.combine.rdmaBatchBytes = b;
-    const double ns = predictStage(s, shares, RingStage::Combine, s.rings.combine).stageNs();
-    if (ns < bestNs * (1 - 0.01)) {
-      best = b;
-      bestNs = ns;
-    }
-  }
-  if (best == sc.combine.rdmaBatchBytes) return "";
-  return "; with these rings the model prefers " + kib(best) + " (combine " + us(bestNs) +
-         " against " + us(keptNs) + "): the last batches leave together at the stage's end";
+  const std::int64_t perPost =
+      std::max<std::int64_t>(1, std::min(b.bytes, ring) / partialRecordBytes(sc));
+  const std::string posts =
+      ": up to " + num(perPost) + " partial" + (perPost == 1 ? "" : "s") + " per RDMA post";
+  if (!b.changed()) return kib(b.bytes) + " (kept from the scenario)" + posts;
+  return kib(b.bytes) + " proposed (the scenario has " + kib(sc.combine.rdmaBatchBytes) + ")" +
+         posts + "; the model predicts the combine at " + us(b.ns) + " with it, against " +
+         us(b.keptNs) +
+         " with the scenario's (the model line above): each partial ring's last "
+         "batch waits for the end of the stage, and the NIC carries them all together";
 }
 
-// The combine knobs tiling keeps from the scenario, and the lanes and channels it implies.
-void explainKeptKnobs(const Scenario& sc, const RoutingShares& shares,
-                      std::vector<TilingLine>& out) {
-  const std::int64_t pb = partialRecordBytes(sc);
+// The combine knobs: the batch tiling proposes, those it keeps from the scenario, and the
+// lanes and channels the rings imply.
+void explainCombineKnobs(const Scenario& sc, const RoutingShares& shares,
+                         std::vector<TilingLine>& out) {
   int lanes = 1, channels = 1;
   combineLanesAndChannels(sc, lanes, channels);
   out.push_back({"combine lanes", num(channels) + " token channels per rank, " + num(lanes) +
                                       " forwarder lanes per card (from the combine's core split)"});
   out.push_back({"dispatch channels",
                  num(dispatchRdmaChannels(sc)) + " RDMA channels per (card, other server)"});
-  out.push_back({"combine.rdma_batch_bytes",
-                 kib(sc.combine.rdmaBatchBytes) + " (kept from the scenario): up to " +
-                     num(std::max<std::int64_t>(
-                         1, std::min(sc.combine.rdmaBatchBytes,
-                                     sc.rings.combine.chunkBytes * sc.rings.combine.queueChunks) /
-                                pb)) +
-                     " partials per RDMA post" + batchAdvice(sc, shares)});
+  out.push_back({"combine.rdma_batch_bytes", batchText(sc, shares)});
   out.push_back({"combine.partial_dtype",
                  toString(sc.combine.partialDtype) +
                      " (kept from the scenario): bf16 halves the RDMA bytes and widens the "
@@ -178,7 +168,7 @@ std::vector<TilingLine> explainTiling(const Scenario& sc, int P) {
   explainRouting(sc, shares, out);
   for (RingStage stage : {RingStage::Dispatch, RingStage::Combine})
     explainStage(sc, P, shares, stage, out);
-  explainKeptKnobs(sc, shares, out);
+  explainCombineKnobs(sc, shares, out);
   explainConstraints(sc, P, out);
   out.push_back(
       {"note",

@@ -280,6 +280,29 @@ TEST(MoeSimTiling, ProposesAValidTilingAsRingsJson) {
   EXPECT_NE(bad.err.find("/nonexistent.json"), std::string::npos) << bad.err;
 }
 
+// --out writes the whole scenario with the proposal: the rings printed on stdout and the
+// RDMA batch the explanation proposes; the file runs as it is. Bad paths are refused first.
+TEST(MoeSimTiling, OutWritesTheScenarioWithTheProposedRingsAndBatch) {
+  const fs::path out = testDir() / "proposed.json";
+  const Result r = runSim("tiling --out " + out.string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const nlohmann::json proposed = nlohmann::json::parse(std::ifstream(out));
+  EXPECT_EQ(proposed.at("rings"), nlohmann::json::parse(r.out));
+  // The default scenario's 256 KiB batch leaves a tail on the NIC at 128 tokens.
+  EXPECT_NE(r.err.find("combine.rdma_batch_bytes: 32 KiB proposed (the scenario has 256 KiB)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(proposed.at("combine").at("rdma_batch_bytes").get<int>(), 32 * 1024);
+  const Result ran = runSim("validate " + out.string());
+  EXPECT_EQ(ran.exitCode, 0) << ran.err;
+  const Result full = runSim("tiling --out /dev/full");
+  EXPECT_EQ(full.exitCode, 2);
+  EXPECT_NE(full.err.find("--out"), std::string::npos) << full.err;
+  const Result over = runSim("tiling " + out.string() + " --out " + out.string());
+  EXPECT_EQ(over.exitCode, 2);
+  EXPECT_NE(over.err.find("--out"), std::string::npos) << over.err;
+}
+
 // Issue 6: a hotspot scenario with redundant experts prints the per-rank load before and
 // after UpdateExpert, and the layer still verifies.
 TEST(MoeSimRun, RedundantExpertsLowerPerRankImbalanceAndStillVerify) {

@@ -8,6 +8,7 @@
 
 #include "core/plan/combine_plan.h"
 #include "core/plan/dispatch_tiling.h"
+#include "core/plan/rdma_batch_proposal.h"
 #include "core/plan/role_throughput.h"
 #include "core/plan/tiling_explain.h"
 #include "core/runtime/record_layout.h"
@@ -132,8 +133,35 @@ TEST(RoleThroughput, TheCombinesLastRdmaBatchesAreATailOnTheNic) {
   bool advised = false;
   for (const TilingLine& l : explainTiling(s, s.placePerRank()))
     advised = advised || (l.field == "combine.rdma_batch_bytes" &&
-                          l.text.find("the model prefers 32 KiB") != std::string::npos);
+                          l.text.find("32 KiB proposed (the scenario has 256 KiB)") == 0);
   EXPECT_TRUE(advised);
+}
+
+// The batch tiling proposes is the least predicted combine among the batches it tries, and
+// the scenario's own unless another is at least 1% faster.
+TEST(RoleThroughput, TheProposedRdmaBatchIsTheModelsFastestAndKeepsAFlatChoice) {
+  Scenario s = issueShape(128);
+  s.rings.combine = someTiling();
+  s.rings.combine.queueChunks = 32;
+  s.combine.rdmaBatchBytes = 256 << 10;
+  const RoutingShares sh = routingShares(s);
+  const RdmaBatchProposal p = proposeRdmaBatch(s, sh);
+  EXPECT_EQ(p.bytes, 32 << 10);
+  EXPECT_TRUE(p.changed());
+  for (std::int64_t b = 32 << 10; b <= 1 << 20; b *= 2) {
+    Scenario t = s;
+    t.combine.rdmaBatchBytes = b;
+    EXPECT_GE(predictStage(t, sh, RingStage::Combine, t.rings.combine).stageNs(), p.ns) << b;
+  }
+  s.combine.rdmaBatchBytes = 32 << 10;  // already the best: kept, not re-proposed
+  const RdmaBatchProposal kept = proposeRdmaBatch(s, sh);
+  EXPECT_EQ(kept.bytes, 32 << 10);
+  EXPECT_FALSE(kept.changed());
+  Scenario one = issueShape(128);  // one server: no partial crosses a NIC
+  one.cluster.servers = 1;
+  one.rings.combine = someTiling();
+  one.combine.rdmaBatchBytes = 512 << 10;
+  EXPECT_EQ(proposeRdmaBatch(one).bytes, 512 << 10);
 }
 
 // Each role's time (and so the stage's) does not fall when the work grows.
