@@ -214,6 +214,8 @@ void GmArena::release() {
 
 void dropDeadBytes(Buffer& b, std::int64_t off, std::int64_t len) {
   if (b.bytes.empty() || len <= 0) return;
+  if (b.bytes.sharedInput())  // its pages belong to the caller and to other runs
+    throw std::logic_error("dead bytes declared in the shared input " + b.name.str());
   if (off < 0 || off + len > static_cast<std::int64_t>(b.bytes.size()))
     throw std::out_of_range("dead bytes outside " + b.name.str());
   // Pages go back in groups: each madvise flushes the TLB, which costs more on a VM than

@@ -37,13 +37,22 @@ class ByteStore {
     b.n_ = n;
     return b;
   }
-  ByteStore(ByteStore&& o) noexcept : p_(o.p_), n_(o.n_), owned_(o.owned_) {
-    o.p_ = nullptr, o.n_ = 0, o.owned_ = false;
+  // A view of bytes a caller keeps and shares read-only (one input read by several runs,
+  // see Machine::allocGmInput): no host memory of its own, and never written or dropped.
+  static ByteStore sharedInput(const std::uint8_t* p, std::size_t n) {
+    ByteStore b = view(const_cast<std::uint8_t*>(p), n);
+    b.sharedInput_ = true;
+    return b;
+  }
+  ByteStore(ByteStore&& o) noexcept
+      : p_(o.p_), n_(o.n_), owned_(o.owned_), sharedInput_(o.sharedInput_) {
+    o.p_ = nullptr, o.n_ = 0, o.owned_ = false, o.sharedInput_ = false;
   }
   ByteStore& operator=(ByteStore&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(n_, o.n_);
     std::swap(owned_, o.owned_);
+    std::swap(sharedInput_, o.sharedInput_);
     return *this;
   }
   ByteStore(const ByteStore&) = delete;
@@ -53,6 +62,7 @@ class ByteStore {
   }
 
   bool empty() const { return n_ == 0; }
+  bool sharedInput() const { return sharedInput_; }
   std::size_t size() const { return n_; }
   std::uint8_t* data() { return p_; }
   const std::uint8_t* data() const { return p_; }
@@ -63,6 +73,7 @@ class ByteStore {
   std::uint8_t* p_ = nullptr;
   std::size_t n_ = 0;
   bool owned_ = false;
+  bool sharedInput_ = false;
 };
 
 // Allocator for one card's GM. Every free byte of an arena is zero, so allocation never
