@@ -79,12 +79,12 @@ class ByteStore {
 // Allocator for one card's GM. Every free byte of an arena is zero, so allocation never
 // writes: untouched pages of a fresh mapping stay unbacked (a worst-case window costs only
 // the pages written into it), and memory is zeroed once, when a buffer is freed, and only
-// where it was touched (mincore). Freed ranges are reused by later buffers of the run, and
-// a finished run's chunks by the next run, so pages the kernel has already faulted and
-// zeroed are written again instead of new ones: first-touch faults and kernel page zeroing
-// were most of a full-payload run's system time. Dense arenas use transparent huge pages
-// (fewer faults); sparse ones (worst-case windows) 4 KiB pages, so unwritten parts cost
-// nothing.
+// where it was touched (mincore). Freed ranges are reused by later buffers of the run, so
+// pages the kernel has already faulted and zeroed are written again instead of new ones:
+// first-touch faults and kernel page zeroing were most of a full-payload run's system
+// time. A finished run's chunks give their pages back and stay mapped for the next run.
+// Dense arenas use transparent huge pages (fewer faults); sparse ones (worst-case windows)
+// 4 KiB pages, so unwritten parts cost nothing.
 class GmArena {
  public:
   // Chunks of 64 MiB, or `smallChunks` of 1 MiB for arenas that only ever hold metadata
@@ -104,7 +104,8 @@ class GmArena {
   // give whole pages back to the OS (nothing will be allocated after this free).
   void free(std::uint8_t* p, std::size_t n, bool keepWarm = true);
   bool owns(const std::uint8_t* p) const;
-  // Frees everything; pooled chunks go back zeroed, the rest to the OS.
+  // Frees everything: every page goes back to the OS; standard dense chunks stay mapped
+  // in the process-wide pool.
   void release();
   // Bytes of the live allocations that are resident (touched). Free ranges are left out:
   // they are zero and kept warm for reuse, a cache rather than what the run holds.
