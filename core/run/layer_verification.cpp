@@ -90,10 +90,12 @@ std::vector<VerificationCheck> verifyLayout(const LayerRun& run, const Reference
 }
 
 namespace {
-// Calls f(card, row, source x row, expert coefficients) for every received row, in order.
+// Calls f(card, row, source x row, expert coefficients) for every received row of the
+// cards [first, last) (all by default), in order, until f returns false.
 template <typename F>
-void forEachReceivedRow(const LayerContext& ctx, const ReferenceLayer& ref, F f) {
-  for (int r = 0; r < ctx.ranks; ++r) {
+void forEachReceivedRow(const LayerContext& ctx, const ReferenceLayer& ref, F f, int first = 0,
+                        int last = -1) {
+  for (int r = first; r < (last < 0 ? ctx.ranks : last); ++r) {
     const DispatchOutput& w = ref.dispatch[r];
     for (int le = 0; le < ctx.placePerRank; ++le) {
       const std::int64_t begin = w.offsets[le * ctx.ranks];
@@ -197,11 +199,15 @@ std::vector<VerificationCheck> verifyExperts(const LayerRun& run, const Referenc
       mm = "rank " + std::to_string(r) +
            " expert output: " + std::to_string(ctx.cards[r].recvRows) +
            " rows, the reference has " + std::to_string(ref.dispatch[r].rows());
-  std::vector<bf16> y(static_cast<std::size_t>(ctx.hidden)),
-      trip(static_cast<std::size_t>(ctx.hidden));
-  if (mm.empty())
+  // Card by card on the spare cores (each reads only its own rows); the first card's
+  // mismatch in card order is the one a single thread would have found first.
+  auto checkCard = [&](std::size_t card) {
+    std::string cardMm;
+    std::vector<bf16> y(static_cast<std::size_t>(ctx.hidden)),
+        trip(static_cast<std::size_t>(ctx.hidden));
     forEachReceivedRow(
-        ctx, ref, [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients& c) {
+        ctx, ref,
+        [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients& c) {
           const bf16* want = x;
           if (ctx.quantizedDispatch) {
             quantRoundTrip(run.scenario().model.dispatchDtype, x, ctx.hidden, trip.data());
@@ -210,10 +216,20 @@ std::vector<VerificationCheck> verifyExperts(const LayerRun& run, const Referenc
           expertRow(c, want, y.data(), ctx.hidden);
           if (std::memcmp(ctx.cards[r].expertOut->as<bf16>() + row * ctx.hidden, y.data(),
                           ctx.rowBytes) != 0)
-            mm = "rank " + std::to_string(r) + " expert output: row " + std::to_string(row) +
-                 " differs";
-          return mm.empty();
-        });
+            cardMm = "rank " + std::to_string(r) + " expert output: row " + std::to_string(row) +
+                     " differs";
+          return cardMm.empty();
+        },
+        static_cast<int>(card), static_cast<int>(card) + 1);
+    return cardMm;
+  };
+  if (mm.empty())
+    for (const std::optional<std::string>& cardMm : parallelMap<std::string>(
+             static_cast<std::size_t>(ctx.ranks), checkCard, {verificationThreads(), {}, nullptr}))
+      if (!cardMm->empty()) {
+        mm = *cardMm;
+        break;
+      }
   addCheck(checks, "experts == reference (bit-exact)", mm, "y = a_e x + b_e per row");
   return checks;
 }
