@@ -63,7 +63,10 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
     auto wanted = [&](int rank) { return remote ? ctx.serverOf(rank) == dest : rank == dest; };
     Window& win = remote ? w.rdma[dest * ctx.cardsPerServer + ctx.localOf(s)][ctx.serverOf(s)]
                          : w.direct[dest][ctx.localOf(s)];
-    if (remote && !gmStage) gmStage = m.allocGm(s, perBatch * rb, core.name() + ".a2a-stage", true);
+    if (remote && !gmStage) {
+      gmStage = m.allocGm(s, perBatch * rb, core.name() + ".a2a-stage", true);
+      ctx.stageScratch.push_back(gmStage);  // dead once dispatch is over
+    }
     std::int64_t slot = 0, inBatch = 0;
     auto flush = [&]() -> Task {
       if (inBatch == 0) co_return;

@@ -94,6 +94,8 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
     if (tg.remote && !gmStage[0]) {
       gmStage[0] = m.allocGm(s, chunk, core.name() + ".rdma-stage0", true);
       gmStage[1] = m.allocGm(s, chunk, core.name() + ".rdma-stage1", true);
+      // Dead once dispatch is over: the combine's buffers reuse their pages.
+      ctx.stageScratch.insert(ctx.stageScratch.end(), {gmStage[0], gmStage[1]});
     }
     // Window by window (one window for a batch of at most 512 tokens, loaded once above),
     // over the target's tokens only.

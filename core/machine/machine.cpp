@@ -113,6 +113,15 @@ Buffer* Machine::allocGmSharing(Buffer* owner, std::string name) {
   return b;
 }
 
+Buffer* Machine::allocGmInput(int card, const void* host, std::int64_t bytes, std::string name) {
+  Buffer* b = allocGm(card, bytes, std::move(name), /*activation=*/true, /*sparse=*/false,
+                      /*withBytes=*/false);
+  if (payloadFull() && bytes > 0)
+    b->bytes = ByteStore::sharedInput(static_cast<const std::uint8_t*>(host),
+                                      static_cast<std::size_t>(bytes));
+  return b;
+}
+
 Buffer* Machine::allocRingData(int card, std::int64_t chunkBytes, int chunks, Label name,
                                const std::function<std::string()>& what, bool activation) {
   chargeGm(card, chunkBytes * chunks, what);

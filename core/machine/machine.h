@@ -104,6 +104,11 @@ class Machine {
   // A GM buffer of `owner`'s size on its card that takes its own HBM but shares its host
   // bytes: for a tensor that overwrites another in place. Discard only one of the two.
   Buffer* allocGmSharing(Buffer* owner, std::string name);
+  // A GM buffer of `bytes` on `card` that takes its HBM but reads its host bytes from
+  // `host`, which the caller keeps alive and unchanged: an input that several runs read
+  // (the layer's tokens, the same for every design) is then held once, not once per run.
+  // Nothing may write it; it reads as absent once discarded or released.
+  Buffer* allocGmInput(int card, const void* host, std::int64_t bytes, std::string name);
   // GM bytes the host really holds now: resident pages of the live buffers of every card.
   std::size_t residentGmBytes() const;
   // The most host bytes of ring data pages (see allocRingData) in use at once so far.

@@ -15,13 +15,16 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kChunk = std::size_t{64} << 20;
 constexpr std::size_t kSmallChunk = std::size_t{1} << 20;
 
-// Chunks of finished runs, kept for the next run in this process (a CLI run of both
-// designs, a benchmark loop): reusing warm pages avoids the kernel faulting and zeroing
-// them again, which dominated wall time. Bounded, and only standard-size dense chunks; a
-// pooled chunk is all zero (GmArena's invariant). Shared by every run in the process, and
-// runs may be on several threads at once (moe-sim sweep -j, the workbench's sweep, compare
-// and live run): the list is only touched under the lock, or two arenas could be handed
-// the same chunk.
+// Chunks of finished runs, kept mapped for the next run in this process (a CLI run of
+// both designs, a benchmark loop) with their pages given back (MADV_DONTNEED), so the
+// next run faults them afresh as huge pages. Keeping them warm (zeroed in place) was
+// slower: the run's dropDeadBytes had split their huge pages, so the next run refilled
+// them 4 KiB at a time (57,000 more faults on the default `run --verify -j 1`), and the
+// warm pages counted in the process's memory between runs. Bounded, and only
+// standard-size dense chunks; a pooled chunk is all zero (GmArena's invariant). Shared by every run
+// in the process, and runs may be on several threads at once (moe-sim sweep -j, the workbench's
+// sweep, compare and live run): the list is only touched under the lock, or two arenas could be
+// handed the same chunk.
 struct ChunkPool {
   std::mutex mutex;
   std::vector<std::uint8_t*> free;
@@ -196,11 +199,11 @@ std::size_t GmArena::reservedBytes() const {
 
 void GmArena::release() {
   for (Chunk& c : chunks_) {
-    // Pooled chunks are zeroed where touched (their pages stay warm for the next run);
-    // sparse and odd-size chunks go back to the OS.
+    // Standard dense chunks give their pages back and stay mapped in the pool; sparse and
+    // odd-size chunks are unmapped.
     bool pooled = false;
     if (hugePages_ && c.size == kChunk) {
-      zeroTouched(c.base, c.size, true);
+      madvise(c.base, c.size, MADV_DONTNEED);
       std::lock_guard lock(pool().mutex);
       if (pool().free.size() < ChunkPool::kMaxChunks) {
         pool().free.push_back(c.base);
@@ -214,6 +217,8 @@ void GmArena::release() {
 
 void dropDeadBytes(Buffer& b, std::int64_t off, std::int64_t len) {
   if (b.bytes.empty() || len <= 0) return;
+  if (b.bytes.sharedInput())  // its pages belong to the caller and to other runs
+    throw std::logic_error("dead bytes declared in the shared input " + b.name.str());
   if (off < 0 || off + len > static_cast<std::int64_t>(b.bytes.size()))
     throw std::out_of_range("dead bytes outside " + b.name.str());
   // Pages go back in groups: each madvise flushes the TLB, which costs more on a VM than

@@ -37,13 +37,22 @@ class ByteStore {
     b.n_ = n;
     return b;
   }
-  ByteStore(ByteStore&& o) noexcept : p_(o.p_), n_(o.n_), owned_(o.owned_) {
-    o.p_ = nullptr, o.n_ = 0, o.owned_ = false;
+  // A view of bytes a caller keeps and shares read-only (one input read by several runs,
+  // see Machine::allocGmInput): no host memory of its own, and never written or dropped.
+  static ByteStore sharedInput(const std::uint8_t* p, std::size_t n) {
+    ByteStore b = view(const_cast<std::uint8_t*>(p), n);
+    b.sharedInput_ = true;
+    return b;
+  }
+  ByteStore(ByteStore&& o) noexcept
+      : p_(o.p_), n_(o.n_), owned_(o.owned_), sharedInput_(o.sharedInput_) {
+    o.p_ = nullptr, o.n_ = 0, o.owned_ = false, o.sharedInput_ = false;
   }
   ByteStore& operator=(ByteStore&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(n_, o.n_);
     std::swap(owned_, o.owned_);
+    std::swap(sharedInput_, o.sharedInput_);
     return *this;
   }
   ByteStore(const ByteStore&) = delete;
@@ -53,6 +62,7 @@ class ByteStore {
   }
 
   bool empty() const { return n_ == 0; }
+  bool sharedInput() const { return sharedInput_; }
   std::size_t size() const { return n_; }
   std::uint8_t* data() { return p_; }
   const std::uint8_t* data() const { return p_; }
@@ -63,17 +73,18 @@ class ByteStore {
   std::uint8_t* p_ = nullptr;
   std::size_t n_ = 0;
   bool owned_ = false;
+  bool sharedInput_ = false;
 };
 
 // Allocator for one card's GM. Every free byte of an arena is zero, so allocation never
 // writes: untouched pages of a fresh mapping stay unbacked (a worst-case window costs only
 // the pages written into it), and memory is zeroed once, when a buffer is freed, and only
-// where it was touched (mincore). Freed ranges are reused by later buffers of the run, and
-// a finished run's chunks by the next run, so pages the kernel has already faulted and
-// zeroed are written again instead of new ones: first-touch faults and kernel page zeroing
-// were most of a full-payload run's system time. Dense arenas use transparent huge pages
-// (fewer faults); sparse ones (worst-case windows) 4 KiB pages, so unwritten parts cost
-// nothing.
+// where it was touched (mincore). Freed ranges are reused by later buffers of the run, so
+// pages the kernel has already faulted and zeroed are written again instead of new ones:
+// first-touch faults and kernel page zeroing were most of a full-payload run's system
+// time. A finished run's chunks give their pages back and stay mapped for the next run.
+// Dense arenas use transparent huge pages (fewer faults); sparse ones (worst-case windows)
+// 4 KiB pages, so unwritten parts cost nothing.
 class GmArena {
  public:
   // Chunks of 64 MiB, or `smallChunks` of 1 MiB for arenas that only ever hold metadata
@@ -93,7 +104,8 @@ class GmArena {
   // give whole pages back to the OS (nothing will be allocated after this free).
   void free(std::uint8_t* p, std::size_t n, bool keepWarm = true);
   bool owns(const std::uint8_t* p) const;
-  // Frees everything; pooled chunks go back zeroed, the rest to the OS.
+  // Frees everything: every page goes back to the OS; standard dense chunks stay mapped
+  // in the process-wide pool.
   void release();
   // Bytes of the live allocations that are resident (touched). Free ranges are left out:
   // they are zero and kept warm for reuse, a cache rather than what the run holds.

@@ -16,6 +16,7 @@
 #include "core/util/bounded_file.h"
 #include "core/util/error.h"
 #include "core/util/npy.h"
+#include "core/util/parallel_map.h"
 #include "core/util/rng.h"
 
 namespace moe {
@@ -359,10 +360,13 @@ std::vector<RankGating> generateGating(const Scenario& scenario) {
 
   const auto bs = static_cast<std::size_t>(sh.tokens);
   const auto k = static_cast<std::size_t>(sh.topk);
-  std::vector<RankGating> out(static_cast<std::size_t>(sh.ranks));
-  std::vector<float> scores(k);
-  for (int r = 0; r < sh.ranks; ++r) {
-    RankGating& g = out[static_cast<std::size_t>(r)];
+  // Each rank draws from its own stream (Rng::derive), so ranks are generated on the
+  // spare cores, each with its own router scratch, and come out the same in any order.
+  auto rankGating = [&](std::size_t rank) {
+    const int r = static_cast<int>(rank);
+    RankGating g;
+    std::optional<TokenRouter> tokenRouter = router;
+    std::vector<float> scores(k);
     Rng rng(Rng::derive(scenario.seed, static_cast<std::uint64_t>(r)));
     g.topkIds.resize(bs * k);
     g.topkWeights.resize(bs * k);
@@ -377,7 +381,7 @@ std::vector<RankGating> generateGating(const Scenario& scenario) {
         std::sort(scores.begin(), scores.end(), std::greater<>());
         softmaxInto(scores.data(), sh.topk, weights);
       } else {
-        router->route(rng, ids, weights);
+        tokenRouter->route(rng, ids, weights);
       }
     }
     if (scenario.payload == PayloadMode::Full) {
@@ -389,7 +393,14 @@ std::vector<RankGating> generateGating(const Scenario& scenario) {
         if (i + 1 < g.x.size()) g.x[i + 1] = floatToBf16(static_cast<float>(b));
       }
     }
-  }
+    return g;
+  };
+  const auto ranks = static_cast<std::size_t>(sh.ranks);
+  std::vector<std::optional<RankGating>> made =
+      parallelMap<RankGating>(ranks, rankGating, {resolveThreadCount(0, ranks), {}, nullptr});
+  std::vector<RankGating> out;
+  out.reserve(ranks);
+  for (std::optional<RankGating>& g : made) out.push_back(std::move(*g));
   return out;
 }
 

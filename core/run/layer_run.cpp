@@ -53,7 +53,11 @@ void LayerRun::allocateInputs() {
     CardTensors& t = c.cards[r];
     const RankGating& g = (*gating_)[r];
     const std::int64_t bk = static_cast<std::int64_t>(c.tokensPerRank) * c.topK;
-    t.x = m.allocGm(r, c.tokensPerRank * c.rowBytes, "x", true);
+    // The tokens are read, never written: every design's run reads the gating's bytes
+    // (shared by the resolved scenario) instead of holding a copy of its own.
+    const std::int64_t xBytes = c.tokensPerRank * c.rowBytes;
+    const bool shareX = static_cast<std::int64_t>(g.x.size() * sizeof(bf16)) == xBytes;
+    t.x = shareX ? m.allocGmInput(r, g.x.data(), xBytes, "x") : m.allocGm(r, xBytes, "x", true);
     t.topkIds = m.allocGm(r, bk * 4, "topk_ids", false);
     t.topkWeights = m.allocGm(r, bk * 4, "topk_weights", false);
     t.table = m.allocGm(r, static_cast<std::int64_t>(table.size()) * 4, "eplb_table", false);
@@ -68,7 +72,7 @@ void LayerRun::allocateInputs() {
                                 "is_token_in_rank", false);
     t.recvCounts =
         m.allocGm(r, c.ranks * static_cast<std::int64_t>(c.countCols()) * 4, "recv_counts", false);
-    hostWrite(t.x, g.x);
+    if (!shareX) hostWrite(t.x, g.x);
     hostWrite(t.topkIds, g.topkIds);
     hostWrite(t.topkWeights, g.topkWeights);
     hostWrite(t.table, table);

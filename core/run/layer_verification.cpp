@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <future>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -11,10 +13,17 @@
 #include "core/reference/dispatch_quant.h"
 #include "core/run/design_registry.h"
 #include "core/scenario/scenario_enums.h"
+#include "core/util/parallel_map.h"
 
 namespace moe {
 
 namespace {
+// Threads for the checks that split by rank: one per core. The checks only read the run
+// and the reference, so the split changes no result.
+unsigned verificationThreads() {
+  return resolveThreadCount(0, 2);
+}
+
 template <typename T>
 std::string firstMismatch(const std::vector<T>& got, const std::vector<T>& want,
                           const std::string& what) {
@@ -81,10 +90,12 @@ std::vector<VerificationCheck> verifyLayout(const LayerRun& run, const Reference
 }
 
 namespace {
-// Calls f(card, row, source x row, expert coefficients) for every received row, in order.
+// Calls f(card, row, source x row, expert coefficients) for every received row of the
+// cards [first, last) (all by default), in order, until f returns false.
 template <typename F>
-void forEachReceivedRow(const LayerContext& ctx, const ReferenceLayer& ref, F f) {
-  for (int r = 0; r < ctx.ranks; ++r) {
+void forEachReceivedRow(const LayerContext& ctx, const ReferenceLayer& ref, F f, int first = 0,
+                        int last = -1) {
+  for (int r = first; r < (last < 0 ? ctx.ranks : last); ++r) {
     const DispatchOutput& w = ref.dispatch[r];
     for (int le = 0; le < ctx.placePerRank; ++le) {
       const std::int64_t begin = w.offsets[le * ctx.ranks];
@@ -188,11 +199,15 @@ std::vector<VerificationCheck> verifyExperts(const LayerRun& run, const Referenc
       mm = "rank " + std::to_string(r) +
            " expert output: " + std::to_string(ctx.cards[r].recvRows) +
            " rows, the reference has " + std::to_string(ref.dispatch[r].rows());
-  std::vector<bf16> y(static_cast<std::size_t>(ctx.hidden)),
-      trip(static_cast<std::size_t>(ctx.hidden));
-  if (mm.empty())
+  // Card by card on the spare cores (each reads only its own rows); the first card's
+  // mismatch in card order is the one a single thread would have found first.
+  auto checkCard = [&](std::size_t card) {
+    std::string cardMm;
+    std::vector<bf16> y(static_cast<std::size_t>(ctx.hidden)),
+        trip(static_cast<std::size_t>(ctx.hidden));
     forEachReceivedRow(
-        ctx, ref, [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients& c) {
+        ctx, ref,
+        [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients& c) {
           const bf16* want = x;
           if (ctx.quantizedDispatch) {
             quantRoundTrip(run.scenario().model.dispatchDtype, x, ctx.hidden, trip.data());
@@ -201,10 +216,20 @@ std::vector<VerificationCheck> verifyExperts(const LayerRun& run, const Referenc
           expertRow(c, want, y.data(), ctx.hidden);
           if (std::memcmp(ctx.cards[r].expertOut->as<bf16>() + row * ctx.hidden, y.data(),
                           ctx.rowBytes) != 0)
-            mm = "rank " + std::to_string(r) + " expert output: row " + std::to_string(row) +
-                 " differs";
-          return mm.empty();
-        });
+            cardMm = "rank " + std::to_string(r) + " expert output: row " + std::to_string(row) +
+                     " differs";
+          return cardMm.empty();
+        },
+        static_cast<int>(card), static_cast<int>(card) + 1);
+    return cardMm;
+  };
+  if (mm.empty())
+    for (const std::optional<std::string>& cardMm : parallelMap<std::string>(
+             static_cast<std::size_t>(ctx.ranks), checkCard, {verificationThreads(), {}, nullptr}))
+      if (!cardMm->empty()) {
+        mm = *cardMm;
+        break;
+      }
   addCheck(checks, "experts == reference (bit-exact)", mm, "y = a_e x + b_e per row");
   return checks;
 }
@@ -303,32 +328,57 @@ std::vector<VerificationCheck> verifyCombine(const LayerRun& run, const Referenc
   // Combine: the sum's order differs from the reference's (per server first), so each
   // element must be within the reference's bound (one bf16 ulp plus fp32 reordering;
   // see combineReference); every token's row is checked, so coverage is complete.
+  // Each rank's check is independent of the others' (it reads only that rank's output and
+  // inputs), so ranks are checked on the spare cores and merged in rank order: the first
+  // mismatching rank's message, the counts and the worst ratio up to it, as one thread
+  // checking rank after rank would find them.
+  struct RankCheck {
+    std::string mm;
+    std::int64_t elements = 0;
+    double worst = 0;
+  };
+  const std::vector<std::optional<RankCheck>> perRank = parallelMap<RankCheck>(
+      static_cast<std::size_t>(R),
+      [&](std::size_t rank) {
+        const int r = static_cast<int>(rank);
+        RankCheck out;
+        const RankGating& g = (*ref.gating)[rank];
+        std::vector<std::uint8_t> keep = ref.updateExpert[rank].balancedActiveMask.value_or(
+            std::vector<std::uint8_t>(static_cast<std::size_t>(ctx.tokensPerRank) * ctx.topK, 1));
+        CombineShape shape{ctx.tokensPerRank, ctx.hidden, ctx.topK, ctx.placePerRank,
+                           sc.combine.sharedExpert};
+        // Streaming with bf16 partials rounds each server's partial once more (2^-8
+        // relative), and summing senders round each card's partial once (another 2^-8):
+        // each rounding moves a partial p by at most 2^-8 |p| <= 2^-8 times the sum of its
+        // terms' magnitudes.
+        if (bf16Partials(run)) shape.partialRounding += 0x1p-8f;
+        if (summedExpertRows(run)) shape.partialRounding += 0x1p-8f;
+        // With a quantized dispatch the experts saw x after the round trip.
+        std::vector<bf16> routed;
+        if (ctx.quantizedDispatch) {
+          routed.resize(g.x.size());
+          for (int t = 0; t < ctx.tokensPerRank; ++t)
+            quantRoundTrip(sc.model.dispatchDtype, &g.x[static_cast<std::size_t>(t) * ctx.hidden],
+                           ctx.hidden, &routed[static_cast<std::size_t>(t) * ctx.hidden]);
+        }
+        const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep,
+                                ctx.quantizedDispatch ? &routed : nullptr};
+        out.elements = sc.combine.addRmsNorm
+                           ? checkAddRmsNormRank(ctx, sc, shape, src, g, r, out.mm)
+                           : checkCombineRank(ctx, shape, src, r, out.mm, out.worst);
+        return out;
+      },
+      {verificationThreads(), {}, nullptr});
   std::string mm;
   std::int64_t elements = 0;
   double worst = 0;
-  for (int r = 0; r < R && mm.empty(); ++r) {
-    const RankGating& g = (*ref.gating)[r];
-    std::vector<std::uint8_t> keep = ref.updateExpert[r].balancedActiveMask.value_or(
-        std::vector<std::uint8_t>(static_cast<std::size_t>(ctx.tokensPerRank) * ctx.topK, 1));
-    CombineShape shape{ctx.tokensPerRank, ctx.hidden, ctx.topK, ctx.placePerRank,
-                       sc.combine.sharedExpert};
-    // Streaming with bf16 partials rounds each server's partial once more (2^-8 relative),
-    // and summing senders round each card's partial once (another 2^-8): each rounding
-    // moves a partial p by at most 2^-8 |p| <= 2^-8 times the sum of its terms' magnitudes.
-    if (bf16Partials(run)) shape.partialRounding += 0x1p-8f;
-    if (summedExpertRows(run)) shape.partialRounding += 0x1p-8f;
-    // With a quantized dispatch the experts saw x after the round trip.
-    std::vector<bf16> routed;
-    if (ctx.quantizedDispatch) {
-      routed.resize(g.x.size());
-      for (int t = 0; t < ctx.tokensPerRank; ++t)
-        quantRoundTrip(sc.model.dispatchDtype, &g.x[static_cast<std::size_t>(t) * ctx.hidden],
-                       ctx.hidden, &routed[static_cast<std::size_t>(t) * ctx.hidden]);
+  for (const std::optional<RankCheck>& c : perRank) {
+    elements += c->elements;
+    worst = std::max(worst, c->worst);
+    if (!c->mm.empty()) {
+      mm = c->mm;
+      break;
     }
-    const CombineSource src{&g.x, &g.topkIds, &g.topkWeights, &keep,
-                            ctx.quantizedDispatch ? &routed : nullptr};
-    elements += sc.combine.addRmsNorm ? checkAddRmsNormRank(ctx, sc, shape, src, g, r, mm)
-                                      : checkCombineRank(ctx, shape, src, r, mm, worst);
   }
   char detail[160];
   std::snprintf(detail, sizeof detail, "%lld elements, worst error %.3f of the bound",
@@ -396,20 +446,34 @@ void LayerRun::freeTensorsWhenDead(const ReferenceLayer* ref) {
   earlyRef_ = ref;
 }
 
+// The checks and the hash at a settle point only read the outputs, so the checks run on
+// another thread while this one hashes (both are over before the rows change).
 void LayerRun::settleDispatch() {
-  dispatchHash_ = dispatchOutputsHash();
+  std::future<std::vector<VerificationCheck>> checks;
   if (earlyRef_)
-    for (auto stage : {verifyUpdateExpert, verifyLayout, verifyDispatch}) {
-      auto more = stage(*this, *earlyRef_);
-      earlyChecks_.insert(earlyChecks_.end(), more.begin(), more.end());
-    }
+    checks = std::async(std::launch::async, [this] {
+      std::vector<VerificationCheck> all;
+      for (auto stage : {verifyUpdateExpert, verifyLayout, verifyDispatch}) {
+        auto more = stage(*this, *earlyRef_);
+        all.insert(all.end(), more.begin(), more.end());
+      }
+      return all;
+    });
+  dispatchHash_ = dispatchOutputsHash();
+  if (checks.valid()) {
+    auto more = checks.get();
+    earlyChecks_.insert(earlyChecks_.end(), more.begin(), more.end());
+  }
   dispatchSettled_ = true;
 }
 
 void LayerRun::settleThroughExperts() {
+  std::future<std::vector<VerificationCheck>> checks;
+  if (earlyRef_)
+    checks = std::async(std::launch::async, [this] { return verifyExperts(*this, *earlyRef_); });
   outputHash_ = outputHash();
-  if (earlyRef_) {
-    auto more = verifyExperts(*this, *earlyRef_);
+  if (checks.valid()) {
+    auto more = checks.get();
     earlyChecks_.insert(earlyChecks_.end(), more.begin(), more.end());
   }
   settled_ = true;

@@ -68,9 +68,10 @@ std::vector<Item> itemsPerCard(const Scenario& sc, int P) {
 // design, as a run that frees what is dead holds them (runScenario): GM is allocated lazily,
 // so a worst-case window costs what is written into it; expert_out shares expand_x's bytes
 // (the experts compute in place) and is freed during the combine, the stage's windows and
-// rings after their stage; designs run one after the other. Counted: x and the combine
-// output throughout, plus the larger of dispatch (expand_x and what dispatch writes into
-// its windows or rings) and combine (expert_out and the combine's buffers as written).
+// rings after their stage; designs run one after the other. Counted: x (the gating's
+// tokens, which every design's run reads in place) and the combine output throughout, plus the
+// larger of dispatch (expand_x and what dispatch writes into its windows or rings) and combine
+// (expert_out and the combine's buffers as written).
 std::int64_t activationHostPerCard(const Scenario& sc, int P) {
   const std::int64_t BS = sc.model.tokensPerRank, K = sc.model.topk;
   const RecordLayout rec = recordLayout(sc);

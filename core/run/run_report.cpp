@@ -88,7 +88,8 @@ DesignRun runDesign(const ResolvedScenario& rs, Design design, Fault fault,
 
 // Designs run at once when there is a core for each and their host memory, summed, fits
 // in what this process may use; otherwise one after the other, each design's memory freed
-// before the next starts.
+// before the next starts. (The sum counts the tokens once per design, though all designs
+// read one copy of them: a bound, not the figure.)
 unsigned designThreads(const ResolvedScenario& rs, std::size_t designs, unsigned requested) {
   const unsigned threads = resolveThreadCount(requested, designs);
   if (threads <= 1) return 1;

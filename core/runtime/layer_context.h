@@ -103,7 +103,7 @@ struct LayerContext {
   std::int64_t commBufferBytes = 0;     // dispatch's rings or windows, for the footprint report
   std::int64_t combineBufferBytes = 0;  // combine's rings or windows
   Fault fault = Fault::None;
-  // A stage's communication buffers (windows), released once the stage is over.
+  // A stage's communication buffers (windows, GM staging), released once the stage is over.
   std::vector<Buffer*> stageScratch;
   // Set by the host once the outputs through the experts are hashed and verified (a CLI
   // run, LayerRun::freeTensorsWhenDead): a kernel may then free a card tensor as soon as

@@ -181,3 +181,38 @@ TEST(GmMemory, PayloadNoneReservesNoGmForData) {
   EXPECT_LE(m.reservedGmBytes(), static_cast<std::size_t>(m.cardCount()) * (1u << 20))
       << m.reservedGmBytes() << " B of address space for " << m.cardCount() << " cards";
 }
+
+// The tokens are an input every design reads and none writes: each run's x reads the bytes
+// of the resolved scenario's gating (one copy for all designs, none in the cards' arenas),
+// those bytes are the same after both designs ran at once, and a run reading another copy
+// of equal tokens gives the same digest. Declaring them dead is refused:
+// their pages are the gating's.
+TEST(GmMemory, EveryDesignReadsTheOneCopyOfTheTokens) {
+  const Scenario sc = smallFull(DesignSelection::both());
+  const ResolvedScenario rs = ResolvedScenario::resolve(sc);
+  const std::vector<RankGating> before = *rs.gating();
+  const RunReport r = runScenario(rs, true, Fault::None, {}, nullptr, 2);
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_TRUE(r.ok());
+  for (std::size_t i = 0; i < before.size(); ++i)
+    EXPECT_EQ(std::memcmp(before[i].x.data(), (*rs.gating())[i].x.data(),
+                          before[i].x.size() * sizeof(bf16)),
+              0)
+        << "rank " << i << "'s tokens were written";
+  const ResolvedScenario copy =
+      ResolvedScenario::resolve(sc, std::make_shared<const std::vector<RankGating>>(before));
+  for (Design impl : {Design::Phased, Design::Streaming}) {
+    LayerRun shared(rs, impl), own(copy, impl);
+    for (int c = 0; c < shared.emulation().machine().cardCount(); ++c) {
+      const Buffer* x = shared.context().cards[static_cast<std::size_t>(c)].x;
+      EXPECT_EQ(x->data(), reinterpret_cast<const std::uint8_t*>(
+                               (*rs.gating())[static_cast<std::size_t>(c)].x.data()));
+      EXPECT_EQ(x->size, static_cast<std::int64_t>(before[0].x.size() * sizeof(bf16)));
+    }
+    Buffer& x = *shared.context().cards[0].x;
+    EXPECT_THROW(dropDeadBytes(x, 0, x.size), std::logic_error);
+    shared.runToEnd();
+    own.runToEnd();
+    EXPECT_EQ(shared.digest(), own.digest()) << designName(impl);
+  }
+}

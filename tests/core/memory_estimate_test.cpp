@@ -131,9 +131,9 @@ TEST(MemoryEstimate, LargeRunsGetANoteAndTheDefaultDoesNot) {
 
 // The host estimate bounds what a run that frees its dead tensors (as moe-sim run does)
 // really holds: the peak of the cards' resident GM, sampled through the run, lies between
-// the tensors live at the experts stage and the estimate. At the experts such a run holds x
-// and expand_x (expert_out is computed into expand_x's bytes; x_out holds no pages until the
-// combine writes it).
+// the tensors live at the experts stage and the estimate. At the experts such a run holds
+// expand_x (expert_out is computed into expand_x's bytes; x_out holds no pages until the
+// combine writes it; x reads the gating's bytes, which the estimate counts once per run).
 // The estimate counts every ring full at once (the worst case, e.g. a deadlock); a run holds
 // only the ring pages with unread data, so the gap is widest for the streaming design.
 TEST(MemoryEstimate, HostBytesTrackTheResidentGmOfARunThatFreesDeadTensors) {
@@ -158,9 +158,7 @@ TEST(MemoryEstimate, HostBytesTrackTheResidentGmOfARunThatFreesDeadTensors) {
     std::uint64_t liveAtExperts = 0;
     const std::uint64_t row = static_cast<std::uint64_t>(sc.model.hidden) * 2;
     for (const CardTensors& t : run.context().cards)
-      liveAtExperts += (static_cast<std::uint64_t>(t.recvRows) +
-                        static_cast<std::uint64_t>(sc.model.tokensPerRank)) *
-                       row;
+      liveAtExperts += static_cast<std::uint64_t>(t.recvRows) * row;
     EXPECT_GT(peak, liveAtExperts) << designName(impl) << ": resident peak " << peak
                                    << " B, tensors live at the experts " << liveAtExperts << " B";
   }
