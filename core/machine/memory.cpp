@@ -84,6 +84,10 @@ void zeroTouched(std::uint8_t* p, std::size_t n, bool dense) {
 void copyBytes(const Region& dst, const Region& src) {
   const std::int64_t n = dst.length;
   if (n <= 0) return;
+  // The tokens every design reads in place (Machine::allocGmInput): a copy landing there
+  // would change another design's input, on another thread.
+  if (dst.buf->bytes.sharedInput())
+    throw std::logic_error("a copy into the shared input " + dst.buf->name.str());
   RingPages* dp = dst.buf->pages.get();
   RingPages* sp = src.buf->pages.get();
   if (dp == nullptr && sp == nullptr) {

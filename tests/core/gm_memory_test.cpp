@@ -185,8 +185,8 @@ TEST(GmMemory, PayloadNoneReservesNoGmForData) {
 // The tokens are an input every design reads and none writes: each run's x reads the bytes
 // of the resolved scenario's gating (one copy for all designs, none in the cards' arenas),
 // those bytes are the same after both designs ran at once, and a run reading another copy
-// of equal tokens gives the same digest. Declaring them dead is refused:
-// their pages are the gating's.
+// of equal tokens gives the same digest. Declaring them dead, or landing a copy in them, is
+// refused: their pages are the gating's.
 TEST(GmMemory, EveryDesignReadsTheOneCopyOfTheTokens) {
   const Scenario sc = smallFull(DesignSelection::both());
   const ResolvedScenario rs = ResolvedScenario::resolve(sc);
@@ -211,6 +211,8 @@ TEST(GmMemory, EveryDesignReadsTheOneCopyOfTheTokens) {
     }
     Buffer& x = *shared.context().cards[0].x;
     EXPECT_THROW(dropDeadBytes(x, 0, x.size), std::logic_error);
+    Buffer& y = *shared.context().cards[1].x;  // nor may a copy land in them
+    EXPECT_THROW(copyBytes(Region{&x, 0, 64}, Region{&y, 0, 64}), std::logic_error);
     shared.runToEnd();
     own.runToEnd();
     EXPECT_EQ(shared.digest(), own.digest()) << designName(impl);
