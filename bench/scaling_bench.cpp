@@ -3,9 +3,7 @@
 //     (R/8 servers x 8 cards, 128 tokens per rank, 256 experts, payload none): "ns_per_event"
 //     (process CPU time per event) and "events_per_second", its inverse;
 //     "flows_per_recompute" is how many transfers each bandwidth solve re-rated, the main
-//     reason the cost per event grows with the cluster; "reshare_share" is the share of
-//     solves that one saturated resource's class re-shared alone, without the general fill
-//     and check (core/machine/flow_reshare.cpp).
+//     reason the cost per event grows with the cluster.
 //   * BM_FullPayloadRss: the default scenario (16 ranks, full payload, streaming, freeing
 //     dead tensors as moe-sim run does):
 //     "tensor_bytes" (x, expanded rows, expert outputs, combine output, summed over ranks)
@@ -66,9 +64,6 @@ void BM_PayloadNoneLayer(benchmark::State& state) {
     const FlowNetwork& net = run.emulation().machine().net();
     state.counters["flows_per_recompute"] =
         static_cast<double>(net.flowsRecomputed()) / static_cast<double>(net.recomputes());
-    // The share of recomputes that one resource's class re-shared alone (the shortcut).
-    state.counters["reshare_share"] =
-        static_cast<double>(net.reshares()) / static_cast<double>(net.recomputes());
   }
   state.counters["events"] = static_cast<double>(events) / static_cast<double>(state.iterations());
   state.counters["ns_per_event"] = seconds * 1e9 / static_cast<double>(events);

@@ -7,6 +7,12 @@
 
 namespace moe {
 
+namespace {
+// Relative slack for "saturated" and "no flow runs faster": the fill's rounding is ~1e-15,
+// far below it, and the rates it lets through differ from exact by less than 1e-9.
+constexpr double kEps = 1e-11;
+}  // namespace
+
 int FlowNetwork::addResource(std::string name, double gbps) {
   if (!(gbps > 0)) throw std::invalid_argument("resource " + name + " needs a positive bandwidth");
   resources_.push_back(NetResource{std::move(name), gbpsToBytesPerPs(gbps), gbps});
@@ -189,10 +195,11 @@ double FlowNetwork::current(int slot) const {
   return f.inSet ? newRate_[slot] : f.rate;
 }
 
-// The working set: new flows, and the flows bottlenecked on a resource that was saturated
-// before a flow ended or started on it (they may speed up or must make room). Slower flows
-// there had their bottleneck elsewhere; if they must move, the check adds them.
-void FlowNetwork::solveWorkingSet() {
+void FlowNetwork::recompute() {
+  ++recomputes_;
+  // The working set: new flows, and the flows bottlenecked on a resource that was saturated
+  // before a flow ended or started on it (they may speed up or must make room). Slower
+  // flows there had their bottleneck elsewhere; if they must move, the check adds them.
   set_.clear();
   for (int s : newFlows_) addToSet(s);
   for (int r : dirty_) {
@@ -201,24 +208,20 @@ void FlowNetwork::solveWorkingSet() {
     for (std::size_t k = 0; k < st.flows.size(); ++k)
       if (st.flows[k].rate >= st.fastestBefore * (1 - kEps)) addToSet(st.flows[k].slot);
   }
-  if (set_.empty()) return;
-  for (;;) {
-    fill();
-    if (checkBottlenecks()) break;
-  }
-  // Safety net: a max-min rate is never zero; if rounding ever left one, solve it all.
-  bool stalled = false;
-  for (int s : set_) stalled = stalled || !(newRate_[s] > 0);
-  if (stalled) {
-    for (int s = 0; s < static_cast<int>(flows_.size()); ++s) addToSet(s);
-    fill();
-  }
-}
-
-void FlowNetwork::recompute() {
-  ++recomputes_;
-  if (!reshareAtOneResource()) solveWorkingSet();
   newFlows_.clear();
+  if (!set_.empty()) {
+    for (;;) {
+      fill();
+      if (checkBottlenecks()) break;
+    }
+    // Safety net: a max-min rate is never zero; if rounding ever left one, solve it all.
+    bool stalled = false;
+    for (int s : set_) stalled = stalled || !(newRate_[s] > 0);
+    if (stalled) {
+      for (int s = 0; s < static_cast<int>(flows_.size()); ++s) addToSet(s);
+      fill();
+    }
+  }
   for (int r : dirty_) state_[r].dirty = false;
   dirty_.clear();
 

@@ -12,9 +12,7 @@
 // rule on the working set and on the outside flows that may have lost theirs. A flow that
 // breaks it joins the working set and the fill runs again. The set only grows, so this
 // ends; it ends with the exact allocation. Starts and ends at the same instant share one
-// recompute. The commonest change, a start or end on one saturated resource that only moves
-// the share of the flows bottlenecked there, is solved directly, with the same rates
-// (core/machine/flow_reshare.cpp).
+// recompute.
 //
 // Cost: the solver visits the working set's flows and paths, and scans a resource's flow
 // list only where the rule needs its fastest flow (a saturated resource the working set
@@ -116,12 +114,6 @@ class FlowNetwork {
   // How often a completion timer was (re)armed: once per class re-timed (or per flow
   // re-rated, with Timers::PerFlow).
   std::uint64_t timersArmed() const { return timersArmed_; }
-  // How many recomputes were one resource re-sharing among its bottleneck class
-  // (reshareAtOneResource), without the general fill and check.
-  std::uint64_t reshares() const { return reshares_; }
-  // Off: every recompute takes the general fill and check (the reference the shortcut is
-  // tested against: the same rates, bit for bit).
-  void setReshareShortcut(bool on) { reshare_ = on; }
 
   // At most one recompute per `interval` of emulated time (0, the default: at every start
   // and end, exact). A change after a quiet spell is solved at once; changes that follow
@@ -198,8 +190,6 @@ class FlowNetwork {
   void requestRecompute();
   void finish(int slot);
   void recompute();
-  bool reshareAtOneResource();  // the common case solved directly; false: not that case
-  void solveWorkingSet();       // the general solve: fill and check until no flow joins
   void addToSet(int slot);
   void setInSet(Flow& f, bool inSet);  // sets the flag on the flow and its members
   void setRate(Flow& f, double rate);  // the same for the rate
@@ -245,13 +235,8 @@ class FlowNetwork {
   void touchClass(int cls);
   void retime(int cls);  // arms the class's timer for its first member to finish
 
-  // Relative slack for "saturated" and "no flow runs faster": the fill's rounding is ~1e-15,
-  // far below it, and the rates it lets through differ from exact by less than 1e-9.
-  static constexpr double kEps = 1e-11;
   Simulator& sim_;
   bool perFlow_;
-  bool reshare_ = true;
-  std::uint64_t reshares_ = 0;
   FlowClasses classes_;
   std::vector<ClassState> cls_;
   std::vector<int> freeClasses_;
