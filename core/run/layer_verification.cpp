@@ -18,8 +18,9 @@
 namespace moe {
 
 namespace {
-// Threads for the checks that split by rank: one per core. The checks only read the run
-// and the reference, so the split changes no result.
+// Threads for the checks that split by rank: two at most (the core beside the one the run
+// itself uses), fewer on a one-core machine. The checks only read the run and the
+// reference, so the split changes no result.
 unsigned verificationThreads() {
   return resolveThreadCount(0, 2);
 }
