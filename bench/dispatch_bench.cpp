@@ -42,7 +42,7 @@ std::uint64_t runDispatch(Fixture& f) {
   while (run.currentStage() != "experts" && run.step()) {
   }
   f.rowsDelivered = 0;
-  for (const CardTensors& t : run.context().cards) f.rowsDelivered += t.recvRows;
+  for (const CardTensors& t : run.context().cards) f.rowsDelivered += t.dispatch.recvRows;
   return run.emulation().sim().eventsRun();
 }
 

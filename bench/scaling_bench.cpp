@@ -81,7 +81,7 @@ std::int64_t tensorBytes(const LayerRun& run) {
   const std::int64_t row = static_cast<std::int64_t>(run.context().sc.model.hidden) * 2;
   std::int64_t bytes = 0;
   for (const CardTensors& t : run.context().cards)
-    bytes += 2 * t.recvRows * row +  // expanded rows, expert out
+    bytes += 2 * t.dispatch.recvRows * row +  // expanded rows, expert out
              2 * static_cast<std::int64_t>(run.context().sc.model.tokensPerRank) * row;  // x, out
   return bytes;
 }
@@ -143,7 +143,7 @@ void BM_DispatchDataPath(benchmark::State& state) {
     while (run.currentStage() != "experts" && run.step()) {
     }
     d.rowsDelivered = 0;
-    for (const CardTensors& t : run.context().cards) d.rowsDelivered += t.recvRows;
+    for (const CardTensors& t : run.context().cards) d.rowsDelivered += t.dispatch.recvRows;
   }
   state.SetBytesProcessed(state.iterations() * d.rowsDelivered * d.sc.model.hidden * 2);
 }

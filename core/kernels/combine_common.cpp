@@ -7,14 +7,14 @@
 
 namespace moe {
 
-OpRef readIndexBlock(AiCore& core, const CardTensors& g, std::int64_t first, std::int64_t n,
-                     Buffer* idx, Buffer* scales) {
-  core.copy(Region{idx, 0, n * 12}, Region{g.expandIdx, first * 12, n * 12});
-  return core.copy(Region{scales, 0, n * 4}, Region{g.expandScales, first * 4, n * 4});
+OpRef readIndexBlock(AiCore& core, const DispatchTensors& dispatch, std::int64_t first,
+                     std::int64_t n, Buffer* idx, Buffer* scales) {
+  core.copy(Region{idx, 0, n * 12}, Region{dispatch.expandIdx, first * 12, n * 12});
+  return core.copy(Region{scales, 0, n * 4}, Region{dispatch.expandScales, first * 4, n * 4});
 }
 
 CombineFinisher::CombineFinisher(LayerContext& ctx, AiCore& core, int rank)
-    : ctx_(ctx), core_(core), rank_(rank) {
+    : ctx_(ctx), core_(core), in_(ctx.cards[rank].input), out_(ctx.cards[rank].combine) {
   Machine& m = ctx.m;
   const std::int64_t row = alignUp(ctx.rowBytes, 32);
   sum_ = m.allocUb(core, ctx.hidden * 4LL, "fp32_sum", true);
@@ -26,11 +26,10 @@ CombineFinisher::CombineFinisher(LayerContext& ctx, AiCore& core, int rank)
 
 Task CombineFinisher::finish(int t) {
   LayerContext& ctx = ctx_;
-  CardTensors& g = ctx.cards[rank_];
   const bool shared = ctx.sc.combine.sharedExpert, norm = ctx.sc.combine.addRmsNorm;
   if (shared || norm)
     co_await core_.copy(Region{xRow_, 0, ctx.rowBytes},
-                        Region{g.x, t * ctx.rowBytes, ctx.rowBytes});
+                        Region{in_.x, t * ctx.rowBytes, ctx.rowBytes});
   co_await core_.vector(ctx.hidden * (norm ? 4LL : 1LL), 4);
   if (!sum_->bytes.empty()) {
     auto* s = sum_->as<float>();
@@ -59,10 +58,10 @@ Task CombineFinisher::finish(int t) {
       }
     }
   }
-  core_.copy(Region{g.xOut, t * ctx.rowBytes, ctx.rowBytes}, Region{outRow_, 0, ctx.rowBytes});
+  core_.copy(Region{out_.xOut, t * ctx.rowBytes, ctx.rowBytes}, Region{outRow_, 0, ctx.rowBytes});
   if (norm) {
-    core_.copy(Region{g.normY, t * ctx.rowBytes, ctx.rowBytes}, Region{yRow_, 0, ctx.rowBytes});
-    core_.copy(Region{g.rstd, t * 4LL, 4}, Region{rstd_, 0, 4});
+    core_.copy(Region{out_.normY, t * ctx.rowBytes, ctx.rowBytes}, Region{yRow_, 0, ctx.rowBytes});
+    core_.copy(Region{out_.rstd, t * 4LL, 4}, Region{rstd_, 0, 4});
   }
   co_await core_.fence(Pipe::Mte3);
 }

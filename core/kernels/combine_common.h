@@ -10,14 +10,16 @@ namespace moe {
 // (source rank, token, k), 12 B, and its weight, 4 B.
 constexpr std::int64_t kIdxRows = 256;
 
-// Copies rows [first, first + n) of card g's index tables into UB (`idx`, `scales`); the
+// Copies rows [first, first + n) of a card's index tables (dispatch's expandIdx and
+// expandScales) into UB (`idx`, `scales`); the
 // returned op lands after both (same pipe).
-OpRef readIndexBlock(AiCore& core, const CardTensors& g, std::int64_t first, std::int64_t n,
-                     Buffer* idx, Buffer* scales);
+OpRef readIndexBlock(AiCore& core, const DispatchTensors& dispatch, std::int64_t first,
+                     std::int64_t n, Buffer* idx, Buffer* scales);
 
 class CombineFinisher {
  public:
-  // Allocates its UB scratch on `core` (rows of H elements).
+  // Allocates its UB scratch on `core` (rows of H elements). Reads the rank's tokens
+  // (InputTensors::x, for the shared expert and the residual), writes its CombineTensors.
   CombineFinisher(LayerContext& ctx, AiCore& core, int rank);
   // The fp32 running sum of one token, in this core's UB.
   Buffer* sum() { return sum_; }
@@ -27,7 +29,8 @@ class CombineFinisher {
  private:
   LayerContext& ctx_;
   AiCore& core_;
-  int rank_;
+  const InputTensors& in_;
+  CombineTensors& out_;
   Buffer *sum_, *xRow_, *outRow_, *yRow_, *rstd_;
 };
 

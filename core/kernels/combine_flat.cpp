@@ -36,12 +36,13 @@ struct FlatCombine {
 Task flatCombineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatCombine> w,
                        std::vector<int> owners) {
   Machine& m = ctx.m;
-  CardTensors& g = ctx.cards[d];
+  const DispatchTensors& dispatched = ctx.cards[d].dispatch;
+  const ExpertTensors& experts = ctx.cards[d].experts;
   const std::int64_t row = ctx.rowBytes, slot = alignUp(row, 32);
   const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.combine.chunkBytes / slot);
   Buffer* staging = m.allocUb(core, perBatch * slot, "staging", true);
-  const auto* off = g.offsets->as<std::int32_t>();
-  const auto* len = g.lengths->as<std::int32_t>();
+  const auto* off = dispatched.offsets->as<std::int32_t>();
+  const auto* len = dispatched.lengths->as<std::int32_t>();
   for (int r : owners) {
     const bool remote = ctx.serverOf(r) != ctx.serverOf(d);
     Word& counter = *w->landed[r][d];
@@ -54,7 +55,7 @@ Task flatCombineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<F
       for (std::int64_t b0 = 0; b0 < rows; b0 += perBatch) {
         const std::int64_t n = std::min(perBatch, rows - b0);
         const Region dst{window, sent * row, n * row};
-        const Region src{g.expertOut, (begin + b0) * row, n * row};
+        const Region src{experts.expertOut, (begin + b0) * row, n * row};
         sent += n;
         if (remote) {
           // GM -> GM, one post; the counter rides the same queue pair behind the rows.

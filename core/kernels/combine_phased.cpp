@@ -36,14 +36,15 @@ struct PhasedCombine {
 };
 
 Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int senderIndex) {
-  CardTensors& g = ctx.cards[d];
+  const DispatchTensors& dispatched = ctx.cards[d].dispatch;
+  const ExpertTensors& experts = ctx.cards[d].experts;
   const std::int64_t rb = ctx.recordBytes;
   const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.combine.chunkBytes / rb);
   Buffer* staging = ctx.m.allocUb(core, perBatch * rb, "staging", true);
   Buffer* idx = ctx.m.allocUb(core, kIdxRows * 12, "expand_idx", false);
   Buffer* scales = ctx.m.allocUb(core, kIdxRows * 4, "expand_scales", false);
-  const auto* off = g.offsets->as<std::int32_t>();
-  const auto* len = g.lengths->as<std::int32_t>();
+  const auto* off = dispatched.offsets->as<std::int32_t>();
+  const auto* len = dispatched.lengths->as<std::int32_t>();
   for (int fl = senderIndex; fl < ctx.cardsPerServer; fl += ctx.sc.rings.combine.senderCores) {
     const int f = ctx.serverOf(d) * ctx.cardsPerServer + fl;
     Window& win = w.ipc[f][ctx.localOf(d)];
@@ -54,7 +55,7 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
       co_await core.fence(Pipe::Mte2);
       // Each expert row goes to exactly one window: the rows in UB are consumed.
       for (std::int64_t row : rowsRead)
-        ctx.consumed(Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes});
+        ctx.consumed(Region{experts.expertOut, row * ctx.rowBytes, ctx.rowBytes});
       rowsRead.clear();
       co_await core.copy(Region{win.data, (win.used() - inBatch) * rb, inBatch * rb},
                          Region{staging, 0, inBatch * rb});
@@ -66,7 +67,7 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
         const std::int64_t begin = off[le * ctx.ranks + owner], rows = len[le * ctx.ranks + owner];
         for (std::int64_t b0 = 0; b0 < rows; b0 += kIdxRows) {
           const std::int64_t n = std::min(kIdxRows, rows - b0);
-          co_await readIndexBlock(core, g, begin + b0, n, idx, scales);
+          co_await readIndexBlock(core, dispatched, begin + b0, n, idx, scales);
           for (std::int64_t i = 0; i < n; ++i) {
             if (inBatch == perBatch) co_await flush();
             RecordMeta meta;
@@ -75,7 +76,7 @@ Task gm2ipc(LayerContext& ctx, int d, AiCore& core, PhasedCombine& w, int sender
             meta.weights[0] = scales->as<float>()[i];
             win.headers.push_back(meta);  // grows with use: the worst case is large
             core.copy(Region{staging, inBatch++ * rb + ctx.metaBytes, ctx.rowBytes},
-                      Region{g.expertOut, (begin + b0 + i) * ctx.rowBytes, ctx.rowBytes});
+                      Region{experts.expertOut, (begin + b0 + i) * ctx.rowBytes, ctx.rowBytes});
             rowsRead.push_back(begin + b0 + i);
           }
         }
@@ -155,7 +156,8 @@ Task phasedCombineCore(LayerContext& ctx, int card, AiCore& core, std::shared_pt
   co_await core.syncAll(*w->afterGm2Ipc);
   // Host-side frees take no emulated time. Past the barrier every expert row is in a
   // window: the card's expert_out is dead (once the host has hashed and checked it).
-  if (i == 0 && ctx.freeDeadTensors) ctx.m.discard(ctx.cards[card].expertOut, /*keepWarm=*/false);
+  if (i == 0 && ctx.freeDeadTensors)
+    ctx.m.discard(ctx.cards[card].experts.expertOut, /*keepWarm=*/false);
   if (i >= t.senderCores && i < t.senderCores + t.forwarderCores) {
     core.setRole(Role::Forwarder);
     co_await sumToWindow(ctx, card, core, *w, i - t.senderCores);

@@ -26,8 +26,8 @@ struct IndexBlock {
 // (the Offset/Length tables give each (expert, owner) one contiguous range).
 std::vector<IndexBlock> indexBlocks(const LayerContext& ctx, int d, const CombinePlan& plan,
                                     SenderTarget tg) {
-  const auto* off = ctx.cards[d].offsets->as<std::int32_t>();
-  const auto* len = ctx.cards[d].lengths->as<std::int32_t>();
+  const auto* off = ctx.cards[d].dispatch.offsets->as<std::int32_t>();
+  const auto* len = ctx.cards[d].dispatch.lengths->as<std::int32_t>();
   std::vector<IndexBlock> blocks;
   for (int le = 0; le < ctx.placePerRank; ++le)
     for (int S = 0; S < ctx.servers; ++S) {
@@ -58,7 +58,7 @@ struct SummedRow {
 Task readSummedRows(LayerContext& ctx, int d, AiCore& core, const CombinePlan& plan,
                     SenderTarget tg, Buffer* idx, Buffer* scales, std::vector<SummedRow>& rows) {
   for (const IndexBlock& b : indexBlocks(ctx, d, plan, tg)) {
-    co_await readIndexBlock(core, ctx.cards[d], b.first, b.count, idx, scales);
+    co_await readIndexBlock(core, ctx.cards[d].dispatch, b.first, b.count, idx, scales);
     for (std::int64_t i = 0; i < b.count; ++i) {
       const std::int32_t token = idx->as<std::int32_t>()[i * 3 + 1];
       if (plan.lane(ctx, b.owner, token) != tg.lane) continue;
@@ -147,9 +147,9 @@ struct SenderBuffers {
 // leave as one record, rounded to bf16 once.
 Task sendSummed(LayerContext& ctx, int d, AiCore& core, const CombinePlan& plan, SenderTarget tg,
                 RingBuffer& ring, SenderStaging& st, const SenderBuffers& ub) {
-  CardTensors& g = ctx.cards[d];
+  const ExpertTensors& experts = ctx.cards[d].experts;
   auto expertRow = [&](std::int64_t row) {
-    return Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes};
+    return Region{experts.expertOut, row * ctx.rowBytes, ctx.rowBytes};
   };
   std::vector<SummedRow> rows;
   co_await readSummedRows(ctx, d, core, plan, tg, ub.idx, ub.scales, rows);
@@ -193,9 +193,10 @@ Task sendSummed(LayerContext& ctx, int d, AiCore& core, const CombinePlan& plan,
 // Each of the target's expert rows leaves as its own record, with its weight.
 Task sendRows(LayerContext& ctx, int d, AiCore& core, const CombinePlan& plan, SenderTarget tg,
               RingBuffer& ring, SenderStaging& st, const SenderBuffers& ub) {
-  CardTensors& g = ctx.cards[d];
+  const ExpertTensors& experts = ctx.cards[d].experts;
+  const DispatchTensors& dispatched = ctx.cards[d].dispatch;
   for (const IndexBlock& b : indexBlocks(ctx, d, plan, tg)) {
-    co_await readIndexBlock(core, g, b.first, b.count, ub.idx, ub.scales);
+    co_await readIndexBlock(core, dispatched, b.first, b.count, ub.idx, ub.scales);
     for (std::int64_t i = 0; i < b.count; ++i) {
       if (st.full()) co_await st.flush(ring);
       const std::int64_t row = b.first + i;
@@ -205,7 +206,7 @@ Task sendRows(LayerContext& ctx, int d, AiCore& core, const CombinePlan& plan, S
       if (plan.lane(ctx, b.owner, meta.token) != tg.lane) continue;  // another lane's token
       meta.k = 1;
       meta.weights[0] = ub.scales->as<float>()[i];
-      core.copy(st.nextRow(), Region{g.expertOut, row * ctx.rowBytes, ctx.rowBytes});
+      core.copy(st.nextRow(), Region{experts.expertOut, row * ctx.rowBytes, ctx.rowBytes});
       st.metas.push_back(meta);
       st.rowsRead.push_back(row);
     }
@@ -218,7 +219,7 @@ Task sendRows(LayerContext& ctx, int d, AiCore& core, const CombinePlan& plan, S
 Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<CombineRings> rings,
                    std::vector<SenderTarget> targets) {
   Machine& m = ctx.m;
-  CardTensors& g = ctx.cards[d];
+  const ExpertTensors& experts = ctx.cards[d].experts;
   const CombinePlan& plan = rings->plan;
   SenderBuffers ub{m.allocUb(core, kIdxRows * 12, "expand_idx", false),
                    m.allocUb(core, kIdxRows * 4, "expand_scales", false)};
@@ -227,7 +228,7 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
     for (int i = 0; i < 2; ++i)
       ub.yRow[i] = m.allocUb(core, ctx.rowBytes, "expert_row" + std::to_string(i), true);
   }
-  SenderStaging st(ctx, core, g.expertOut);  // sized from the UB the buffers above left
+  SenderStaging st(ctx, core, experts.expertOut);  // sized from the UB the buffers above left
   for (const SenderTarget& tg : targets) {
     RingBuffer& ring = *rings->ipc[tg.f][ctx.localOf(d) * plan.lanes + tg.lane];
     if (ctx.sc.combine.sumLocalExperts)
@@ -240,7 +241,7 @@ Task combineSender(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<Combi
   // The card's last sender has read every expert row into a ring: expert_out is dead, and
   // nothing allocated later in the stage would reuse its pages.
   if (--rings->sendersLeft[d] == 0 && ctx.freeDeadTensors)
-    m.discard(g.expertOut, /*keepWarm=*/false);
+    m.discard(experts.expertOut, /*keepWarm=*/false);
 }
 
 }  // namespace moe::streaming_combine

@@ -38,7 +38,7 @@ RecvPlan planFromCounts(const LayerContext& ctx, const std::int32_t* counts) {
 }
 
 void publishRecvTables(LayerContext& ctx, AiCore& core, int d, const RecvPlan& plan) {
-  CardTensors& g = ctx.cards[d];
+  DispatchTensors& dispatched = ctx.cards[d].dispatch;
   const std::int64_t tableBytes = ctx.placePerRank * ctx.ranks * 4LL;
   const std::int64_t lenAt = alignUp(tableBytes, 32), numsAt = 2 * lenAt;  // aligned UB blocks
   Buffer* tables =
@@ -47,9 +47,9 @@ void publishRecvTables(LayerContext& ctx, AiCore& core, int d, const RecvPlan& p
   std::copy(plan.lengths.begin(), plan.lengths.end(), tables->as<std::int32_t>() + lenAt / 4);
   std::copy(plan.expertTokenNums.begin(), plan.expertTokenNums.end(),
             tables->as<std::int32_t>() + numsAt / 4);
-  core.copy(whole(g.offsets), Region{tables, 0, tableBytes});
-  core.copy(whole(g.lengths), Region{tables, lenAt, tableBytes});
-  core.copy(whole(g.expertTokenNums), Region{tables, numsAt, ctx.placePerRank * 4LL});
+  core.copy(whole(dispatched.offsets), Region{tables, 0, tableBytes});
+  core.copy(whole(dispatched.lengths), Region{tables, lenAt, tableBytes});
+  core.copy(whole(dispatched.expertTokenNums), Region{tables, numsAt, ctx.placePerRank * 4LL});
 }
 
 RoutingInUb allocRouting(LayerContext& ctx, AiCore& core) {
@@ -63,22 +63,23 @@ RoutingInUb allocRouting(LayerContext& ctx, AiCore& core) {
 }
 
 Task loadRouting(LayerContext& ctx, AiCore& core, int s, RoutingInUb& r, int first) {
-  CardTensors& g = ctx.cards[s];
+  const InputTensors& input = ctx.cards[s].input;
+  const ExpertUpdateTensors& routed = ctx.cards[s].update;
   const int W = routingWindowTokens(ctx.tokensPerRank);
   const int count = std::min(W, ctx.tokensPerRank - first);
   const std::int64_t at = static_cast<std::int64_t>(first) * ctx.topK;
   const std::int64_t n = static_cast<std::int64_t>(count) * ctx.topK;
-  core.copy(Region{r.idsBuf, 0, n * 4}, Region{g.balancedIds, at * 4, n * 4});
-  core.copy(Region{r.keepBuf, 0, n}, Region{g.mask, at, n});
+  core.copy(Region{r.idsBuf, 0, n * 4}, Region{routed.balancedIds, at * 4, n * 4});
+  core.copy(Region{r.keepBuf, 0, n}, Region{routed.mask, at, n});
   // MTE2 in order: the last load landing means all have.
-  co_await core.copy(Region{r.weightsBuf, 0, n * 4}, Region{g.topkWeights, at * 4, n * 4});
+  co_await core.copy(Region{r.weightsBuf, 0, n * 4}, Region{input.topkWeights, at * 4, n * 4});
   r.first = first;
   r.count = count;
 }
 
 int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Region row,
              const RecvPlan& plan, std::vector<std::int32_t>& next, Buffer* side, int sideSlot) {
-  CardTensors& g = ctx.cards[d];
+  DispatchTensors& dispatched = ctx.cards[d].dispatch;
   int placed = 0;
   for (int k = 0; k < meta.k; ++k) {
     const std::int32_t id = meta.ids[k];
@@ -87,7 +88,7 @@ int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Reg
     const std::size_t at = static_cast<std::size_t>(le * ctx.ranks + meta.srcRank) * ctx.channels +
                            ctx.channelOf(meta.token);
     const std::int64_t r = plan.channelStart[at] + next[at]++;
-    core.copy(Region{g.expandX, r * ctx.rowBytes, ctx.rowBytes}, row);
+    core.copy(Region{dispatched.expandX, r * ctx.rowBytes, ctx.rowBytes}, row);
     // Scale and (source rank, token, k) from aligned UB slots: DataCopyPad writes 4 and 12 B.
     const std::int64_t slot = (static_cast<std::int64_t>(sideSlot) * meta.k * 2 + k * 2) * 32;
     side->as<float>()[slot / 4] = meta.weights[k];
@@ -95,8 +96,8 @@ int placeRow(LayerContext& ctx, AiCore& core, int d, const RecordMeta& meta, Reg
     idx[0] = meta.srcRank;
     idx[1] = meta.token;
     idx[2] = k;
-    core.copy(Region{g.expandScales, r * 4, 4}, Region{side, slot, 4});
-    core.copy(Region{g.expandIdx, r * 12, 12}, Region{side, slot + 32, 12});
+    core.copy(Region{dispatched.expandScales, r * 4, 4}, Region{side, slot, 4});
+    core.copy(Region{dispatched.expandIdx, r * 12, 12}, Region{side, slot + 32, 12});
     ++placed;
   }
   return placed;

@@ -44,7 +44,7 @@ struct FlatWindows {
 Task flatSender(LayerContext& ctx, int s, AiCore& core, std::shared_ptr<FlatWindows> w,
                 std::vector<int> targets) {
   Machine& m = ctx.m;
-  CardTensors& g = ctx.cards[s];
+  const InputTensors& input = ctx.cards[s].input;
   // Rows are gathered as bf16 records (gb apart) and sent as dispatch records (rb apart).
   const std::int64_t gb = ctx.recordBytes, rb = ctx.dispatchRecordBytes;
   const std::int64_t perBatch = std::max<std::int64_t>(1, ctx.sc.rings.dispatch.chunkBytes / gb);
@@ -90,7 +90,7 @@ Task flatSender(LayerContext& ctx, int s, AiCore& core, std::shared_ptr<FlatWind
       const RecordMeta meta = tokenMeta(ctx, s, t, routing, wanted);
       if (meta.cardMask == 0) continue;
       core.copy(Region{staging, inBatch * gb + ctx.metaBytes, ctx.rowBytes},
-                Region{g.x, t * ctx.rowBytes, ctx.rowBytes});
+                Region{input.x, t * ctx.rowBytes, ctx.rowBytes});
       win.headers.push_back(meta);
       ++slot;
       if (++inBatch == perBatch) {
@@ -110,7 +110,7 @@ Task flatReceiver(LayerContext& ctx, int d, AiCore& core, std::shared_ptr<FlatWi
   const std::int64_t rb = ctx.dispatchRecordBytes;
   const int cols = ctx.countCols();
   Buffer* counts = m.allocUb(core, ctx.ranks * cols * 4LL, "counts", false);
-  co_await core.copy(whole(counts), whole(ctx.cards[d].recvCounts));
+  co_await core.copy(whole(counts), whole(ctx.cards[d].dispatch.recvCounts));
   co_await core.vector(ctx.ranks * cols, 4);  // prefix sums
   const RecvPlan plan = planFromCounts(ctx, counts->as<std::int32_t>());
   if (writesPlan) publishRecvTables(ctx, core, d, plan);  // one receiver per card

@@ -13,9 +13,10 @@ namespace moe {
 
 namespace {
 
-Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier) {
+// Counts the rank's mapped routing (`routed`) into every destination's recvCounts.
+Task notifyCore(LayerContext& ctx, int rank, AiCore& core, const ExpertUpdateTensors& routed,
+                SyncBarrier& barrier) {
   Machine& m = ctx.m;
-  CardTensors& g = ctx.cards[rank];
   const int K = ctx.topK, P = ctx.placePerRank, R = ctx.ranks, cols = ctx.countCols();
   // The routing comes in windows of at most kRoutingWindowTokens tokens (one for <= 512).
   const int W = routingWindowTokens(ctx.tokensPerRank);
@@ -32,9 +33,9 @@ Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier)
   std::vector<char> toRank(R, 0), toServer(ctx.servers, 0);
   for (int w0 = 0; w0 < ctx.tokensPerRank; w0 += W) {
     const std::int64_t n = std::min(W, ctx.tokensPerRank - w0), slots = n * K;
-    core.copy(Region{ids, 0, slots * 4}, Region{g.balancedIds, w0 * K * 4LL, slots * 4});
+    core.copy(Region{ids, 0, slots * 4}, Region{routed.balancedIds, w0 * K * 4LL, slots * 4});
     co_await core.copy(Region{mask, 0, slots},
-                       Region{g.mask, w0 * static_cast<std::int64_t>(K), slots});
+                       Region{routed.mask, w0 * static_cast<std::int64_t>(K), slots});
     co_await core.vector(slots, 4);
     for (int t = 0; t < n; ++t) {
       const int ch = ctx.channelOf(w0 + t);
@@ -58,7 +59,7 @@ Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier)
   Buffer* stage = m.allocGm(rank, R * rowBytes, "notify.stage", false);
   for (int d = 0; d < R; ++d) {
     const Region src{counts, d * rowBytes, cols * 4LL};
-    const Region dst{ctx.cards[d].recvCounts, static_cast<std::int64_t>(rank) * cols * 4,
+    const Region dst{ctx.cards[d].dispatch.recvCounts, static_cast<std::int64_t>(rank) * cols * 4,
                      cols * 4LL};
     if (ctx.serverOf(d) == ctx.serverOf(rank)) {
       core.copy(dst, src);
@@ -69,9 +70,9 @@ Task notifyCore(LayerContext& ctx, int rank, AiCore& core, SyncBarrier& barrier)
   co_await core.fence(Pipe::Mte3);
   for (int d = 0; d < R; ++d)
     if (ctx.serverOf(d) != ctx.serverOf(rank))
-      core.rdmaWrite(
-          Region{ctx.cards[d].recvCounts, static_cast<std::int64_t>(rank) * cols * 4, cols * 4LL},
-          Region{stage, d * rowBytes, cols * 4LL});
+      core.rdmaWrite(Region{ctx.cards[d].dispatch.recvCounts,
+                            static_cast<std::int64_t>(rank) * cols * 4, cols * 4LL},
+                     Region{stage, d * rowBytes, cols * 4LL});
   co_await core.fence(Pipe::Scalar);  // every RDMA write has landed
   co_await core.syncAll(barrier);
 }
@@ -83,7 +84,8 @@ void launchDispatchNotify(LayerContext& ctx, Latch& done) {
   for (int r = 0; r < ctx.ranks; ++r) {
     done.add(1);
     AiCore& core = ctx.m.aiv(r, 0);
-    ctx.emu.launch(core, Role::Sender, notifyCore(ctx, r, core, barrier), &done);
+    ctx.emu.launch(core, Role::Sender, notifyCore(ctx, r, core, ctx.cards[r].update, barrier),
+                   &done);
   }
 }
 

@@ -40,7 +40,7 @@ struct CoreJob {
 
 Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int senderIndex) {
   Machine& m = ctx.m;
-  CardTensors& g = ctx.cards[s];
+  const InputTensors& input = ctx.cards[s].input;
   // Rows are gathered as bf16 records (gb apart) and sent as dispatch records (rb apart):
   // the same with bf16, packed to fp8 before sending with fp8.
   const std::int64_t gb = ctx.recordBytes, rb = ctx.dispatchRecordBytes;
@@ -87,7 +87,7 @@ Task phaseA(LayerContext& ctx, int s, AiCore& core, PhasedWindows& w, int sender
       const RecordMeta meta = tokenMeta(ctx, s, t, routing, wanted);
       if (meta.cardMask == 0) continue;
       core.copy(Region{staging, inBatch * gb + ctx.metaBytes, ctx.rowBytes},
-                Region{g.x, t * ctx.rowBytes, ctx.rowBytes});
+                Region{input.x, t * ctx.rowBytes, ctx.rowBytes});
       win.headers[static_cast<std::size_t>(slot)] = meta;
       ++slot;
       if (++inBatch == perBatch) {
@@ -177,7 +177,7 @@ Task phasedCore(LayerContext& ctx, int card, AiCore& core, std::shared_ptr<Phase
   // Every core of the design takes part in both barriers, busy in its phase or not.
   const int cols = ctx.countCols();
   Buffer* counts = ctx.m.allocUb(core, ctx.ranks * cols * 4LL, "counts", false);
-  co_await core.copy(whole(counts), whole(ctx.cards[card].recvCounts));
+  co_await core.copy(whole(counts), whole(ctx.cards[card].dispatch.recvCounts));
   if (job.sender) {
     core.setRole(Role::Sender);
     co_await phaseA(ctx, card, core, *w, job.senderIndex);

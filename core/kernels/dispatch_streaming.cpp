@@ -74,7 +74,7 @@ std::vector<std::vector<int>> batchesFor(const LayerContext& ctx, const SenderTa
 
 Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderTarget> targets) {
   Machine& m = ctx.m;
-  CardTensors& g = ctx.cards[s];
+  const InputTensors& input = ctx.cards[s].input;
   // Rows are gathered as bf16 records (gb apart, batchesFor) and sent as dispatch records
   // (rb apart): the same with bf16, packed to fp8 before sending with fp8.
   const std::int64_t gb = ctx.recordBytes, rb = ctx.dispatchRecordBytes;
@@ -108,7 +108,7 @@ Task streamingSender(LayerContext& ctx, int s, AiCore& core, std::vector<SenderT
         for (std::size_t i = 0; i < batches[b].size(); ++i)
           last = core.copy(Region{staging[b % 2], static_cast<std::int64_t>(i) * gb + ctx.metaBytes,
                                   ctx.rowBytes},
-                           Region{g.x, batches[b][i] * ctx.rowBytes, ctx.rowBytes});
+                           Region{input.x, batches[b][i] * ctx.rowBytes, ctx.rowBytes});
         return last;
       };
       OpRef gathered = batches.empty() ? OpRef{} : gather(0);
@@ -150,7 +150,7 @@ Task expectFromCounts(LayerContext& ctx, int card, AiCore& core, std::vector<Pol
                       bool toServer, RecvPlan* planOut) {
   const int cols = ctx.countCols();
   Buffer* counts = ctx.m.allocUb(core, ctx.ranks * cols * 4LL, "counts", false);
-  co_await core.copy(whole(counts), whole(ctx.cards[card].recvCounts));
+  co_await core.copy(whole(counts), whole(ctx.cards[card].dispatch.recvCounts));
   co_await core.vector(ctx.ranks * cols, 4);  // prefix sums
   const auto* c = counts->as<std::int32_t>();
   for (PolledRing& p : rings) {

@@ -25,8 +25,9 @@ struct ExpertShare {
   std::int64_t rowBegin, rowEnd;
 };
 
-Task expertCore(LayerContext& ctx, int d, AiCore& core, std::vector<ExpertShare> shares) {
-  CardTensors& g = ctx.cards[d];
+// Reads the rows dispatch delivered to card d (`in`), writes their expert outputs (`out`).
+Task expertCore(LayerContext& ctx, int d, AiCore& core, const DispatchTensors& in,
+                ExpertTensors& out, std::vector<ExpertShare> shares) {
   const std::int64_t tileRows =
       std::max<std::int64_t>(1, std::min<std::int64_t>(128, ctx.m.hw().l1Bytes / ctx.rowBytes));
   Buffer* tile = ctx.m.allocUb(core, tileRows * ctx.rowBytes, "l1.tile", true, /*withBytes=*/false);
@@ -37,12 +38,12 @@ Task expertCore(LayerContext& ctx, int d, AiCore& core, std::vector<ExpertShare>
     for (std::int64_t r0 = sh.rowBegin; r0 < sh.rowEnd; r0 += tileRows) {
       const std::int64_t n = std::min(tileRows, sh.rowEnd - r0);
       const Region rows{tile, 0, n * ctx.rowBytes};
-      co_await core.copy(rows, Region{g.expandX, r0 * ctx.rowBytes, n * ctx.rowBytes});
+      co_await core.copy(rows, Region{in.expandX, r0 * ctx.rowBytes, n * ctx.rowBytes});
       co_await core.cube(6.0 * static_cast<double>(n) * ctx.hidden * ctx.sc.model.intermediate);
-      co_await core.copy(Region{g.expertOut, r0 * ctx.rowBytes, n * ctx.rowBytes}, rows);
-      if (!g.expertOut->bytes.empty() && !g.expandX->bytes.empty()) {
-        const bf16* x = g.expandX->as<bf16>() + r0 * ctx.hidden;
-        bf16* y = g.expertOut->as<bf16>() + r0 * ctx.hidden;
+      co_await core.copy(Region{out.expertOut, r0 * ctx.rowBytes, n * ctx.rowBytes}, rows);
+      if (!out.expertOut->bytes.empty() && !in.expandX->bytes.empty()) {
+        const bf16* x = in.expandX->as<bf16>() + r0 * ctx.hidden;
+        bf16* y = out.expertOut->as<bf16>() + r0 * ctx.hidden;
         for (std::int64_t i = 0; i < n; ++i)
           expertRow(c, x + i * ctx.hidden, y + i * ctx.hidden, ctx.hidden);
       }
@@ -55,7 +56,7 @@ Task expertCore(LayerContext& ctx, int d, AiCore& core, std::vector<ExpertShare>
 void launchExperts(LayerContext& ctx, Latch& done) {
   const int aic = ctx.m.hw().aicCores;
   for (int d = 0; d < ctx.ranks; ++d) {
-    const auto* nums = ctx.cards[d].expertTokenNums->as<std::int32_t>();
+    const auto* nums = ctx.cards[d].dispatch.expertTokenNums->as<std::int32_t>();
     std::vector<std::vector<ExpertShare>> perCore(aic);
     std::int64_t expertStart = 0;
     for (int le = 0; le < ctx.placePerRank; ++le) {
@@ -73,7 +74,9 @@ void launchExperts(LayerContext& ctx, Latch& done) {
     for (int c = 0; c < aic; ++c) {
       if (perCore[c].empty()) continue;
       done.add(1);
-      ctx.emu.launch(ctx.m.aic(d, c), Role::Gemm, expertCore(ctx, d, ctx.m.aic(d, c), perCore[c]),
+      ctx.emu.launch(ctx.m.aic(d, c), Role::Gemm,
+                     expertCore(ctx, d, ctx.m.aic(d, c), ctx.cards[d].dispatch,
+                                ctx.cards[d].experts, perCore[c]),
                      &done);
     }
   }

@@ -21,13 +21,13 @@ struct LayoutBlock {
 
 // Loads tokens [w0, w0 + n) of this rank's ids into UB with pruned slots turned into -1
 // (skipped).
-Task loadIds(LayerContext& ctx, int rank, AiCore& core, Buffer* ids, Buffer* mask, int w0, int n) {
+Task loadIds(LayerContext& ctx, AiCore& core, const ExpertUpdateTensors& routed, Buffer* ids,
+             Buffer* mask, int w0, int n) {
   const std::int64_t slots = static_cast<std::int64_t>(n) * ctx.topK;
   const std::int64_t at = static_cast<std::int64_t>(w0) * ctx.topK;
-  OpRef last =
-      core.copy(Region{ids, 0, slots * 4}, Region{ctx.cards[rank].balancedIds, at * 4, slots * 4});
+  OpRef last = core.copy(Region{ids, 0, slots * 4}, Region{routed.balancedIds, at * 4, slots * 4});
   if (ctx.pruning) {
-    last = core.copy(Region{mask, 0, slots}, Region{ctx.cards[rank].mask, at, slots});
+    last = core.copy(Region{mask, 0, slots}, Region{routed.mask, at, slots});
     co_await last;
     for (std::int64_t i = 0; i < slots; ++i)
       if (!mask->data()[i]) ids->as<std::int32_t>()[i] = -1;
@@ -87,16 +87,17 @@ void reduceLanes(std::vector<int> perLane, int width, std::int32_t* out) {
   }
 }
 
-Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlock> blocks) {
+// Reads the rank's mapped routing (`routed`), writes the layout (`layout`).
+Task layoutCore(LayerContext& ctx, AiCore& core, const ExpertUpdateTensors& routed,
+                LayoutTensors& layout, std::vector<LayoutBlock> blocks) {
   Machine& m = ctx.m;
-  CardTensors& g = ctx.cards[rank];
   const int T = ctx.tokensPerRank, K = ctx.topK, P = ctx.placePerRank;
   const int W = routingWindowTokens(T);
   const bool oneWindow = W == T;
   Buffer* ids = m.allocUb(core, static_cast<std::int64_t>(W) * K * 4, "topk_idx", false);
   Buffer* mask =
       ctx.pruning ? m.allocUb(core, static_cast<std::int64_t>(W) * K, "mask", false) : nullptr;
-  if (oneWindow) co_await loadIds(ctx, rank, core, ids, mask, 0, T);
+  if (oneWindow) co_await loadIds(ctx, core, routed, ids, mask, 0, T);
   const auto* idx = ids->as<std::int32_t>();
   Buffer* inRank = nullptr;
   for (const LayoutBlock& b : blocks) {
@@ -111,9 +112,9 @@ Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlo
     // is_token_in_rank[t, begin:end) of the window at w0: one small strided row per token.
     auto storeInRank = [&](int w0, int n) {
       for (int i = 0; i < n; ++i)
-        core.copy(
-            Region{g.isTokenInRank, static_cast<std::int64_t>(w0 + i) * ctx.ranks + b.begin, width},
-            Region{inRank, i * stride, width});
+        core.copy(Region{layout.isTokenInRank,
+                         static_cast<std::int64_t>(w0 + i) * ctx.ranks + b.begin, width},
+                  Region{inRank, i * stride, width});
     };
     int lastW0 = 0, lastN = 0;
     for (int w0 = 0; w0 < T; w0 += W) {
@@ -123,7 +124,7 @@ Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlo
           storeInRank(lastW0, lastN);
           co_await core.fence(Pipe::Mte3);  // inRank is refilled by this window
         }
-        co_await loadIds(ctx, rank, core, ids, mask, w0, n);
+        co_await loadIds(ctx, core, routed, ids, mask, w0, n);
       }
       co_await core.vector(static_cast<std::int64_t>(n) * K, 4);
       const WindowIds window{idx, w0, n, K};
@@ -137,15 +138,16 @@ Task layoutCore(LayerContext& ctx, int rank, AiCore& core, std::vector<LayoutBlo
     if (b.countsExperts) {
       Buffer* out = m.allocUb(core, width * 4, "expert_counts", false);
       reduceLanes(std::move(perLane), width, out->as<std::int32_t>());
-      co_await core.copy(Region{g.tokensPerExpert, b.begin * 4LL, width * 4LL}, whole(out));
+      co_await core.copy(Region{layout.tokensPerExpert, b.begin * 4LL, width * 4LL}, whole(out));
       continue;
     }
     const std::int64_t rdmaAt = alignUp(width * 4LL, 32);  // its own aligned UB block
     Buffer* out = m.allocUb(core, rdmaAt + 4, "rank_counts", false);
     reduceLanes(std::move(perLane), width, out->as<std::int32_t>());
     reduceLanes(std::move(perLaneRdma), 1, out->as<std::int32_t>() + rdmaAt / 4);
-    core.copy(Region{g.tokensPerRank, b.begin * 4LL, width * 4LL}, Region{out, 0, width * 4LL});
-    core.copy(Region{g.tokensPerRdmaRank, (b.begin / ctx.cardsPerServer) * 4LL, 4},
+    core.copy(Region{layout.tokensPerRank, b.begin * 4LL, width * 4LL},
+              Region{out, 0, width * 4LL});
+    core.copy(Region{layout.tokensPerRdmaRank, (b.begin / ctx.cardsPerServer) * 4LL, 4},
               Region{out, rdmaAt, 4});
     storeInRank(lastW0, lastN);
     co_await core.fence(Pipe::Mte3);
@@ -171,9 +173,11 @@ void launchLayout(LayerContext& ctx, Latch& done) {
     for (std::size_t c = 0; c < perCore.size(); ++c) {
       const bool experts = perCore[c].front().countsExperts;
       done.add(1);
-      ctx.emu.launch(
-          ctx.m.aiv(rank, static_cast<int>(c)), experts ? Role::LayoutExpert : Role::LayoutRank,
-          layoutCore(ctx, rank, ctx.m.aiv(rank, static_cast<int>(c)), perCore[c]), &done);
+      ctx.emu.launch(ctx.m.aiv(rank, static_cast<int>(c)),
+                     experts ? Role::LayoutExpert : Role::LayoutRank,
+                     layoutCore(ctx, ctx.m.aiv(rank, static_cast<int>(c)), ctx.cards[rank].update,
+                                ctx.cards[rank].layout, perCore[c]),
+                     &done);
     }
   }
 }

@@ -21,10 +21,11 @@ struct SlicePiece {
   CoreRange range;
 };
 
-Task updateExpertCore(LayerContext& ctx, int rank, AiCore& core, std::vector<SlicePiece> pieces) {
+// Reads the rank's routing (`in`), writes its outputs (`update`).
+Task updateExpertCore(LayerContext& ctx, int rank, AiCore& core, const InputTensors& in,
+                      ExpertUpdateTensors& update, std::vector<SlicePiece> pieces) {
   if (pieces.empty()) co_return;
   Machine& m = ctx.m;
-  CardTensors& g = ctx.cards[rank];
   const int K = ctx.topK, F = ctx.tableCols;
   std::int64_t maxN = 0, maxTokens = 0;
   for (const SlicePiece& p : pieces) {
@@ -36,7 +37,7 @@ Task updateExpertCore(LayerContext& ctx, int rank, AiCore& core, std::vector<Sli
   // the tokens it touches (the threshold compares against the token's sum of scales).
   Buffer* table = m.allocUb(core, ctx.experts * F * 4, "table", false);
   Buffer* ids = m.allocUb(core, maxN * 4, "ids", false);
-  core.copy(whole(table), whole(g.table));
+  core.copy(whole(table), whole(in.table));
   Buffer *scales = nullptr, *active = nullptr, *mask = nullptr;
   if (ctx.pruning) {
     scales = m.allocUb(core, maxTokens * K * 4, "scales", false);
@@ -47,11 +48,11 @@ Task updateExpertCore(LayerContext& ctx, int rank, AiCore& core, std::vector<Sli
     const CoreRange range = piece.range;
     const std::int64_t t0 = range.begin / K, t1 = (range.end - 1) / K + 1;  // tokens touched
     const std::int64_t n = range.size();
-    OpRef loaded = core.copy(Region{ids, 0, n * 4}, Region{g.topkIds, range.begin * 4, n * 4});
+    OpRef loaded = core.copy(Region{ids, 0, n * 4}, Region{in.topkIds, range.begin * 4, n * 4});
     if (ctx.pruning) {
       core.copy(Region{scales, 0, (t1 - t0) * K * 4},
-                Region{g.topkWeights, t0 * K * 4, (t1 - t0) * K * 4});
-      loaded = core.copy(Region{active, 0, t1 - t0}, Region{g.active, t0, t1 - t0});
+                Region{in.topkWeights, t0 * K * 4, (t1 - t0) * K * 4});
+      loaded = core.copy(Region{active, 0, t1 - t0}, Region{in.active, t0, t1 - t0});
     }
     co_await loaded;  // MTE2 is in order: the last load landing means all have
 
@@ -87,10 +88,10 @@ Task updateExpertCore(LayerContext& ctx, int rank, AiCore& core, std::vector<Sli
         for (int j = 0; j < K; ++j) sum += sc[t * K + j];
         mask->data()[i] = active->data()[t] != 0 && sc[t * K + k] >= threshold[k] * sum;
       }
-      core.copy(Region{g.mask, range.begin, n}, Region{mask, 0, n});
+      core.copy(Region{update.mask, range.begin, n}, Region{mask, 0, n});
     }
     // The UB ids are reused by the next slice: its load waits for this store.
-    co_await core.copy(Region{g.balancedIds, range.begin * 4, n * 4}, Region{ids, 0, n * 4});
+    co_await core.copy(Region{update.balancedIds, range.begin * 4, n * 4}, Region{ids, 0, n * 4});
   }
 }
 
@@ -114,7 +115,9 @@ void launchUpdateExpert(LayerContext& ctx, Latch& done) {
       if (pieces[c].empty()) continue;
       done.add(1);
       ctx.emu.launch(ctx.m.aiv(r, c), Role::Mapper,
-                     updateExpertCore(ctx, r, ctx.m.aiv(r, c), std::move(pieces[c])), &done);
+                     updateExpertCore(ctx, r, ctx.m.aiv(r, c), ctx.cards[r].input,
+                                      ctx.cards[r].update, std::move(pieces[c])),
+                     &done);
     }
   }
 }

@@ -27,8 +27,8 @@ CombinePlan buildCombinePlan(const LayerContext& ctx) {
   // sends one summed row per token instead, whatever the number of its experts.
   const bool perCard = ctx.sc.combine.sumLocalExperts;
   for (int r = 0; r < R; ++r) {
-    const auto* ids = ctx.cards[r].balancedIds->as<std::int32_t>();
-    const auto* keep = ctx.cards[r].mask->data();
+    const auto* ids = ctx.cards[r].update.balancedIds->as<std::int32_t>();
+    const auto* keep = ctx.cards[r].update.mask->data();
     for (int t = 0; t < BS; ++t) {
       std::vector<int> perServer(ctx.servers, 0);
       const int lane = p.lane(ctx, r, t);

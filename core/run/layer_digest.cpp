@@ -6,9 +6,11 @@ namespace moe {
 std::uint64_t LayerRun::dispatchOutputsHash() const {
   Fnv1a h;
   for (const CardTensors& t : ctx_->cards)
-    for (const Buffer* b : {t.balancedIds, t.mask, t.tokensPerRank, t.tokensPerRdmaRank,
-                            t.tokensPerExpert, t.isTokenInRank, t.expandX, t.expandScales,
-                            t.expandIdx, t.expertTokenNums, t.offsets, t.lengths})
+    for (const Buffer* b :
+         {t.update.balancedIds, t.update.mask, t.layout.tokensPerRank, t.layout.tokensPerRdmaRank,
+          t.layout.tokensPerExpert, t.layout.isTokenInRank, t.dispatch.expandX,
+          t.dispatch.expandScales, t.dispatch.expandIdx, t.dispatch.expertTokenNums,
+          t.dispatch.offsets, t.dispatch.lengths})
       if (b) h.bytes(b->data(), b->bytes.size());
   return h.digest();
 }
@@ -16,7 +18,8 @@ std::uint64_t LayerRun::dispatchOutputsHash() const {
 std::uint64_t LayerRun::expertOutputsHash() const {
   Fnv1a h;
   for (const CardTensors& t : ctx_->cards)
-    if (t.expertOut) h.bytes(t.expertOut->data(), t.expertOut->bytes.size());
+    if (t.experts.expertOut)
+      h.bytes(t.experts.expertOut->data(), t.experts.expertOut->bytes.size());
   return h.digest();
 }
 
@@ -43,7 +46,7 @@ std::uint64_t LayerRun::combineHash() const {
   if (released_) return combineHash_;
   Fnv1a h;
   for (const CardTensors& t : ctx_->cards)
-    for (const Buffer* b : {t.xOut, t.normY, t.rstd})
+    for (const Buffer* b : {t.combine.xOut, t.combine.normY, t.combine.rstd})
       if (b) h.bytes(b->data(), b->bytes.size());
   return h.digest();
 }

@@ -57,28 +57,31 @@ void LayerRun::allocateInputs() {
     // (shared by the resolved scenario) instead of holding a copy of its own.
     const std::int64_t xBytes = c.tokensPerRank * c.rowBytes;
     const bool shareX = static_cast<std::int64_t>(g.x.size() * sizeof(bf16)) == xBytes;
-    t.x = shareX ? m.allocGmInput(r, g.x.data(), xBytes, "x") : m.allocGm(r, xBytes, "x", true);
-    t.topkIds = m.allocGm(r, bk * 4, "topk_ids", false);
-    t.topkWeights = m.allocGm(r, bk * 4, "topk_weights", false);
-    t.table = m.allocGm(r, static_cast<std::int64_t>(table.size()) * 4, "eplb_table", false);
-    t.active = m.allocGm(r, c.tokensPerRank, "active_mask", false);
-    t.balancedIds = m.allocGm(r, bk * 4, "balanced_ids", false);
-    t.mask = m.allocGm(r, bk, "keep_mask", false);
-    t.tokensPerRank = m.allocGm(r, c.ranks * 4LL, "num_tokens_per_rank", false);
-    t.tokensPerRdmaRank = m.allocGm(r, c.servers * 4LL, "num_tokens_per_rdma_rank", false);
-    t.tokensPerExpert =
+    t.input.x =
+        shareX ? m.allocGmInput(r, g.x.data(), xBytes, "x") : m.allocGm(r, xBytes, "x", true);
+    t.input.topkIds = m.allocGm(r, bk * 4, "topk_ids", false);
+    t.input.topkWeights = m.allocGm(r, bk * 4, "topk_weights", false);
+    t.input.table = m.allocGm(r, static_cast<std::int64_t>(table.size()) * 4, "eplb_table", false);
+    t.input.active = m.allocGm(r, c.tokensPerRank, "active_mask", false);
+    t.update.balancedIds = m.allocGm(r, bk * 4, "balanced_ids", false);
+    t.update.mask = m.allocGm(r, bk, "keep_mask", false);
+    t.layout.tokensPerRank = m.allocGm(r, c.ranks * 4LL, "num_tokens_per_rank", false);
+    t.layout.tokensPerRdmaRank = m.allocGm(r, c.servers * 4LL, "num_tokens_per_rdma_rank", false);
+    t.layout.tokensPerExpert =
         m.allocGm(r, c.ranks * c.placePerRank * 4LL, "num_tokens_per_expert", false);
-    t.isTokenInRank = m.allocGm(r, static_cast<std::int64_t>(c.tokensPerRank) * c.ranks,
-                                "is_token_in_rank", false);
-    t.recvCounts =
+    t.layout.isTokenInRank = m.allocGm(r, static_cast<std::int64_t>(c.tokensPerRank) * c.ranks,
+                                       "is_token_in_rank", false);
+    t.dispatch.recvCounts =
         m.allocGm(r, c.ranks * static_cast<std::int64_t>(c.countCols()) * 4, "recv_counts", false);
-    if (!shareX) hostWrite(t.x, g.x);
-    hostWrite(t.topkIds, g.topkIds);
-    hostWrite(t.topkWeights, g.topkWeights);
-    hostWrite(t.table, table);
+    if (!shareX) hostWrite(t.input.x, g.x);
+    hostWrite(t.input.topkIds, g.topkIds);
+    hostWrite(t.input.topkWeights, g.topkWeights);
+    hostWrite(t.input.table, table);
     const auto args = updateExpertArgs(sc_, g, r);
-    hostWrite(t.active, args.activeMask.value_or(std::vector<std::uint8_t>(c.tokensPerRank, 1)));
-    std::fill(t.mask->bytes.begin(), t.mask->bytes.end(), 1);  // kept unless pruning says not
+    hostWrite(t.input.active,
+              args.activeMask.value_or(std::vector<std::uint8_t>(c.tokensPerRank, 1)));
+    // Kept unless pruning says not.
+    std::fill(t.update.mask->bytes.begin(), t.update.mask->bytes.end(), 1);
   }
 }
 
@@ -87,27 +90,27 @@ void LayerRun::allocateDispatchOutputs() {
   Machine& m = emu_->machine();
   for (int d = 0; d < c.ranks; ++d) {
     CardTensors& t = c.cards[d];
-    const RecvPlan plan = planFromCounts(c, t.recvCounts->as<std::int32_t>());
-    t.recvRows = plan.rows;
-    t.expandX = m.allocGm(d, plan.rows * c.rowBytes, "expand_x", true);
-    t.expandScales = m.allocGm(d, plan.rows * 4, "expand_scales", false);
-    t.expandIdx = m.allocGm(d, plan.rows * 12, "expand_idx", false);
-    t.expertTokenNums = m.allocGm(d, c.placePerRank * 4LL, "expert_token_nums", false);
-    t.offsets = m.allocGm(d, c.placePerRank * c.ranks * 4LL, "offsets", false);
-    t.lengths = m.allocGm(d, c.placePerRank * c.ranks * 4LL, "lengths", false);
+    const RecvPlan plan = planFromCounts(c, t.dispatch.recvCounts->as<std::int32_t>());
+    t.dispatch.recvRows = plan.rows;
+    t.dispatch.expandX = m.allocGm(d, plan.rows * c.rowBytes, "expand_x", true);
+    t.dispatch.expandScales = m.allocGm(d, plan.rows * 4, "expand_scales", false);
+    t.dispatch.expandIdx = m.allocGm(d, plan.rows * 12, "expand_idx", false);
+    t.dispatch.expertTokenNums = m.allocGm(d, c.placePerRank * 4LL, "expert_token_nums", false);
+    t.dispatch.offsets = m.allocGm(d, c.placePerRank * c.ranks * 4LL, "offsets", false);
+    t.dispatch.lengths = m.allocGm(d, c.placePerRank * c.ranks * 4LL, "lengths", false);
     // A run that frees tensors when dead computes the expert rows in place: expert_out
     // takes its own HBM but shares expand_x's host bytes (see experts_kernel.cpp).
-    t.expertOut = freeWhenDead_ ? m.allocGmSharing(t.expandX, "expert_out")
-                                : m.allocGm(d, plan.rows * c.rowBytes, "expert_out", true);
+    t.experts.expertOut = freeWhenDead_ ? m.allocGmSharing(t.dispatch.expandX, "expert_out")
+                                        : m.allocGm(d, plan.rows * c.rowBytes, "expert_out", true);
   }
   for (int r = 0; r < c.ranks; ++r) {
     CardTensors& t = c.cards[r];
     // Small pages: with huge pages x_out would share 2 MiB pages with expand_x's tail and be
     // resident (zero) from dispatch on, though it is written only by the combine.
-    t.xOut = m.allocGm(r, c.tokensPerRank * c.rowBytes, "x_out", true, /*sparse=*/true);
+    t.combine.xOut = m.allocGm(r, c.tokensPerRank * c.rowBytes, "x_out", true, /*sparse=*/true);
     if (sc_.combine.addRmsNorm) {
-      t.normY = m.allocGm(r, c.tokensPerRank * c.rowBytes, "rmsnorm_y", true);
-      t.rstd = m.allocGm(r, c.tokensPerRank * 4LL, "rstd", false);
+      t.combine.normY = m.allocGm(r, c.tokensPerRank * c.rowBytes, "rmsnorm_y", true);
+      t.combine.rstd = m.allocGm(r, c.tokensPerRank * 4LL, "rstd", false);
     }
   }
 }
@@ -136,12 +139,12 @@ std::vector<DispatchOutput> LayerRun::dispatchOutputs(bool withRows) const {
   std::vector<DispatchOutput> out;
   for (const CardTensors& t : ctx_->cards) {
     DispatchOutput o;
-    if (withRows) o.expandX = hostRead<bf16>(t.expandX);
-    o.expandScales = hostRead<float>(t.expandScales);
-    o.expandIdx = hostRead<std::int32_t>(t.expandIdx);
-    o.expertTokenNums = hostRead<std::int32_t>(t.expertTokenNums);
-    o.offsets = hostRead<std::int32_t>(t.offsets);
-    o.lengths = hostRead<std::int32_t>(t.lengths);
+    if (withRows) o.expandX = hostRead<bf16>(t.dispatch.expandX);
+    o.expandScales = hostRead<float>(t.dispatch.expandScales);
+    o.expandIdx = hostRead<std::int32_t>(t.dispatch.expandIdx);
+    o.expertTokenNums = hostRead<std::int32_t>(t.dispatch.expertTokenNums);
+    o.offsets = hostRead<std::int32_t>(t.dispatch.offsets);
+    o.lengths = hostRead<std::int32_t>(t.dispatch.lengths);
     out.push_back(std::move(o));
   }
   return out;
@@ -149,7 +152,7 @@ std::vector<DispatchOutput> LayerRun::dispatchOutputs(bool withRows) const {
 
 std::vector<std::vector<bf16>> LayerRun::expertOutputs() const {
   std::vector<std::vector<bf16>> out;
-  for (const CardTensors& t : ctx_->cards) out.push_back(hostRead<bf16>(t.expertOut));
+  for (const CardTensors& t : ctx_->cards) out.push_back(hostRead<bf16>(t.experts.expertOut));
   return out;
 }
 
@@ -157,10 +160,10 @@ std::vector<LayoutResult> LayerRun::layoutOutputs() const {
   std::vector<LayoutResult> out;
   for (const CardTensors& t : ctx_->cards) {
     LayoutResult l;
-    l.numTokensPerRank = hostRead<std::int32_t>(t.tokensPerRank);
-    l.numTokensPerRdmaRank = hostRead<std::int32_t>(t.tokensPerRdmaRank);
-    l.numTokensPerExpert = hostRead<std::int32_t>(t.tokensPerExpert);
-    l.isTokenInRank = hostRead<std::uint8_t>(t.isTokenInRank);
+    l.numTokensPerRank = hostRead<std::int32_t>(t.layout.tokensPerRank);
+    l.numTokensPerRdmaRank = hostRead<std::int32_t>(t.layout.tokensPerRdmaRank);
+    l.numTokensPerExpert = hostRead<std::int32_t>(t.layout.tokensPerExpert);
+    l.isTokenInRank = hostRead<std::uint8_t>(t.layout.isTokenInRank);
     out.push_back(std::move(l));
   }
   return out;
@@ -168,13 +171,14 @@ std::vector<LayoutResult> LayerRun::layoutOutputs() const {
 
 std::vector<std::vector<std::int32_t>> LayerRun::balancedIds() const {
   std::vector<std::vector<std::int32_t>> out;
-  for (const CardTensors& t : ctx_->cards) out.push_back(hostRead<std::int32_t>(t.balancedIds));
+  for (const CardTensors& t : ctx_->cards)
+    out.push_back(hostRead<std::int32_t>(t.update.balancedIds));
   return out;
 }
 
 std::vector<std::vector<std::uint8_t>> LayerRun::keepMasks() const {
   std::vector<std::vector<std::uint8_t>> out;
-  for (const CardTensors& t : ctx_->cards) out.push_back(hostRead<std::uint8_t>(t.mask));
+  for (const CardTensors& t : ctx_->cards) out.push_back(hostRead<std::uint8_t>(t.update.mask));
   return out;
 }
 

@@ -147,7 +147,7 @@ std::vector<VerificationCheck> verifyDispatch(const LayerRun& run, const Referen
     forEachReceivedRow(
         ctx, ref, [&](int r, std::int64_t row, const bf16* x, const ExpertCoefficients&) {
           const bf16* want = x;
-          const bf16* have = ctx.cards[r].expandX->as<bf16>() + row * ctx.hidden;
+          const bf16* have = ctx.cards[r].dispatch.expandX->as<bf16>() + row * ctx.hidden;
           if (ctx.quantizedDispatch) {
             // The receiver holds x after the quantization round trip: bit-exact to the
             // reference quantize/dequantize, and within the derived bound of x itself.
@@ -196,9 +196,9 @@ std::vector<VerificationCheck> verifyExperts(const LayerRun& run, const Referenc
   if (run.scenario().payload != PayloadMode::Full) return checks;
   std::string mm;
   for (int r = 0; r < ctx.ranks && mm.empty(); ++r)  // the rows below index by the reference's
-    if (ctx.cards[r].recvRows != ref.dispatch[r].rows())
+    if (ctx.cards[r].dispatch.recvRows != ref.dispatch[r].rows())
       mm = "rank " + std::to_string(r) +
-           " expert output: " + std::to_string(ctx.cards[r].recvRows) +
+           " expert output: " + std::to_string(ctx.cards[r].dispatch.recvRows) +
            " rows, the reference has " + std::to_string(ref.dispatch[r].rows());
   // Card by card on the spare cores (each reads only its own rows); the first card's
   // mismatch in card order is the one a single thread would have found first.
@@ -215,7 +215,7 @@ std::vector<VerificationCheck> verifyExperts(const LayerRun& run, const Referenc
             want = trip.data();
           }
           expertRow(c, want, y.data(), ctx.hidden);
-          if (std::memcmp(ctx.cards[r].expertOut->as<bf16>() + row * ctx.hidden, y.data(),
+          if (std::memcmp(ctx.cards[r].experts.expertOut->as<bf16>() + row * ctx.hidden, y.data(),
                           ctx.rowBytes) != 0)
             cardMm = "rank " + std::to_string(r) + " expert output: row " + std::to_string(row) +
                      " differs";
@@ -257,7 +257,7 @@ static std::int64_t checkCombineRank(const LayerContext& ctx, const CombineShape
                                      double& worst) {
   std::vector<float> rowSum(static_cast<std::size_t>(ctx.hidden)), rowBound(rowSum.size());
   std::vector<bf16> rowWant(rowSum.size()), rowScratch(rowSum.size());
-  const auto* got = ctx.cards[r].xOut->as<bf16>();
+  const auto* got = ctx.cards[r].combine.xOut->as<bf16>();
   for (int t = 0; t < ctx.tokensPerRank && mm.empty(); ++t) {
     combineReferenceRow(shape, src, t, rowSum.data(), rowWant.data(), rowBound.data(),
                         rowScratch.data());
@@ -280,12 +280,12 @@ static std::int64_t checkCombineRank(const LayerContext& ctx, const CombineShape
 static std::int64_t checkAddRmsNormRank(const LayerContext& ctx, const Scenario& sc,
                                         const CombineShape& shape, const CombineSource& src,
                                         const RankGating& g, int r, std::string& mm) {
-  const auto* got = ctx.cards[r].xOut->as<bf16>();
+  const auto* got = ctx.cards[r].combine.xOut->as<bf16>();
   const CombineReference bound = combineReference(shape, src);
   const AddRmsNormResult want = addRmsNormReference(bound.sum, g.x, ctx.tokensPerRank, ctx.hidden,
                                                     static_cast<float>(sc.combine.rmsEps));
-  const auto* y = ctx.cards[r].normY->as<bf16>();
-  const auto* rstd = ctx.cards[r].rstd->as<float>();
+  const auto* y = ctx.cards[r].combine.normY->as<bf16>();
+  const auto* rstd = ctx.cards[r].combine.rstd->as<float>();
   for (int t = 0; t < ctx.tokensPerRank && mm.empty(); ++t) {
     // rstd = 1/sqrt(mean(x^2) + eps): an error d_h on x_out moves mean(x^2) by at most
     // mean(2|x_h| d_h + d_h^2), so rstd by half that, relative. Only bf16 partials make
@@ -480,7 +480,7 @@ void LayerRun::settleThroughExperts() {
   settled_ = true;
   // expand_x is dead, but expert_out holds its bytes now (allocGmSharing): only the view
   // goes; the combine frees the bytes through expert_out.
-  for (CardTensors& t : ctx_->cards) t.expandX->bytes = ByteStore();
+  for (CardTensors& t : ctx_->cards) t.dispatch.expandX->bytes = ByteStore();
   ctx_->freeDeadTensors = true;
 }
 

@@ -79,7 +79,7 @@ DesignRun runDesign(const ResolvedScenario& rs, Design design, Fault fault,
   const std::int64_t row = static_cast<std::int64_t>(sc.model.hidden) * 2;
   for (const CardTensors& t : run->context().cards)
     out.tensorBytes +=
-        2 * t.recvRows * row + 2 * static_cast<std::int64_t>(sc.model.tokensPerRank) * row;
+        2 * t.dispatch.recvRows * row + 2 * static_cast<std::int64_t>(sc.model.tokensPerRank) * row;
   // The report keeps stages, rings and the event log, not the tensors.
   run->releaseTensors();
   out.result = ref ? run->result(std::move(checks)) : run->result();

@@ -12,26 +12,43 @@
 
 namespace moe {
 
-// Tensors in one card's GM. Buffers named "activation" hold no bytes with payload "none".
-struct CardTensors {
+// One card's GM tensors, grouped by the stage that writes them, each group named after
+// that stage so a kernel takes the groups it reads and writes. Buffers named "activation"
+// hold no bytes with payload "none". Shapes use the seeds' letters (LayerContext): A is the
+// rows dispatch delivers to the card.
+
+// The layer's inputs, written by the host before the first stage: the tokens, the gate's
+// routing and the EPLB table.
+struct InputTensors {
   Buffer* x = nullptr;            // [BS*H] bf16 (activation)
   Buffer* topkIds = nullptr;      // [BS*K] i32 logical experts
   Buffer* topkWeights = nullptr;  // [BS*K] f32
   Buffer* table = nullptr;        // [E*F] i32 eplb_table
   Buffer* active = nullptr;       // [BS] u8
-  Buffer* balancedIds = nullptr;  // [BS*K] i32 physical instances (UpdateExpert output)
-  Buffer* mask = nullptr;         // [BS*K] u8 keep-mask (UpdateExpert output)
-  // Layout outputs (seed 003)
+};
+
+// MoeUpdateExpert's outputs (seed 002).
+struct ExpertUpdateTensors {
+  Buffer* balancedIds = nullptr;  // [BS*K] i32 physical instances
+  Buffer* mask = nullptr;         // [BS*K] u8 keep-mask
+};
+
+// get_dispatch_layout's outputs (seed 003).
+struct LayoutTensors {
   Buffer* tokensPerRank = nullptr;      // [R] i32
   Buffer* tokensPerRdmaRank = nullptr;  // [S] i32
   Buffer* tokensPerExpert = nullptr;    // [R*P] i32
   Buffer* isTokenInRank = nullptr;      // [BS*R] u8
-  // Dispatch: counts written by every source rank, per token channel ch < C
+};
+
+// Dispatch's: the notified counts, then the received rows and their tables.
+struct DispatchTensors {
+  // Counts written by every source rank, per token channel ch < C
   // (LayerContext::channels): [R][C * (2 + P)] i32
   //   [ch] tokens it sends to this rank, [C + ch] tokens it sends to this rank's server,
   //   [2C + le * C + ch] rows it sends to local expert le.
   Buffer* recvCounts = nullptr;
-  // Dispatch outputs (allocated once the counts are known, as DeepEP's host sync does)
+  // The outputs, allocated once the counts are known, as DeepEP's host sync does.
   Buffer* expandX = nullptr;          // [A*H] bf16 (activation)
   Buffer* expandScales = nullptr;     // [A] f32
   Buffer* expandIdx = nullptr;        // [A*3] i32
@@ -39,12 +56,27 @@ struct CardTensors {
   Buffer* offsets = nullptr;          // [P*R] i32
   Buffer* lengths = nullptr;          // [P*R] i32
   std::int64_t recvRows = 0;          // A
-  // Experts output
+};
+
+// The experts' output, row for row with dispatch's expandX.
+struct ExpertTensors {
   Buffer* expertOut = nullptr;  // [A*H] bf16 (activation)
-  // Combine
+};
+
+// The combine's outputs.
+struct CombineTensors {
   Buffer* xOut = nullptr;   // [BS*H] bf16: the combined tokens (x_out with AddRmsNorm)
   Buffer* normY = nullptr;  // [BS*H] bf16: RMSNorm output (AddRmsNorm only)
   Buffer* rstd = nullptr;   // [BS] f32 (AddRmsNorm only)
+};
+
+struct CardTensors {
+  InputTensors input;
+  ExpertUpdateTensors update;
+  LayoutTensors layout;
+  DispatchTensors dispatch;
+  ExpertTensors experts;
+  CombineTensors combine;
 };
 
 // Faults injected on purpose, for teaching and tests (moe-sim run --fault): the deadlock

@@ -119,8 +119,8 @@ TEST(CombineKnobs, SummingSendersSendOneRowPerTokenAndCard) {
   std::int64_t keptRows = 0, tokenCards = 0;
   const LayerContext& ctx = perCard->context();
   for (int r = 0; r < ctx.ranks; ++r) {
-    const auto* ids = ctx.cards[r].balancedIds->as<std::int32_t>();
-    const auto* keep = ctx.cards[r].mask->data();
+    const auto* ids = ctx.cards[r].update.balancedIds->as<std::int32_t>();
+    const auto* keep = ctx.cards[r].update.mask->data();
     for (int t = 0; t < ctx.tokensPerRank; ++t) {
       std::set<int> cards;
       for (int k = 0; k < ctx.topK; ++k)

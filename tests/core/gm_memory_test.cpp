@@ -138,11 +138,12 @@ TEST(GmMemory, FreeingDeadTensorsKeepsDigestAndChecksOfBothDesigns) {
       // The rows are gone once their last reader is done: expand_x after the experts,
       // expert_out during the combine.
       for (const CardTensors& t : freed.context().cards) {
-        EXPECT_TRUE(t.expandX->bytes.empty());
-        EXPECT_TRUE(t.expertOut->bytes.empty());
-        EXPECT_FALSE(t.xOut->bytes.empty()) << "the combine output is kept";
+        EXPECT_TRUE(t.dispatch.expandX->bytes.empty());
+        EXPECT_TRUE(t.experts.expertOut->bytes.empty());
+        EXPECT_FALSE(t.combine.xOut->bytes.empty()) << "the combine output is kept";
       }
-      EXPECT_FALSE(kept.context().cards[0].expandX->bytes.empty()) << "a plain run keeps them";
+      EXPECT_FALSE(kept.context().cards[0].dispatch.expandX->bytes.empty())
+          << "a plain run keeps them";
       // Checked against the reference it was given, not a second one it can no longer meet.
       const auto again = freed.verifyAgainstReference();
       ASSERT_EQ(again.size(), b.size());
@@ -163,7 +164,7 @@ TEST(GmMemory, EachDesignsMemoryIsFreedBeforeTheNextDesignStarts) {
   for (const auto& run : r.runs) {
     const Machine& m = run->emulation().machine();
     EXPECT_EQ(m.reservedGmBytes(), 0u) << run->design() << " still holds GM";
-    for (const CardTensors& t : run->context().cards) EXPECT_TRUE(t.x->bytes.empty());
+    for (const CardTensors& t : run->context().cards) EXPECT_TRUE(t.input.x->bytes.empty());
   }
   EXPECT_GT(r.tensorBytes, 0);
 }
@@ -176,7 +177,8 @@ TEST(GmMemory, PayloadNoneReservesNoGmForData) {
   ASSERT_TRUE(run.finished());
   const Machine& m = run.emulation().machine();
   for (const CardTensors& t : run.context().cards)
-    for (const Buffer* b : {t.x, t.expandX, t.expertOut, t.xOut}) EXPECT_TRUE(b->bytes.empty());
+    for (const Buffer* b : {t.input.x, t.dispatch.expandX, t.experts.expertOut, t.combine.xOut})
+      EXPECT_TRUE(b->bytes.empty());
   // Only metadata (ids, counts, ring control lines) has bytes: one small chunk per card.
   EXPECT_LE(m.reservedGmBytes(), static_cast<std::size_t>(m.cardCount()) * (1u << 20))
       << m.reservedGmBytes() << " B of address space for " << m.cardCount() << " cards";
@@ -204,14 +206,14 @@ TEST(GmMemory, EveryDesignReadsTheOneCopyOfTheTokens) {
   for (Design impl : {Design::Phased, Design::Streaming}) {
     LayerRun shared(rs, impl), own(copy, impl);
     for (int c = 0; c < shared.emulation().machine().cardCount(); ++c) {
-      const Buffer* x = shared.context().cards[static_cast<std::size_t>(c)].x;
+      const Buffer* x = shared.context().cards[static_cast<std::size_t>(c)].input.x;
       EXPECT_EQ(x->data(), reinterpret_cast<const std::uint8_t*>(
                                (*rs.gating())[static_cast<std::size_t>(c)].x.data()));
       EXPECT_EQ(x->size, static_cast<std::int64_t>(before[0].x.size() * sizeof(bf16)));
     }
-    Buffer& x = *shared.context().cards[0].x;
+    Buffer& x = *shared.context().cards[0].input.x;
     EXPECT_THROW(dropDeadBytes(x, 0, x.size), std::logic_error);
-    Buffer& y = *shared.context().cards[1].x;  // nor may a copy land in them
+    Buffer& y = *shared.context().cards[1].input.x;  // nor may a copy land in them
     EXPECT_THROW(copyBytes(Region{&x, 0, 64}, Region{&y, 0, 64}), std::logic_error);
     shared.runToEnd();
     own.runToEnd();

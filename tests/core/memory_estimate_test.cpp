@@ -158,7 +158,7 @@ TEST(MemoryEstimate, HostBytesTrackTheResidentGmOfARunThatFreesDeadTensors) {
     std::uint64_t liveAtExperts = 0;
     const std::uint64_t row = static_cast<std::uint64_t>(sc.model.hidden) * 2;
     for (const CardTensors& t : run.context().cards)
-      liveAtExperts += static_cast<std::uint64_t>(t.recvRows) * row;
+      liveAtExperts += static_cast<std::uint64_t>(t.dispatch.recvRows) * row;
     EXPECT_GT(peak, liveAtExperts) << designName(impl) << ": resident peak " << peak
                                    << " B, tensors live at the experts " << liveAtExperts << " B";
   }

@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "by_name.h"
 #include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
 #include "signal_wait.h"
@@ -83,9 +84,10 @@ class A2aWorkloadTest : public QObject {
     const auto s = w.liveSnapshot();
     QCOMPARE(static_cast<int>(s->cards.size()), 8);  // workload.ranks, one server
     QCOMPARE(s->stage, std::string("not started"));
-    QCOMPARE(w.designCombo()->count(), 2);
-    QCOMPARE(w.designCombo()->itemText(0), QString("pipelined"));
-    QCOMPARE(w.designCombo()->itemText(1), QString("sequential"));
+    QComboBox* design = byName<QComboBox>(w, "design");
+    QCOMPARE(design->count(), 2);
+    QCOMPARE(design->itemText(0), QString("pipelined"));
+    QCOMPARE(design->itemText(1), QString("sequential"));
     // Every card has its STAGES a2a input slots, an RS buffer and one partial strip per AIC.
     for (int card = 0; card < 8; ++card) {
       int a2a = 0, partial = 0, rs = 0;
@@ -100,20 +102,23 @@ class A2aWorkloadTest : public QObject {
       QCOMPARE(partial, 20);
       QCOMPARE(rs, 1);
     }
-    QVERIFY(w.expertsView()->notApplicableText().contains("Not applicable"));
-    QCOMPARE(w.laneCombo()->currentIndex(), 1);  // by role: shows the overlap
+    ExpertsView* experts = byName<ExpertsView>(w, "experts");
+    QVERIFY(experts->notApplicableText().contains("Not applicable"));
+    // By role: shows the overlap.
+    QCOMPARE(byName<QComboBox>(w, "timelineLanes")->currentIndex(), 1);
     // Back to the MoE layer: its designs, experts and lanes return.
     w.loadScenario(defaultScenario());
     QVERIFY(waitForFreshRun(w, "streaming"));
-    QCOMPARE(w.designCombo()->itemText(0), QString("streaming"));
-    QVERIFY(w.expertsView()->notApplicableText().isEmpty());
+    QCOMPARE(design->itemText(0), QString("streaming"));
+    QVERIFY(experts->notApplicableText().isEmpty());
     QVERIFY(w.liveSnapshot()->workspace.empty());
   }
 
   void editorSwitchesTheWorkloadAndReloadsTheRun() {
     MainWindow w;
     QVERIFY(waitForFreshRun(w, "streaming"));
-    auto* kind = qobject_cast<QComboBox*>(w.editor()->fieldEditor("workload.kind"));
+    auto* kind = qobject_cast<QComboBox*>(
+        byName<ScenarioEditor>(w, "scenario")->fieldEditor("workload.kind"));
     QVERIFY2(kind, "workload.kind is a combo box");
     QCOMPARE(kind->count(), 2);
     kind->setCurrentText("alltoall-matmul-rs");
@@ -127,7 +132,7 @@ class A2aWorkloadTest : public QObject {
     MainWindow w;
     w.loadScenario(a2aScenario());
     QVERIFY(waitForFreshRun(w, "pipelined"));
-    w.designCombo()->setCurrentIndex(1);
+    byName<QComboBox>(w, "design")->setCurrentIndex(1);
     QVERIFY(waitForFreshRun(w, "sequential"));
     std::vector<std::string> seen;
     for (int i = 0; i < 6 && (seen.empty() || seen.back() != "done"); ++i) {
@@ -161,17 +166,18 @@ class A2aWorkloadTest : public QObject {
     }
     QVERIFY(gemmWorking > 0);
     w.show();
-    w.tabs()->setCurrentWidget(w.cardView());
-    w.cardView()->showCard(0);
+    CardView* cardView = byName<CardView>(w, "card");
+    byName<QTabWidget>(w, "views")->setCurrentWidget(cardView);
+    cardView->showCard(0);
     QTest::qWait(100);  // layouts settle once shown
-    const QImage grid = w.cardView()->grid()->grab().toImage();
+    const QImage grid = cardView->grid()->grab().toImage();
     QVERIFY(countColour(grid, roleColor(Role::Gemm)) > 500);
     QVERIFY(countColour(grid, roleColor(Role::A2A)) > 100);
     QVERIFY(countColour(grid, roleColor(Role::ReduceScatter)) > 100);
     QCOMPARE(countColour(grid, roleColor(Role::Sender)), 0);  // the MoE roles are not in play
-    QVERIFY(w.cardView()->stages()->isVisibleTo(w.cardView()));
-    QVERIFY(!w.cardView()->rings()->isVisibleTo(w.cardView()));
-    QVERIFY(w.cardView()->stages()->rowCount() == 22);  // a2a input, RS buffer, 20 partial strips
+    QVERIFY(cardView->stages()->isVisibleTo(cardView));
+    QVERIFY(!cardView->rings()->isVisibleTo(cardView));
+    QVERIFY(cardView->stages()->rowCount() == 22);  // a2a input, RS buffer, 20 partial strips
 
     // The scrubber re-runs the same kernel to an earlier time: fewer partial tiles delivered.
     auto delivered = [](const Snapshot& snap) {
@@ -259,7 +265,7 @@ class A2aWorkloadTest : public QObject {
     QVERIFY(w.verification().summary.contains("2/2"));
     QVERIFY(w.verification().details.contains("pipelined == reference GEMM"));
     QTRY_VERIFY_WITH_TIMEOUT(w.liveSnapshot()->finished, 10000);
-    TimelineWidget* t = w.timeline();
+    TimelineWidget* t = byName<TimelineWidget>(w, "timelineGantt");
     QVERIFY(t->hasOverlapSummary());
     const double hidden = static_cast<double>(t->hiddenCommunicationTime()) /
                           static_cast<double>(t->communicationTime());
@@ -267,7 +273,7 @@ class A2aWorkloadTest : public QObject {
     QCOMPARE(t->laneCount(),
              3 + 8 * 3);  // summary lanes, then gemm / a2a / reduce-scatter per card
 
-    w.designCombo()->setCurrentIndex(1);
+    byName<QComboBox>(w, "design")->setCurrentIndex(1);
     QVERIFY(waitForFreshRun(w, "sequential"));
     QVERIFY(runToEndVerified(w));
     QVERIFY2(w.verification().ok, qPrintable(w.verification().details));

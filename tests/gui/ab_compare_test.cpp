@@ -13,6 +13,7 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 
+#include "by_name.h"
 #include "core/run/resolved_scenario.h"
 #include "core/run/run_factory.h"
 #include "core/scenario/scenario_json.h"
@@ -46,8 +47,8 @@ class AbCompareTest : public QObject {
   void pinAChangeRunBSideBySideWithStaleMarks() {
     MainWindow w;
     w.loadScenario(smallScenario());
-    AbCompareView* ab = w.abCompare();
-    QVERIFY(w.tabs()->indexOf(ab) >= 0);
+    AbCompareView* ab = byName<AbCompareView>(w, "ab");
+    QVERIFY(byName<QTabWidget>(w, "views")->indexOf(ab) >= 0);
     QVERIFY(runSide(w, 0));
     QVERIFY(ab->hasSide(0));
     QVERIFY(ab->side(0).error.isEmpty());
@@ -95,7 +96,8 @@ class AbCompareTest : public QObject {
     QVERIFY(!ab->side(1).ringOccupancy.empty());
 
     // Switching the design makes B stale too.
-    w.designCombo()->setCurrentIndex(w.designCombo()->findData(static_cast<int>(Design::Phased)));
+    QComboBox* designs = byName<QComboBox>(w, "design");
+    designs->setCurrentIndex(designs->findData(static_cast<int>(Design::Phased)));
     QVERIFY(ab->isStale(1));
     QVERIFY(ab->sideLabel(1)->text().contains("design streaming → phased"));
   }

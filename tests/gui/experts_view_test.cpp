@@ -6,6 +6,7 @@
 #include <QSpinBox>
 #include <QTest>
 
+#include "by_name.h"
 #include "gui_test_registry.h"
 #include "signal_wait.h"
 #include "ui/models/eplb_table_model.h"
@@ -43,17 +44,18 @@ class ExpertsViewTest : public QObject {
     MainWindow w;
     ExpertLoad before;
     // The built-in default scenario is loaded at start; let its load reach the view first.
-    QTRY_VERIFY_WITH_TIMEOUT(!w.expertsView()->load().perExpert.empty(), 60000);
+    ExpertsView* view = byName<ExpertsView>(w, "experts");
+    QTRY_VERIFY_WITH_TIMEOUT(!view->load().perExpert.empty(), 60000);
     QVERIFY(nextLoad(w, before, [&] { w.loadScenario(hotspot()); }));
     QCOMPARE(before.redundantExperts, 0);
     QVERIFY(imbalance(before.perRankAfter) > 2.0);  // two hot experts on two ranks
     QTest::qWait(50);                               // let the view take the load
-    QVERIFY(w.expertsView()->rebalanceButton()->isEnabled());
-    QCOMPARE(w.expertsView()->redundantSpin()->value(), 16);  // one spare slot per rank by default
+    QVERIFY(view->rebalanceButton()->isEnabled());
+    QCOMPARE(view->redundantSpin()->value(), 16);  // one spare slot per rank by default
 
     ExpertLoad after;
-    QVERIFY(nextLoad(
-        w, after, [&] { QTest::mouseClick(w.expertsView()->rebalanceButton(), Qt::LeftButton); }));
+    QVERIFY(
+        nextLoad(w, after, [&] { QTest::mouseClick(view->rebalanceButton(), Qt::LeftButton); }));
     QCOMPARE(after.redundantExperts, 16);
     QCOMPARE(after.placePerRank, 5);
     QVERIFY(imbalance(after.perRankAfter) < 1.2);
@@ -65,7 +67,7 @@ class ExpertsViewTest : public QObject {
 
     // The grid lists the hot experts' replicas; the instance chart colours them.
     QTest::qWait(50);
-    auto* model = w.expertsView()->tableModel();
+    auto* model = view->tableModel();
     QCOMPARE(model->rowCount(), 64);
     int replicated = 0;
     for (int e = 0; e < 64; ++e) replicated += model->colors().replicated(e) ? 1 : 0;

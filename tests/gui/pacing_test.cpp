@@ -12,6 +12,7 @@
 #include <QTest>
 #include <cmath>
 
+#include "by_name.h"
 #include "core/run/resolved_scenario.h"
 #include "core/run/run_factory.h"
 #include "core/scenario/scenario_json.h"
@@ -206,8 +207,7 @@ class PacingTest : public QObject {
       QSignalSpy first(&w, &MainWindow::frameShown);
       QVERIFY(first.wait(60000));
     }
-    auto* skip = w.findChild<QAction*>("skip-ahead");
-    QVERIFY(skip);
+    auto* skip = byName<QAction>(w, "skip-ahead");
     QCOMPARE(skip->shortcut(), QKeySequence("Ctrl+Right"));
     // From time 0: the first stage starts, then the next, each at its first instant.
     const std::pair<const char*, Time> expected[] = {{"update-expert", 0}, {"layout", 1008792}};

@@ -9,6 +9,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include "by_name.h"
 #include "gui_test_registry.h"
 #include "ui/run/run_controller.h"
 #include "ui/style/palette.h"
@@ -126,7 +127,7 @@ class PlaybackTest : public QObject {
     // At 10 ms/s one frame spans more than any gap; the slower speeds must show one.
     if (speed < 1e9) QVERIFY(movedWithoutEvents);
     // The toolbar shows the played time, which is the end.
-    QTRY_VERIFY_WITH_TIMEOUT(w.timeLabel()->text().contains(timeText(end)), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(byName<QLabel>(w, "time")->text().contains(timeText(end)), 10000);
   }
 };
 

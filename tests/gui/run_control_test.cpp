@@ -10,6 +10,7 @@
 #include <QTimer>
 #include <atomic>
 
+#include "by_name.h"
 #include "gui_test_registry.h"
 #include "ui/run/run_controller.h"
 #include "ui/widgets/card_view.h"
@@ -74,40 +75,43 @@ class RunControlTest : public QObject {
     QVERIFY(doAndWaitFrame(w, &RunController::runUntilBusy, 120000));
     const Time busy = w.liveSnapshot()->now;
     QVERIFY(busy > 0);
-    w.cardView()->resize(1000, 700);
+    CardView* card = byName<CardView>(w, "card");
+    card->resize(1000, 700);
 
     QSignalSpy scrubbed(&w, &MainWindow::scrubShown);
     w.controller()->requestScrub(0);
     QVERIFY(scrubbed.wait(60000));
     QCOMPARE(w.shownSnapshot()->now, Time{0});
-    const QImage atStart = w.cardView()->grab().toImage();
+    const QImage atStart = card->grab().toImage();
 
     w.controller()->requestScrub(busy);
     QVERIFY(scrubbed.wait(60000));
     QVERIFY(w.shownSnapshot()->now <= busy);
     QVERIFY(w.shownSnapshot()->now > 0);
-    QVERIFY(w.cardView()->grab().toImage() != atStart);
+    QVERIFY(card->grab().toImage() != atStart);
   }
 
   void editorFlagsInvalidFieldAndBlocksRun() {
     MainWindow w;
     QVERIFY(waitFirstFrame(w));
-    QVERIFY(w.editor()->isValid());
-    QVERIFY(w.runAction()->isEnabled());
-    auto* hidden = qobject_cast<QLineEdit*>(w.editor()->fieldEditor("model.hidden"));
+    ScenarioEditor* editor = byName<ScenarioEditor>(w, "scenario");
+    QVERIFY(editor->isValid());
+    QAction* run = byName<QAction>(w, "run");
+    QVERIFY(run->isEnabled());
+    auto* hidden = qobject_cast<QLineEdit*>(editor->fieldEditor("model.hidden"));
     QVERIFY(hidden);
     hidden->setText("-3");  // as if typed: textChanged validates immediately
-    QVERIFY(!w.editor()->isValid());
-    QVERIFY(!w.editor()->fieldError("model.hidden")->isHidden());
-    QVERIFY(!w.editor()->fieldError("model.hidden")->text().isEmpty());
-    QVERIFY(!w.runAction()->isEnabled());
+    QVERIFY(!editor->isValid());
+    QVERIFY(!editor->fieldError("model.hidden")->isHidden());
+    QVERIFY(!editor->fieldError("model.hidden")->text().isEmpty());
+    QVERIFY(!run->isEnabled());
     hidden->setText("abc");
-    QVERIFY(!w.editor()->fieldError("model.hidden")->isHidden());
-    QVERIFY(!w.runAction()->isEnabled());
+    QVERIFY(!editor->fieldError("model.hidden")->isHidden());
+    QVERIFY(!run->isEnabled());
     hidden->setText("7168");
-    QVERIFY(w.editor()->isValid());
-    QVERIFY(w.editor()->fieldError("model.hidden")->isHidden());
-    QVERIFY(w.runAction()->isEnabled());
+    QVERIFY(editor->isValid());
+    QVERIFY(editor->fieldError("model.hidden")->isHidden());
+    QVERIFY(run->isEnabled());
   }
 
   void guiAnswersWhileTheWorkerIsBusy() {
@@ -127,8 +131,9 @@ class RunControlTest : public QObject {
       released = true;
     });
     QVERIFY(entered.tryAcquire(1, 60000));
-    for (int i = 0; i < w.tabs()->count(); ++i) {
-      w.tabs()->setCurrentIndex(i);
+    QTabWidget* tabs = byName<QTabWidget>(w, "views");
+    for (int i = 0; i < tabs->count(); ++i) {
+      tabs->setCurrentIndex(i);
       QCoreApplication::processEvents();
       QVERIFY(!w.grab().isNull());
     }

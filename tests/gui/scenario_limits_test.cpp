@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QTest>
 
+#include "by_name.h"
 #include "core/machine/hardware_profile.h"
 #include "core/plan/real_operator_limits.h"
 #include "core/scenario/scenario_json.h"
@@ -19,8 +20,7 @@ class ScenarioLimitsTest : public QObject {
     ScenarioEditor ed;
     Scenario sc = defaultScenario();
     ed.setScenario(sc);
-    auto* limits = ed.findChild<QLabel*>("realOperatorLimits");
-    QVERIFY(limits);
+    auto* limits = byName<QLabel>(ed, "realOperatorLimits");
     QVERIFY(ed.isValid());
     // The default (an A2 part): the buffer size line, as the run summary prints it.
     QVERIFY2(limits->text().contains(QString::fromStdString(hcclBuffsizeLine(sc))),

@@ -7,6 +7,7 @@
 #include <QTabWidget>
 #include <QTest>
 
+#include "by_name.h"
 #include "core/engine/time.h"
 #include "gui_test_registry.h"
 #include "small_scenario.h"
@@ -68,12 +69,13 @@ class SharedTimelineTest : public QObject {
     w.resize(1400, 900);
     w.loadScenario(smallScenario());
     w.show();
-    w.tabs()->setCurrentWidget(w.compare());
+    CompareView* compare = byName<CompareView>(w, "compare");
+    byName<QTabWidget>(w, "views")->setCurrentWidget(compare);
     QSignalSpy done(&w, &MainWindow::compareDone);
     w.startCompare();
     QVERIFY(done.wait(120000) || done.count() > 0);
     QTest::qWait(50);  // layouts settle
-    SharedTimelines* box = w.compare()->timelines();
+    SharedTimelines* box = compare->timelines();
     QVERIFY(box->isVisible());
     checkShared(box, 3);
     QCOMPARE(box->timeline(0)->data().name, QStringLiteral("phased"));
@@ -87,7 +89,8 @@ class SharedTimelineTest : public QObject {
     w.resize(1400, 900);
     w.loadScenario(smallScenario());
     w.show();
-    w.tabs()->setCurrentWidget(w.abCompare());
+    AbCompareView* ab = byName<AbCompareView>(w, "ab");
+    byName<QTabWidget>(w, "views")->setCurrentWidget(ab);
     for (int side : {0, 1}) {
       if (side == 1) {
         Scenario b = smallScenario();
@@ -99,7 +102,7 @@ class SharedTimelineTest : public QObject {
       QVERIFY(done.wait(120000) || done.count() > 0);
     }
     QTest::qWait(50);
-    SharedTimelines* box = w.abCompare()->timelines();
+    SharedTimelines* box = ab->timelines();
     QVERIFY(box->isVisible());
     checkShared(box, 2);
     QVERIFY(box->timeline(0)->data().name.startsWith("A: streaming"));

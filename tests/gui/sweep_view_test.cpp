@@ -19,6 +19,7 @@
 #include <QtCharts/QChartView>
 #include <QtCharts/QLineSeries>
 
+#include "by_name.h"
 #include "core/run/design.h"
 #include "core/scenario/scenario_json.h"
 #include "core/studies/sweep_table.h"
@@ -47,17 +48,18 @@ class SweepViewTest : public QObject {
  private slots:
   void offersTheEditorsFields() {
     MainWindow w;
-    SweepView* v = w.sweep();
-    QVERIFY(w.tabs()->indexOf(v) >= 0);
+    SweepView* v = byName<SweepView>(w, "sweep");
+    QVERIFY(byName<QTabWidget>(w, "views")->indexOf(v) >= 0);
+    const ScenarioEditor* editor = byName<ScenarioEditor>(w, "scenario");
     // Every field the editor shows for these groups is offered (same JSON paths).
     for (const char* f : {"model.tokens_per_rank", "rings.combine.chunk_bytes", "routing.alpha",
                           "hardware.overrides.hccs_gbps_per_pair", "eplb.redundant_experts"}) {
       QVERIFY2(v->fieldCombo(0)->findText(f) >= 0, f);
-      QVERIFY2(w.editor()->fieldEditor(f) != nullptr, f);
+      QVERIFY2(editor->fieldEditor(f) != nullptr, f);
     }
     // A flat ring field tiles both stages: the editor shows it as each stage's field.
     QVERIFY(v->fieldCombo(0)->findText("rings.chunk_bytes") >= 0);
-    QVERIFY(w.editor()->fieldEditor("rings.dispatch.chunk_bytes") != nullptr);
+    QVERIFY(editor->fieldEditor("rings.dispatch.chunk_bytes") != nullptr);
     QCOMPARE(v->fieldCombo(1)->itemText(0), QString("(none)"));
     QCOMPARE(v->fieldCombo(0)->findText("dispatch_impl"), -1);
   }
@@ -65,7 +67,7 @@ class SweepViewTest : public QObject {
   void oneAxisDrawsALinePerDesignAndAClickLoadsThePoint() {
     MainWindow w;
     w.loadScenario(smallScenario());
-    SweepView* v = w.sweep();
+    SweepView* v = byName<SweepView>(w, "sweep");
     setAxis(v, 0, "rings.queue_chunks", "2, 4, 8");
     QVERIFY(v->start());
     QVERIFY(!v->runButton()->isEnabled());
@@ -92,13 +94,13 @@ class SweepViewTest : public QObject {
     Scenario expect = smallScenario();
     expect.rings.setBoth(&RingTiling::queueChunks, 4);
     QVERIFY(QTest::qWaitFor([&] { return w.scenario() == expect; }, 5000));
-    QCOMPARE(w.editor()->scenario(), expect);
+    QCOMPARE(byName<ScenarioEditor>(w, "scenario")->scenario(), expect);
   }
 
   void twoAxesDrawAHeatMapWithTheInvalidPointsNamed() {
     MainWindow w;
     w.loadScenario(smallScenario());
-    SweepView* v = w.sweep();
+    SweepView* v = byName<SweepView>(w, "sweep");
     setAxis(v, 0, "rings.queue_chunks", "2, 4");
     setAxis(v, 1, "rings.sender_cores", "4, 64");
     QVERIFY(v->start());
@@ -125,7 +127,7 @@ class SweepViewTest : public QObject {
   void everyInvalidPointGetsItsReason() {
     MainWindow w;
     w.loadScenario(smallScenario());
-    SweepView* v = w.sweep();
+    SweepView* v = byName<SweepView>(w, "sweep");
     // Points (4, 4) run; (4, 0) breaks the ring depth rule, (64, 4) and (64, 0) the core
     // count rule: three invalid points, two different reasons.
     setAxis(v, 0, "rings.sender_cores", "4, 64");
@@ -155,7 +157,7 @@ class SweepViewTest : public QObject {
 
   void thePointCountShowsBeforeRunning() {
     MainWindow w;
-    SweepView* v = w.sweep();
+    SweepView* v = byName<SweepView>(w, "sweep");
     // The default axis, rings.chunk_bytes 16384:131072:*2, is 4 points.
     QCOMPARE(v->progressBar()->maximum(), 4);
     QCOMPARE(v->progressBar()->text(), QString("0 / 4 points"));
@@ -174,7 +176,7 @@ class SweepViewTest : public QObject {
   void cancelStopsTheSweepAndTheGuiKeepsResponding() {
     MainWindow w;
     w.loadScenario(smallScenario());
-    SweepView* v = w.sweep();
+    SweepView* v = byName<SweepView>(w, "sweep");
     setAxis(v, 0, "seed", "1:40:1");
     QVERIFY(v->start());
     v->cancelButton()->click();
@@ -194,7 +196,7 @@ class SweepViewTest : public QObject {
   void savesTheCliCsv() {
     MainWindow w;
     w.loadScenario(smallScenario());
-    SweepView* v = w.sweep();
+    SweepView* v = byName<SweepView>(w, "sweep");
     setAxis(v, 0, "rings.queue_chunks", "2, 4");
     QVERIFY(v->start());
     QVERIFY(QTest::qWaitFor([&] { return v->result() != nullptr; }, 120000));
@@ -213,7 +215,7 @@ class SweepViewTest : public QObject {
 
   void aBadValueIsRefusedWithTheKeyPath() {
     MainWindow w;
-    SweepView* v = w.sweep();
+    SweepView* v = byName<SweepView>(w, "sweep");
     setAxis(v, 0, "rings.queue_chunks", "2:8:0");
     QVERIFY(!v->start());
     QVERIFY(v->statusLabel()->text().contains("axes[0].range.step: must not be 0"));

@@ -25,6 +25,7 @@
 #include <QTest>
 #include <QToolBar>
 
+#include "by_name.h"
 #include "core/run/design.h"
 #include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
@@ -124,18 +125,20 @@ class TeachingTest : public QObject {
     QTRY_VERIFY2_WITH_TIMEOUT(
         w.liveSnapshot()->now == Time{25 * kUs},
         qPrintable(QString("%1 != %2").arg(w.liveSnapshot()->now).arg(25 * kUs)), 10000);
+    const TimelineWidget* timeline = byName<TimelineWidget>(w, "timelineGantt");
     QTRY_VERIFY2_WITH_TIMEOUT(
-        w.timeline()->scrubTime() == Time{25 * kUs},
-        qPrintable(QString("%1 != %2").arg(w.timeline()->scrubTime()).arg(25 * kUs)), 5000);
-    QVERIFY(w.timeLabel()->text().contains(timeText(25 * kUs)));
+        timeline->scrubTime() == Time{25 * kUs},
+        qPrintable(QString("%1 != %2").arg(timeline->scrubTime()).arg(25 * kUs)), 5000);
+    QLabel* timeLabel = byName<QLabel>(w, "time");
+    QVERIFY(timeLabel->text().contains(timeText(25 * kUs)));
     // Scrubbed: the toolbar and cursor show the scrubbed time, and say so.
     QSignalSpy scrubbed(&w, &MainWindow::scrubShown);
     w.controller()->requestScrub(10 * kUs);
     QVERIFY(scrubbed.wait(60000));
     QCOMPARE(w.shownSnapshot()->now, 10 * kUs);
-    QCOMPARE(w.timeline()->scrubTime(), 10 * kUs);
-    QVERIFY(w.timeLabel()->text().contains(timeText(10 * kUs)));
-    QVERIFY(w.timeLabel()->text().contains("scrubbed"));
+    QCOMPARE(timeline->scrubTime(), 10 * kUs);
+    QVERIFY(timeLabel->text().contains(timeText(10 * kUs)));
+    QVERIFY(timeLabel->text().contains("scrubbed"));
   }
 
   void compareIsStaleAfterTheScenarioChanges() {
@@ -147,13 +150,14 @@ class TeachingTest : public QObject {
     QSignalSpy done(&w, &MainWindow::compareDone);
     w.startCompare();
     QVERIFY(done.wait(300000));
-    QVERIFY(!w.compare()->isStale());
+    CompareView* compare = byName<CompareView>(w, "compare");
+    QVERIFY(!compare->isStale());
     Scenario other = small;
     other.model.tokensPerRank = 24;
     w.loadScenario(other);
-    QVERIFY(w.compare()->isStale());
+    QVERIFY(compare->isStale());
     w.loadScenario(small);  // back to the compared scenario: the figures are right again
-    QVERIFY(!w.compare()->isStale());
+    QVERIFY(!compare->isStale());
   }
 
   void rebalanceLeavesAValidScenarioAndShowsBeforeAndAfter() {
@@ -165,13 +169,15 @@ class TeachingTest : public QObject {
     QSignalSpy load(w.controller(), &RunController::expertLoadReady);
     w.loadScenario(hot);
     QVERIFY(waitForFirst(load, 60000));
-    QTRY_VERIFY_WITH_TIMEOUT(!w.expertsView()->load().perExpert.empty(), 10000);
+    ExpertsView* experts = byName<ExpertsView>(w, "experts");
+    QTRY_VERIFY_WITH_TIMEOUT(!experts->load().perExpert.empty(), 10000);
     QSignalSpy again(w.controller(), &RunController::expertLoadReady);
-    w.rebalance(w.expertsView()->load().perExpert, 16);
+    w.rebalance(experts->load().perExpert, 16);
     QVERIFY(waitForFirst(again, 60000));
-    QTRY_VERIFY_WITH_TIMEOUT(!w.expertsView()->rebalanceText().isEmpty(), 10000);
-    QVERIFY2(w.editor()->isValid(), "the editor must hold a valid scenario after Rebalance");
-    QVERIFY(w.runAction()->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(!experts->rebalanceText().isEmpty(), 10000);
+    QVERIFY2(byName<ScenarioEditor>(w, "scenario")->isValid(),
+             "the editor must hold a valid scenario after Rebalance");
+    QVERIFY(byName<QAction>(w, "run")->isEnabled());
     QCOMPARE(w.scenario().eplb.redundantExperts, 16);
     QVERIFY(!w.scenario().eplb.table.empty());
   }
@@ -193,15 +199,16 @@ class TeachingTest : public QObject {
     QVERIFY(fieldDoc("model.hidden").contains("16384"));
     QVERIFY(fieldDoc("eplb.table_from").contains("expected-load"));
     QVERIFY(fieldDoc("hardware.overrides.hbm_gbps").contains("number"));
-    auto* hidden = w.editor()->fieldEditor("model.hidden");
+    ScenarioEditor* editor = byName<ScenarioEditor>(w, "scenario");
+    auto* hidden = editor->fieldEditor("model.hidden");
     QVERIFY(hidden);
     QVERIFY(hidden->toolTip().contains(fieldDoc("model.hidden")));
     int fields = 0, documented = 0;
-    for (QLineEdit* e : w.editor()->findChildren<QLineEdit*>()) {
+    for (QLineEdit* e : editor->findChildren<QLineEdit*>()) {
       ++fields;
       documented += !fieldDoc(e->objectName()).isEmpty();
     }
-    for (QComboBox* e : w.editor()->findChildren<QComboBox*>()) {
+    for (QComboBox* e : editor->findChildren<QComboBox*>()) {
       ++fields;
       documented += !fieldDoc(e->objectName()).isEmpty();
     }
@@ -215,11 +222,12 @@ class TeachingTest : public QObject {
     w.show();
     QVERIFY(waitFirstFrame(w));
     QVERIFY(inWorker(w, [](RunController* c) { c->runUntilBusy(); }));
-    for (int i = 0; i < w.tabs()->count(); ++i) {
-      w.tabs()->setCurrentIndex(i);
+    QTabWidget* tabs = byName<QTabWidget>(w, "views");
+    for (int i = 0; i < tabs->count(); ++i) {
+      tabs->setCurrentIndex(i);
       QTest::qWait(150);
       const QStringList bad = elidedTexts(&w);
-      QVERIFY2(bad.isEmpty(), qPrintable(w.tabs()->tabText(i) + ": " + bad.join("; ")));
+      QVERIFY2(bad.isEmpty(), qPrintable(tabs->tabText(i) + ": " + bad.join("; ")));
     }
   }
 
@@ -394,10 +402,9 @@ class TeachingTest : public QObject {
   void aLessonRunsItsOwnDesignWhateverTheToolbarShows() {
     MainWindow w;
     QVERIFY(waitFirstFrame(w));
-    auto* design = w.findChild<QComboBox*>("design");
-    QVERIFY(design);
+    auto* design = byName<QComboBox>(w, "design");
     design->setCurrentIndex(design->findText("phased"));
-    LessonPanel* panel = w.lessonPanel();
+    LessonPanel* panel = byName<LessonPanel>(w, "lessonPanel");
     const int load = lessonIndex(*panel, "4-load-balancing");
     QVERIFY(load >= 0);
     QSignalSpy shown(&w, &MainWindow::lessonStepShown);
@@ -468,7 +475,7 @@ class TeachingTest : public QObject {
   void theDeadlockStepEndsInADiagnosedDeadlock() {
     MainWindow w;
     QVERIFY(waitFirstFrame(w));
-    LessonPanel* panel = w.lessonPanel();
+    LessonPanel* panel = byName<LessonPanel>(w, "lessonPanel");
     for (int i = 0; i < static_cast<int>(panel->lessons().size()); ++i) {
       const LessonEntry& entry = panel->lessons()[static_cast<std::size_t>(i)];
       if (!entry.lesson) continue;
@@ -509,7 +516,7 @@ class TeachingTest : public QObject {
   void aStepAtAStageShowsTheStagesRoles() {
     MainWindow w;
     QVERIFY(waitFirstFrame(w));
-    LessonPanel* panel = w.lessonPanel();
+    LessonPanel* panel = byName<LessonPanel>(w, "lessonPanel");
     const int combine = lessonIndex(*panel, "3-combine-roles");
     QVERIFY(combine >= 0);
     QSignalSpy shown(&w, &MainWindow::lessonStepShown);
@@ -527,13 +534,13 @@ class TeachingTest : public QObject {
   void lessonPanelNextDrivesTheRunAndTheView() {
     MainWindow w;
     QVERIFY(waitFirstFrame(w));
-    LessonPanel* panel = w.lessonPanel();
+    LessonPanel* panel = byName<LessonPanel>(w, "lessonPanel");
     const int ring = lessonIndex(*panel, "1-ring-flow-control");
     QVERIFY(ring >= 0);
     QSignalSpy shown(&w, &MainWindow::lessonStepShown);
     panel->showStep(ring, 0);
     QVERIFY(shown.wait(120000));
-    QCOMPARE(w.tabs()->currentIndex(), 1);  // card
+    QCOMPARE(byName<QTabWidget>(w, "views")->currentIndex(), 1);  // card
     QCOMPARE(w.liveSnapshot()->stage, std::string("dispatch-streaming"));
     QCOMPARE(w.scenario().rings.combine.queueChunks, 2);
     QVERIFY(!panel->narration().isEmpty());

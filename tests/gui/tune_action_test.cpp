@@ -10,6 +10,7 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include "by_name.h"
 #include "core/studies/streaming_tuner.h"
 #include "gui_test_registry.h"
 #include "ui/widgets/main_window.h"
@@ -38,7 +39,7 @@ Scenario tuneScenario() {
 TuneDiffDialog* tuneAndWaitForDialog(MainWindow& w) {
   QSignalSpy offered(&w, &MainWindow::tuneOffered);
   w.startTune(3);
-  if (w.tuneAction()->isEnabled()) return nullptr;  // one search at a time
+  if (byName<QAction>(w, "tune")->isEnabled()) return nullptr;  // one search at a time
   if (!offered.wait(120000)) return nullptr;
   return w.findChild<TuneDiffDialog*>();
 }
@@ -55,7 +56,7 @@ class TuneActionTest : public QObject {
     TuneDiffDialog* d = tuneAndWaitForDialog(w);
     QVERIFY(d != nullptr);
     QVERIFY(d->isVisible());
-    QVERIFY(w.tuneAction()->isEnabled());
+    QVERIFY(byName<QAction>(w, "tune")->isEnabled());
     QCOMPARE(w.scenario(), s);  // nothing applied yet
     // The search is deterministic: the dialog offers what tuneStreaming finds.
     TuneOptions o;
@@ -165,7 +166,7 @@ class TuneActionTest : public QObject {
     QTest::qWait(200);  // a reload would have sent a t = 0 frame by now
     QCOMPARE(w.liveSnapshot()->now, before);
     QVERIFY(w.statusBar()->currentMessage().startsWith("Kept the current scenario"));
-    QVERIFY(w.tuneAction()->isEnabled());
+    QVERIFY(byName<QAction>(w, "tune")->isEnabled());
   }
 };
 

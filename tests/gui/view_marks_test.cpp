@@ -11,6 +11,7 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 
+#include "by_name.h"
 #include "core/run/resolved_scenario.h"
 #include "core/run/run_factory.h"
 #include "gui_test_registry.h"
@@ -43,9 +44,9 @@ class ViewMarksTest : public QObject {
     w.resize(1400, 900);
     w.loadScenario(smallScenario());
     w.show();
-    w.tabs()->setCurrentWidget(w.clusterView());
+    ClusterWidget* cw = byName<ClusterWidget>(w, "cluster");
+    byName<QTabWidget>(w, "views")->setCurrentWidget(cw);
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    ClusterWidget* cw = w.clusterView();
     QTRY_VERIFY(w.liveSnapshot() != nullptr);
     // The view gets the snapshot on the window's next redraw tick; until then it has no
     // cards to click (a slower machine clicked on an empty view).
@@ -74,7 +75,7 @@ class ViewMarksTest : public QObject {
     QVERIFY2(inspector->toPlainText().contains("both directions"),
              qPrintable(inspector->toPlainText()));
     // Another selection takes the outline away.
-    w.cardView()->showCard(0);
+    byName<CardView>(w, "card")->showCard(0);
     QTest::mouseClick(cw, Qt::LeftButton, {}, a.toPoint());
     QCOMPARE(cw->selectedLink(), -1);
   }
@@ -109,15 +110,16 @@ class ViewMarksTest : public QObject {
     sc.workload.kind = WorkloadKind::AlltoallMatmulRs;
     w.loadScenario(sc);
     // The figures a sweep of this workload reports, before any sweep ran.
-    QComboBox* figure = w.sweep()->figureCombo();
+    QComboBox* figure = byName<SweepView>(w, "sweep")->figureCombo();
     QVERIFY(figure->count() > 0);
     QCOMPARE(figure->currentText(), QStringLiteral("total_us"));
     QSignalSpy done(&w, &MainWindow::abDone);
     w.startAb(0);
     QVERIFY(done.wait(120000) || done.count() > 0);
-    QVERIFY(w.abCompare()->hasSide(0));
-    QVERIFY(w.abCompare()->ringChart()->chart()->series().isEmpty());
-    QCOMPARE(w.abCompare()->ringChart()->chart()->title(),
+    AbCompareView* ab = byName<AbCompareView>(w, "ab");
+    QVERIFY(ab->hasSide(0));
+    QVERIFY(ab->ringChart()->chart()->series().isEmpty());
+    QCOMPARE(ab->ringChart()->chart()->title(),
              QStringLiteral("No rings in these runs: nothing to plot"));
   }
 };

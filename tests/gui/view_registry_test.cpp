@@ -8,6 +8,7 @@
 #include <QTabWidget>
 #include <QTest>
 
+#include "by_name.h"
 #include "gui_test_registry.h"
 #include "lesson_parsing.h"
 #include "small_scenario.h"
@@ -24,26 +25,28 @@ class ViewRegistryTest : public QObject {
   void tabsAreTheRegistryInOrder() {
     MainWindow w;
     const auto& views = viewRegistry();
-    QCOMPARE(w.tabs()->count(), static_cast<int>(views.size()));
+    QTabWidget* tabs = byName<QTabWidget>(w, "views");
+    QCOMPARE(tabs->count(), static_cast<int>(views.size()));
     QSet<QString> ids, shots;
     for (int i = 0; i < static_cast<int>(views.size()); ++i) {
       const ViewEntry& e = views[static_cast<std::size_t>(i)];
-      QCOMPARE(w.tabs()->tabText(i), QString(e.title));
-      QCOMPARE(w.page(e.id), w.tabs()->widget(i));
+      QCOMPARE(tabs->tabText(i), QString(e.title));
+      QCOMPARE(w.page(e.id), tabs->widget(i));
+      QCOMPARE(byName<QWidget>(w, qPrintable(e.id)), tabs->widget(i));  // named by its id
       QCOMPARE(viewIndex(e.id), i);
       ids.insert(e.id);
       shots.insert(viewShotName(e));
       w.showView(e.id);
-      QCOMPARE(w.tabs()->currentIndex(), i);
+      QCOMPARE(tabs->currentIndex(), i);
     }
     // Ids and screenshot names are unique: each is one tab and one PNG.
     QCOMPARE(ids.size(), static_cast<int>(views.size()));
     QCOMPARE(shots.size(), static_cast<int>(views.size()));
     QCOMPARE(viewIndex("nowhere"), -1);
     QVERIFY(w.page("nowhere") == nullptr);
-    // The typed getters the tests use are the registry's pages.
-    QCOMPARE(static_cast<QWidget*>(w.clusterView()), w.page("cluster"));
-    QCOMPARE(static_cast<QWidget*>(w.sweep()), w.page("sweep"));
+    // Tests find a view by its id and its type.
+    QCOMPARE(static_cast<QWidget*>(byName<ClusterWidget>(w, "cluster")), w.page("cluster"));
+    QCOMPARE(static_cast<QWidget*>(byName<SweepView>(w, "sweep")), w.page("sweep"));
   }
 
   void lessonViewsAreTheRegistrysLessonEntries() {
@@ -69,9 +72,10 @@ class ViewRegistryTest : public QObject {
     MainWindow w;
     w.loadScenario(smallScenario());
     w.select(Selection{Selection::Kind::Link, 2});
-    QCOMPARE(w.clusterView()->selectedLink(), 2);
+    ClusterWidget* cluster = byName<ClusterWidget>(w, "cluster");
+    QCOMPARE(cluster->selectedLink(), 2);
     w.select(Selection{Selection::Kind::Core, 0});
-    QCOMPARE(w.clusterView()->selectedLink(), -1);  // one highlight at a time
+    QCOMPARE(cluster->selectedLink(), -1);  // one highlight at a time
   }
 
   // F1's text comes from each view's entry, found by the tab title the window shows.

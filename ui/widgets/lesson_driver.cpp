@@ -22,6 +22,7 @@ LessonDriver::LessonDriver(MainWindow& window, ViewSet& views, RunControls& cont
                            RedrawTick& tick)
     : QObject(&window), window_(window), views_(views), controls_(controls), tick_(tick) {
   panel_ = new LessonPanel(builtinLessons(lessonViews()));
+  panel_->setObjectName("lessonPanel");
   dock_ = new QDockWidget(tr("Lesson"));
   dock_->setObjectName("lesson");
   dock_->setWidget(panel_);

@@ -15,6 +15,7 @@
 #include "ui/run/sweep_runner.h"
 #include "ui/run/tune_runner.h"
 #include "ui/style/presenter.h"
+#include "ui/widgets/experts_view.h"
 #include "ui/widgets/frame_log.h"
 #include "ui/widgets/lesson_driver.h"
 #include "ui/widgets/redraw_tick.h"
@@ -32,7 +33,7 @@ MainWindow::MainWindow(QWidget* parent)
   controls_ = new RunControls(*this, controller());
   tick_ = new RedrawTick(*views_, *controls_, this);
   lessons_ = new LessonDriver(*this, *views_, *controls_, *tick_);
-  presenterAction_ = buildWindowMenus(*this, tabs(), controller(), lessons_->dock(),
+  presenterAction_ = buildWindowMenus(*this, views_->tabs(), controller(), lessons_->dock(),
                                       [this](bool on) { setPresenterMode(on); });
   connect(controls_, &RunControls::designChanged, this, [this] { loadScenario(scenario_); });
   connect(controls_, &RunControls::resetRequested, this, [this] { views_->clear(); });
@@ -90,7 +91,7 @@ void MainWindow::connectRunners() {
   connect(runs_->tune(), &TuneRunner::finished, this,
           [this](const Scenario& tuned, const QString& summary) { offerTuned(tuned, summary); });
   connect(runs_->tune(), &TuneRunner::failed, this, [this](const QString& m) {
-    tuneAction()->setEnabled(true);
+    controls_->tuneAction()->setEnabled(true);
     statusBar()->showMessage(m, 12000);
     emit tuneDone();
   });
@@ -108,9 +109,6 @@ std::shared_ptr<const Snapshot> MainWindow::liveSnapshot() const {
 std::shared_ptr<const Snapshot> MainWindow::shownSnapshot() const {
   return tick_->shown();
 }
-QTabWidget* MainWindow::tabs() const {
-  return views_->tabs();
-}
 QWidget* MainWindow::page(const QString& id) const {
   return views_->page(id);
 }
@@ -119,18 +117,6 @@ void MainWindow::showView(const QString& id) {
 }
 QAction* MainWindow::runAction() const {
   return controls_->runAction();
-}
-QAction* MainWindow::tuneAction() const {
-  return controls_->tuneAction();
-}
-QComboBox* MainWindow::designCombo() const {
-  return controls_->designCombo();
-}
-QComboBox* MainWindow::stepSizeCombo() const {
-  return controls_->stepSizeCombo();
-}
-QLabel* MainWindow::timeLabel() const {
-  return controls_->timeLabel();
 }
 void MainWindow::step(bool forward) {
   controls_->step(forward);
@@ -192,7 +178,7 @@ void MainWindow::startAb(int side) {
 void MainWindow::rebalance(const std::vector<double>& perExpertLoad, int redundantExperts) {
   try {
     const Scenario next = rebalancedScenario(scenario_, perExpertLoad, redundantExperts);
-    expertsView()->beginRebalance();
+    views_->view<ExpertsView>("experts")->beginRebalance();
     loadScenario(next);
     statusBar()->showMessage(
         tr("Rebalanced: EPLB table from this run's load with %1 redundant experts; re-running")
@@ -205,14 +191,14 @@ void MainWindow::rebalance(const std::vector<double>& perExpertLoad, int redunda
 }
 
 void MainWindow::startTune(int budget) {
-  tuneAction()->setEnabled(false);
+  controls_->tuneAction()->setEnabled(false);
   statusBar()->showMessage(tr("Tuning the streaming tiling…"));
   QMetaObject::invokeMethod(runs_->tune(),
                             [r = runs_->tune(), sc = scenario_, budget] { r->run(sc, budget); });
 }
 
 void MainWindow::offerTuned(const Scenario& tuned, const QString& summary) {
-  tuneAction()->setEnabled(true);
+  controls_->tuneAction()->setEnabled(true);
   // Compared with the scenario as it is now: edits made while the search ran show as changes.
   auto* dialog = new TuneDiffDialog(scenario_, tuned, summary, this);
   if (dialog->changes().empty()) {

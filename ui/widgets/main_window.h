@@ -15,19 +15,12 @@
 #include "ui/run/frame.h"
 #include "ui/widgets/ab_compare_view.h"
 #include "ui/widgets/card_view.h"
-#include "ui/widgets/cluster_widget.h"
 #include "ui/widgets/compare_view.h"
-#include "ui/widgets/experts_view.h"
-#include "ui/widgets/metrics_view.h"
-#include "ui/widgets/scenario_editor.h"
 #include "ui/widgets/sweep_view.h"
 #include "ui/widgets/timeline_tab.h"
 #include "ui/widgets/view_registry.h"
 
 class QAction;
-class QComboBox;
-class QLabel;
-class QTabWidget;
 
 namespace moe::ui {
 
@@ -55,21 +48,17 @@ class MainWindow : public QMainWindow, public ViewHost {
   const Verification& verification() const { return verification_; }
   const Scenario& scenario() const { return scenario_; }
 
-  // The views, by their id in viewRegistry().
-  QTabWidget* tabs() const;
+  // The views, by their id in viewRegistry() (also each page's object name, by which the
+  // tests find it).
   QWidget* page(const QString& id) const override;
   template <typename V>
   V* view(const QString& id) const {
     return static_cast<V*>(page(id));
   }
   void showView(const QString& id) override;
-  ClusterWidget* clusterView() const { return view<ClusterWidget>("cluster"); }
+  // The views the screenshot writer and the recorder drive (app/moe_workbench).
   CardView* cardView() const { return view<CardView>("card"); }
-  ExpertsView* expertsView() const { return view<ExpertsView>("experts"); }
   TimelineWidget* timeline() const { return view<TimelineTab>("timeline")->timeline(); }
-  QComboBox* laneCombo() const { return view<TimelineTab>("timeline")->lanes(); }
-  MetricsView* metrics() const { return view<MetricsView>("metrics"); }
-  ScenarioEditor* editor() const { return view<ScenarioEditor>("scenario"); }
   CompareView* compare() const { return view<CompareView>("compare"); }
   AbCompareView* abCompare() const { return view<AbCompareView>("ab"); }
   SweepView* sweep() const { return view<SweepView>("sweep"); }
@@ -78,10 +67,6 @@ class MainWindow : public QMainWindow, public ViewHost {
 
   // The toolbars.
   QAction* runAction() const;
-  QAction* tuneAction() const;
-  QComboBox* designCombo() const;
-  QComboBox* stepSizeCombo() const;
-  QLabel* timeLabel() const;
   // Steps by the amount chosen in the step-size combo, forward or back.
   void step(bool forward);
   // Sets the playback speed (emulated ps per wall second) and shows it in the speed box.

@@ -47,11 +47,13 @@ void RunControls::buildRunBar(QMainWindow& window) {
   // Standard icons: the font may have no glyph for ⏸, which drew as an empty box.
   run_ = bar->addAction(style->standardIcon(QStyle::SP_MediaPlay), tr("Run"), this,
                         [c] { QMetaObject::invokeMethod(c, &RunController::play); });
+  run_->setObjectName("run");
   pause_ = bar->addAction(style->standardIcon(QStyle::SP_MediaPause), tr("Pause"), this,
                           [c] { QMetaObject::invokeMethod(c, &RunController::pause); });
   auto* back = bar->addAction(style->standardIcon(QStyle::SP_MediaSeekBackward), tr("Back"), this,
                               [this] { step(false); });
   stepSize_ = new QComboBox;
+  stepSize_->setObjectName("step-size");
   for (const StepSize& sz : stepSizes()) stepSize_->addItem(sz.label);
   stepSize_->setCurrentIndex(3);  // 1 us: a visible change, the size a lesson moves by
   stepSize_->setToolTip(
@@ -74,6 +76,7 @@ void RunControls::buildRunBar(QMainWindow& window) {
     QMetaObject::invokeMethod(c, &RunController::reset);
   });
   tune_ = bar->addAction(tr("Tune"), this, [this] { emit tuneRequested(); });
+  tune_->setObjectName("tune");
   tune_->setToolTip(
       tr("Search the streaming design's tiling (chunk, queue, cores per role, RDMA batch, partial "
          "dtype, UB window) on the engine, in the background, then load the fastest found "
@@ -153,6 +156,7 @@ void RunControls::buildStatus(QMainWindow& window) {
   auto* bar = window.addToolBar(tr("Status"));
   bar->setObjectName("run-status");
   timeLabel_ = new QLabel;
+  timeLabel_->setObjectName("time");
   stageLabel_ = new QLabel;
   verifyLabel_ = new QLabel;
   timeLabel_->setToolTip(tr("Emulated time"));

@@ -29,9 +29,6 @@ class RunControls : public QObject {
 
   QAction* runAction() const { return run_; }
   QAction* tuneAction() const { return tune_; }
-  QComboBox* designCombo() const { return impl_; }
-  QComboBox* stepSizeCombo() const { return stepSize_; }
-  QLabel* timeLabel() const { return timeLabel_; }
 
   // Steps by the amount chosen in the step-size combo, forward or back.
   void step(bool forward);

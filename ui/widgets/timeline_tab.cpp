@@ -11,9 +11,12 @@
 namespace moe::ui {
 
 TimelineTab::TimelineTab(QWidget* parent) : QWidget(parent) {
+  // Named so that tests find them (findChild), as the legend below.
   timeline_ = new TimelineWidget;
+  timeline_->setObjectName("timelineGantt");
   auto* head = new QHBoxLayout;
   lanes_ = new QComboBox;
+  lanes_->setObjectName("timelineLanes");
   lanes_->addItem(tr("one lane per core"), static_cast<int>(TimelineWidget::Grouping::PerCore));
   lanes_->addItem(tr("per card, one lane per role"),
                   static_cast<int>(TimelineWidget::Grouping::ByRole));

@@ -14,7 +14,6 @@ class TimelineTab : public QWidget {
  public:
   explicit TimelineTab(QWidget* parent = nullptr);
   TimelineWidget* timeline() const { return timeline_; }
-  QComboBox* lanes() const { return lanes_; }
   // The fused operator reads best by role (its overlap); the MoE layer core by core.
   void setLanesFor(bool fusedOperator);
 

@@ -12,8 +12,10 @@ namespace moe::ui {
 
 ViewSet::ViewSet(QMainWindow& window, ViewHost& host) {
   tabs_ = new QTabWidget;
+  tabs_->setObjectName("views");
   for (const ViewEntry& e : viewRegistry()) {
     pages_.push_back(e.create(host));
+    pages_.back()->setObjectName(e.id);  // tests find a view by its id (findChild)
     tabs_->addTab(pages_.back(), QCoreApplication::translate("moe::ui::MainWindow", e.title));
   }
   window.setCentralWidget(tabs_);
