@@ -11,9 +11,6 @@ namespace {
 // Relative slack for "saturated" and "no flow runs faster": the fill's rounding is ~1e-15,
 // far below it, and the rates it lets through differ from exact by less than 1e-9.
 constexpr double kEps = 1e-11;
-// A resource whose flows' summed caps stay this far below its capacity cannot bind. The
-// margin is far above the sums' rounding and the fill's, and far below any real headroom.
-constexpr double kBindMargin = 1e-9;
 }  // namespace
 
 int FlowNetwork::addResource(std::string name, double gbps) {
@@ -47,17 +44,6 @@ void FlowNetwork::touch(const Flow& f) {
   }
 }
 
-// A resource can bind (be some flow's bottleneck) only if its flows could together ask for
-// more than its capacity: each flow runs at most at its path's smallest capacity. One that
-// cannot bind is a redundant constraint: leaving it out of the fill changes no rate (its
-// share always exceeds that of the resource setting its flows' caps, by the margin), but
-// skips its fill bookkeeping and its heap entries. HBMs and most DMA ports are such.
-void FlowNetwork::addPotential(int r, double cap) {
-  ResourceState& st = state_[r];
-  st.potential = st.flows.empty() ? 0.0 : st.potential + cap;  // no drift survives idling
-  st.canBind = st.potential > resources_[r].capacity * (1 - kBindMargin);
-}
-
 void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone) {
   if (bytes <= 0 || path.empty()) {  // nothing crosses: done now, in event order
     sim_.at(sim_.now(), onDone);
@@ -81,8 +67,6 @@ void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone)
   touch(f);
   f.remaining = static_cast<double>(bytes);
   f.rate = 0;
-  f.cap = resources_[f.path[0]].capacity;
-  for (int i = 1; i < f.hops; ++i) f.cap = std::min(f.cap, resources_[f.path[i]].capacity);
   f.segRate = 0;
   f.logPos = 0;
   f.lastUpdate = sim_.now();
@@ -95,7 +79,6 @@ void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone)
     ++resources_[r].activeFlows;
     f.slotOn[i] = static_cast<int>(state_[r].flows.size());
     state_[r].flows.push_back(Member{slot, false, 0.0});
-    addPotential(r, f.cap);
   }
   newFlows_.push_back(slot);
   requestRecompute();
@@ -158,7 +141,6 @@ void FlowNetwork::finish(int slot) {
     for (int j = 0; j < m.hops; ++j)
       if (m.path[j] == r) m.slotOn[j] = f.slotOn[i];
     on.pop_back();
-    addPotential(r, -f.cap);
     addRate(r, -f.rate);
     if (on.empty()) resources_[r].activeRate = 0;  // no drift survives an idle resource
   }
@@ -274,7 +256,6 @@ void FlowNetwork::fill() {
     newRate_[s] = -1.0;
     for (int i = 0; i < f.hops; ++i) {
       ResourceState& st = state_[f.path[i]];
-      if (!st.canBind) continue;
       if (!st.inFill) {
         st.inFill = true;
         st.setOn.clear();
@@ -326,7 +307,6 @@ void FlowNetwork::fill() {
       const Flow& f = flows_[s];
       for (int i = 0; i < f.hops; ++i) {
         ResourceState& rs = state_[f.path[i]];
-        if (!rs.canBind) continue;
         rs.left = std::max(0.0, rs.left - share);
         if (--rs.unfrozen == 0) continue;
         if (const double raised = rs.left / rs.unfrozen; raised < rs.key) {  // rounding
@@ -365,7 +345,6 @@ bool FlowNetwork::hasBottleneck(int slot) {
   const double v = current(slot);
   for (int i = 0; i < f.hops; ++i) {
     const int r = f.path[i];
-    if (!state_[r].canBind) continue;  // never saturated
     measure(r);
     if (state_[r].load >= resources_[r].capacity * (1 - kEps) && v >= fastest(r) * (1 - kEps))
       return true;

@@ -17,9 +17,7 @@
 // Cost: the solver visits the working set's flows and paths, and scans a resource's flow
 // list only where the rule needs its fastest flow (a saturated resource the working set
 // crosses). A resource's load is a running sum of its flows' rates (resummed every
-// kExactEvery updates), so HBM's and the NICs' long lists are not summed per change. A
-// resource that cannot bind (its flows' caps sum below its capacity) is left out of the
-// fill and of the bottleneck tests altogether: a redundant constraint changes no rate. What
+// kExactEvery updates), so HBM's and the NICs' long lists are not summed per change. What
 // remains proportional to the cluster is physical: when one of the k flows that share a
 // saturated NIC ends, k rates really change (k grows with the servers a card sends to).
 //
@@ -109,9 +107,6 @@ class FlowNetwork {
   const NetResource& resource(int id) const { return resources_[id]; }
   int resourceCount() const { return static_cast<int>(resources_.size()); }
   int activeFlowCount() const { return activeCount_; }
-  // Whether the resource's active flows could together ask for more than its capacity, so
-  // that it may be some flow's bottleneck. The solves leave the others out.
-  bool mayBind(int id) const { return state_[id].canBind; }
   // Engine statistics: how often rates were recomputed and over how many flows in total
   // (summed over the fills of each recompute).
   std::uint64_t recomputes() const { return recomputes_; }
@@ -147,7 +142,6 @@ class FlowNetwork {
     int hops = 0;
     double remaining = 0;
     double rate = 0;
-    double cap = 0;  // the smallest capacity on its path: no allocation gives it more
     Time lastUpdate = 0;
     std::uint32_t generation = 0;
     TimerId end = kNoTimer;  // per-flow timing: the completion event, re-armed on a rate change
@@ -172,23 +166,19 @@ class FlowNetwork {
     double rate;
   };
   struct ResourceState {
-    std::vector<Member> flows;  // active flows crossing it
-    std::vector<int> setOn;     // fill scratch: working-set flows crossing it
-    double left = 0;            // fill scratch: capacity not yet given out
-    int unfrozen = 0;           // fill scratch: working-set flows still rising
-    double key = 0;             // fill scratch: its share in the heap (a lower bound)
-    double load = 0;            // check scratch: summed rate (new rates for the working set)
-    double fastest = 0;         // check scratch: the fastest flow's rate (-1: not yet known)
-    double delta = 0;           // check scratch: the working set's rate changes on it (else 0)
-    int sinceExact = 0;         // updates of the running rate sum since it was summed afresh
-    bool dirty = false;         // on a path that started or ended since the last recompute
-    bool wasSaturated = false;  // saturated just before that change
-    double fastestBefore = 0;   // if so, the fastest flow's rate just before that change
-    bool inFill = false;        // fill scratch: listed in fillResources_
-    // The summed caps of the flows crossing it. While that stays below its capacity it can
-    // never be saturated, whatever the rates, so the fill leaves it out (see canBind).
-    double potential = 0;
-    bool canBind = false;
+    std::vector<Member> flows;     // active flows crossing it
+    std::vector<int> setOn;        // fill scratch: working-set flows crossing it
+    double left = 0;               // fill scratch: capacity not yet given out
+    int unfrozen = 0;              // fill scratch: working-set flows still rising
+    double key = 0;                // fill scratch: its share in the heap (a lower bound)
+    double load = 0;               // check scratch: summed rate (new rates for the working set)
+    double fastest = 0;            // check scratch: the fastest flow's rate (-1: not yet known)
+    double delta = 0;              // check scratch: the working set's rate changes on it (else 0)
+    int sinceExact = 0;            // updates of the running rate sum since it was summed afresh
+    bool dirty = false;            // on a path that started or ended since the last recompute
+    bool wasSaturated = false;     // saturated just before that change
+    double fastestBefore = 0;      // if so, the fastest flow's rate just before that change
+    bool inFill = false;           // fill scratch: listed in fillResources_
     int target = -1;               // apply scratch: the class of the flows frozen here
     std::uint64_t targetMark = 0;  // apply scratch: target is this recompute's
     bool measured = false;         // check scratch: load/fastest are current
@@ -196,8 +186,7 @@ class FlowNetwork {
   };
   static void flowEvent(void* self, std::uint64_t arg);
   static void recomputeEvent(void* self, std::uint64_t);
-  void touch(const Flow& f);             // marks the path dirty, remembering the old saturation
-  void addPotential(int r, double cap);  // a flow of that cap starts (> 0) or ends (< 0) on r
+  void touch(const Flow& f);  // marks the path dirty, remembering the old saturation
   void requestRecompute();
   void finish(int slot);
   void recompute();

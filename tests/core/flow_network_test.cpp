@@ -175,42 +175,6 @@ TEST(FlowNetworkVsReference, ThousandsOfTransfersOnOneResourceStayExact) {
   EXPECT_GT(instants, 6000);
 }
 
-// A resource whose flows cannot together fill it (each is capped lower on its path) is left
-// out of the solves; once enough flows cross it, it takes part again and binds.
-TEST(FlowNetworkVsReference, AResourceTakesPartOnceItsFlowsCouldFillIt) {
-  Simulator sim;
-  FlowNetwork net(sim);
-  const int hbm = net.addResource("hbm", 100);
-  std::vector<int> tx;
-  for (int i = 0; i < 5; ++i) tx.push_back(net.addResource("tx", 25));
-  std::vector<double> capacity;
-  for (int r = 0; r < net.resourceCount(); ++r) capacity.push_back(net.resource(r).capacity);
-  std::vector<Planned> plan;
-  for (int i = 0; i < 5; ++i)
-    plan.push_back({i < 3 ? 0 : 10 * kNs, {tx[static_cast<std::size_t>(i)], hbm}, 1 << 20});
-  std::vector<int> done(plan.size(), 0);
-  Starter st{&net, &plan, &done};
-  for (std::size_t i = 0; i < plan.size(); ++i) sim.at(plan[i].at, Action{&startOne, &st, i});
-  sim.runUntil(1 * kNs);
-  EXPECT_FALSE(net.mayBind(hbm)) << "three 25 GB/s flows cannot fill 100 GB/s";
-  EXPECT_TRUE(net.mayBind(tx[0]));
-  for (const auto& f : net.activeFlows()) EXPECT_DOUBLE_EQ(f.rate, capacity[1]);
-  sim.runUntil(11 * kNs);
-  EXPECT_TRUE(net.mayBind(hbm)) << "five can: 125 GB/s asked of 100";
-  const auto flows = net.activeFlows();
-  ASSERT_EQ(flows.size(), 5u);
-  std::vector<std::vector<int>> active;
-  for (const auto& f : flows) active.push_back(f.path);
-  const std::vector<double> want = maxMinFairRates(capacity, active);
-  for (std::size_t k = 0; k < flows.size(); ++k) {
-    EXPECT_NEAR(flows[k].rate, want[k], 1e-9 * want[k]);
-    EXPECT_NEAR(flows[k].rate, capacity[0] / 5, 1e-9 * want[k]) << "the HBM binds";
-  }
-  sim.run();
-  EXPECT_EQ(done, std::vector<int>(5, 1));
-  EXPECT_FALSE(net.mayBind(hbm)) << "idle again";
-}
-
 TEST(MaxMinFairReference, TextbookCases) {
   // One link shared by two flows; a second flow also crossing a narrower link.
   EXPECT_EQ(maxMinFairRates({1.0}, {{0}, {0}}), (std::vector<double>{0.5, 0.5}));
