@@ -89,6 +89,31 @@ class ViewRegistryTest : public QObject {
     QCOMPARE(texts.size(), static_cast<int>(viewRegistry().size()));
     QVERIFY(viewHelp("No such tab").contains("No help"));
   }
+
+  // Each view registers itself from its own file with a tab place; the table sorts by
+  // place, whatever the order the files registered in, and refuses two views on one id or
+  // one place, naming both.
+  void registeredViewsAreOrderedByPlaceAndDuplicatesAreRefused() {
+    auto a = [] { return ViewEntry{.id = "alpha", .title = "Alpha", .help = "", .create = {}}; };
+    auto b = [] { return ViewEntry{.id = "beta", .title = "Beta", .help = "", .create = {}}; };
+    auto alsoA = [] { return ViewEntry{.id = "alpha", .title = "A2", .help = "", .create = {}}; };
+    const auto ordered = orderViews({{20, +a}, {10, +b}});
+    QCOMPARE(ordered.size(), std::size_t{2});
+    QCOMPARE(ordered[0].id, QString("beta"));
+    QCOMPARE(ordered[1].id, QString("alpha"));
+    auto refusal = [](std::vector<std::pair<int, ViewEntry (*)()>> list) {
+      try {
+        orderViews(std::move(list));
+      } catch (const std::logic_error& e) {
+        return QString(e.what());
+      }
+      return QString();
+    };
+    QCOMPARE(refusal({{10, +a}, {20, +alsoA}}),
+             QString("views 'alpha' and 'alpha' share an id or a tab place (MOE_VIEW)"));
+    QCOMPARE(refusal({{10, +a}, {10, +b}}),
+             QString("views 'alpha' and 'beta' share an id or a tab place (MOE_VIEW)"));
+  }
 };
 
 static Register<ViewRegistryTest> reg;

@@ -5,6 +5,7 @@
 #include "ui/models/scenario_diff.h"
 #include "ui/widgets/part_tabs.h"
 #include "ui/widgets/shared_timelines.h"
+#include "ui/widgets/view_registry.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -286,5 +287,39 @@ void AbCompareView::refreshTimelines() {
   }
   timelines_->setRuns(runs);
 }
+
+// This view's entry in the workbench's table of views (view_registry.h): its tab, help,
+// wiring and what it takes on each tick, frame, selection and scenario.
+namespace {
+
+ViewEntry abViewEntry() {
+  return {
+      .id = "ab",
+      .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "A/B"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>A/B</h3><p>Pin the current run as A, change anything (a field, the hardware, the "
+          "design) and run B: both run to the end, and their timelines (on one time axis), "
+          "charts of stage durations and ring occupancy over time, and table of key figures sit "
+          "side by side, B against A, each on a tab of its own. A side whose scenario or "
+          "design is no longer the current one is marked stale and lists what changed.</p>"),
+      .create = [](ViewHost& host) -> QWidget* {
+        auto* v = new AbCompareView;
+        QObject::connect(v, &AbCompareView::runRequested, v,
+                         [&host](int side) { host.startAb(side); });
+        return v;
+      },
+      .scenario =
+          [](QWidget* w, const ScenarioChange& c) {
+            static_cast<AbCompareView*>(w)->setCurrent(c.scenario, c.design);
+          },
+      .inLessons = false,
+      .shotAfterRuns = true,
+  };
+}
+
+}  // namespace
+
+MOE_VIEW(80, abViewEntry);
 
 }  // namespace moe::ui

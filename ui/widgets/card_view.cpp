@@ -10,6 +10,7 @@
 #include "ui/style/palette.h"
 #include "ui/widgets/core_grid_widget.h"
 #include "ui/widgets/ring_strip_widget.h"
+#include "ui/widgets/view_registry.h"
 #include "ui/widgets/workspace_stages_widget.h"
 
 namespace moe::ui {
@@ -116,5 +117,50 @@ void CardView::showCard(int card) {
                         .arg(waiting)
                         .arg(buffers));
 }
+
+// This view's entry in the workbench's table of views (view_registry.h): its tab, help,
+// wiring and what it takes on each tick, frame, selection and scenario.
+namespace {
+
+ViewEntry cardViewEntry() {
+  return {
+      .id = "card",
+      .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Card"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Card</h3><p>The cores of one card and the buffers between them. Each core's fill "
+          "colour is its role in the current stage (sender, forwarder, receiver, gemm, ...); its "
+          "border is what it is doing now (copying, computing, or waiting — waiting cores are "
+          "hatched). Idle cores have no program in this stage: pale grey with a thin plain "
+          "border.</p><p>Each ring is a strip: "
+          "filled chunks are written but not yet read. A sender waits when the ring is full "
+          "(wait-space); a receiver waits when it is empty (wait-data). Rings of one kind (say, "
+          "one per sending card) sit under one line; on a card with many rings each kind starts "
+          "folded into that line, with one small cell per ring that darkens as the ring fills. "
+          "Click the line to open or fold it. The fused operator shows its workspace slots "
+          "instead.</p>"),
+      .create = [](ViewHost& host) -> QWidget* {
+        auto* v = new CardView;
+        QObject::connect(v, &CardView::selected, v,
+                         [&host](const Selection& s) { host.select(s); });
+        return v;
+      },
+      .show = [](QWidget* w,
+                 const ViewFeed& f) { static_cast<CardView*>(w)->setSnapshot(f.shown); },
+      .select =
+          [](QWidget* w, const Selection& sel) {
+            auto* v = static_cast<CardView*>(w);
+            if (sel.kind == Selection::Kind::Card) v->showCard(sel.id);
+            // One highlight at a time: a core selected after a ring no longer marks the ring.
+            v->grid()->setSelectedCore(sel.kind == Selection::Kind::Core ? sel.id : -1);
+            v->rings()->setSelectedRing(sel.kind == Selection::Kind::Ring ? sel.id : -1);
+            v->stages()->setSelectedStrip(sel.kind == Selection::Kind::Stages ? sel.id : -1);
+          },
+  };
+}
+
+}  // namespace
+
+MOE_VIEW(20, cardViewEntry);
 
 }  // namespace moe::ui

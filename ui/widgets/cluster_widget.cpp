@@ -11,6 +11,8 @@
 #include <numbers>
 
 #include "ui/style/palette.h"
+#include "ui/widgets/card_view.h"
+#include "ui/widgets/view_registry.h"
 
 namespace moe::ui {
 
@@ -292,5 +294,48 @@ bool ClusterWidget::event(QEvent* e) {
   }
   return QWidget::event(e);
 }
+
+// This view's entry in the workbench's table of views (view_registry.h): its tab, help,
+// wiring and what it takes on each tick, frame, selection and scenario.
+namespace {
+
+ViewEntry clusterViewEntry() {
+  return {
+      .id = "cluster",
+      .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Cluster"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Cluster</h3><p>Every card of every server, and the links between them. A line "
+          "between two cards is an HCCS link inside a server; on a switch fabric (the "
+          "h800-nvswitch profile) a line from a card to its server's switch is the card's switch "
+          "port; a dashed line to the fabric is a card's RDMA NIC. Its colour and width are the "
+          "current load of the busier direction "
+          "(grey idle, then green to red as it fills up). The bar under a card shows its vector "
+          "cores: working, "
+          "waiting, idle.</p><p>Click a card to open it in the Card view; click a link to see "
+          "both directions in the Inspector.</p>"),
+      .create = [](ViewHost& host) -> QWidget* {
+        auto* v = new ClusterWidget;
+        QObject::connect(v, &ClusterWidget::selected, v,
+                         [&host](const Selection& s) { host.select(s); });
+        QObject::connect(v, &ClusterWidget::cardClicked, v, [&host](int c) {
+          static_cast<CardView*>(host.page("card"))->showCard(c);
+          host.showView("card");
+        });
+        return v;
+      },
+      .show = [](QWidget* w,
+                 const ViewFeed& f) { static_cast<ClusterWidget*>(w)->setSnapshot(f.shown); },
+      .select =
+          [](QWidget* w, const Selection& sel) {
+            static_cast<ClusterWidget*>(w)->setSelectedLink(
+                sel.kind == Selection::Kind::Link ? sel.id : -1);
+          },
+  };
+}
+
+}  // namespace
+
+MOE_VIEW(10, clusterViewEntry);
 
 }  // namespace moe::ui

@@ -26,6 +26,7 @@
 #include <algorithm>
 
 #include "ui/style/palette.h"
+#include "ui/widgets/view_registry.h"
 
 namespace moe::ui {
 
@@ -227,5 +228,40 @@ void CompareView::setResult(const CompareResult& r) {
   series->attachAxis(x);
   series->attachAxis(y);
 }
+
+// This view's entry in the workbench's table of views (view_registry.h): its tab, help,
+// wiring and what it takes on each tick, frame, selection and scenario.
+namespace {
+
+ViewEntry compareViewEntry() {
+  return {
+      .id = "compare",
+      .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Compare"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Compare</h3><p>Every design of this workload (phased, streaming and flat full-mesh "
+          "dispatch/combine, or pipelined vs sequential fused operator) runs to the end on the "
+          "same scenario and inputs, each checked against the golden reference. Its tabs: the "
+          "timelines draw every run on one time axis, so a longer run is drawn longer; the stage "
+          "chart and the table show where the time goes; Why names what each stage waited "
+          "on. When the scenario changes, the old figures are marked stale.</p>"),
+      .create = [](ViewHost& host) -> QWidget* {
+        auto* v = new CompareView;
+        QObject::connect(v, &CompareView::runRequested, v, [&host] { host.startCompare(); });
+        return v;
+      },
+      .scenario =
+          [](QWidget* w, const ScenarioChange& c) {
+            auto* v = static_cast<CompareView*>(w);
+            if (c.workloadChanged) v->setWorkload(c.scenario.workload.kind);
+            v->setStale(!(c.scenario == c.compared));
+          },
+      .lessonOpened = [](QWidget*, ViewHost& host) { host.startCompare(); },
+  };
+}
+
+}  // namespace
+
+MOE_VIEW(70, compareViewEntry);
 
 }  // namespace moe::ui

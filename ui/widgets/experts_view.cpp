@@ -3,8 +3,10 @@
 #include "ui/style/chrome.h"
 
 #include "ui/models/eplb_table_model.h"
+#include "ui/run/run_controller.h"
 #include "ui/widgets/chart_column.h"
 #include "ui/widgets/instance_load_widget.h"
+#include "ui/widgets/view_registry.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -248,5 +250,47 @@ void ExpertsView::setLoad(const ExpertLoad& L) {
            .arg(imbalance(L.perRankAfter), 0, 'f', 2),
        {tr("before"), tr("after")}, {L.perRankBefore, L.perRankAfter}, two);
 }
+
+// This view's entry in the workbench's table of views (view_registry.h): its tab, help,
+// wiring and what it takes on each tick, frame, selection and scenario.
+namespace {
+
+ViewEntry expertsViewEntry() {
+  return {
+      .id = "experts",
+      .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Experts"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Experts</h3><p>How the router spread tokens over the experts, and how that load "
+          "lands on the ranks before and after MoeUpdateExpert maps each expert to one of its "
+          "replicas. A max/mean of 1.0 is perfect balance.</p><p>\"Rebalance from this load\" "
+          "asks EPLB for a new placement with spare (redundant) expert slots, re-runs the layer, "
+          "and shows the previous and the rebalanced load side by side.</p>"),
+      .create = [](ViewHost& host) -> QWidget* {
+        auto* v = new ExpertsView;
+        QObject::connect(host.controller(), &RunController::expertLoadReady, v,
+                         &ExpertsView::setLoad);
+        QObject::connect(v, &ExpertsView::rebalanceRequested, v,
+                         [&host](const std::vector<double>& load, int redundant) {
+                           host.rebalance(load, redundant);
+                         });
+        return v;
+      },
+      .scenario =
+          [](QWidget* w, const ScenarioChange& c) {
+            if (!c.workloadChanged) return;
+            static_cast<ExpertsView*>(w)->setNotApplicable(
+                c.scenario.workload.kind == WorkloadKind::AlltoallMatmulRs
+                    ? QObject::tr("Not applicable: the AlltoAll-Matmul-ReduceScatter workload has "
+                                  "no experts and no routing. Its cores, workspace stages and "
+                                  "overlap are in the Card and Timeline views.")
+                    : QString());
+          },
+  };
+}
+
+}  // namespace
+
+MOE_VIEW(30, expertsViewEntry);
 
 }  // namespace moe::ui

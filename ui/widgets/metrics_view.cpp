@@ -1,6 +1,8 @@
 #include "ui/widgets/metrics_view.h"
 
+#include "ui/run/frame.h"
 #include "ui/widgets/chart_column.h"
+#include "ui/widgets/view_registry.h"
 
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
@@ -131,5 +133,29 @@ void MetricsView::refresh() {
     y_[a]->setLabelFormat("%g");
   }
 }
+
+// This view's entry in the workbench's table of views (view_registry.h): its tab, help,
+// wiring and what it takes on each tick, frame, selection and scenario.
+namespace {
+
+ViewEntry metricsViewEntry() {
+  return {
+      .id = "metrics",
+      .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Metrics"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Metrics</h3><p>Link bandwidth in use (HCCS, RDMA, HBM), how full the rings and "
+          "workspace slots are, and how many cores work or wait, over emulated time.</p>"),
+      .create = [](ViewHost&) -> QWidget* { return new MetricsView; },
+      .show = [](QWidget* w, const ViewFeed&) { static_cast<MetricsView*>(w)->refresh(); },
+      .append = [](QWidget* w,
+                   const Frame& f) { static_cast<MetricsView*>(w)->append(f.newSamples); },
+      .clear = [](QWidget* w) { static_cast<MetricsView*>(w)->clear(); },
+  };
+}
+
+}  // namespace
+
+MOE_VIEW(50, metricsViewEntry);
 
 }  // namespace moe::ui

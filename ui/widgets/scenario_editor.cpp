@@ -21,6 +21,7 @@
 #include "core/scenario/scenario_json.h"
 #include "core/util/error.h"
 #include "ui/models/field_docs.h"
+#include "ui/widgets/view_registry.h"
 
 namespace moe::ui {
 
@@ -335,5 +336,40 @@ bool ScenarioEditor::saveFile(const QString& file) const {
   out << scenarioToJson(scenario_).dump(2) << "\n";
   return static_cast<bool>(out);
 }
+
+// This view's entry in the workbench's table of views (view_registry.h): its tab, help,
+// wiring and what it takes on each tick, frame, selection and scenario.
+namespace {
+
+ViewEntry scenarioViewEntry() {
+  return {
+      .id = "scenario",
+      .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Scenario"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Scenario</h3><p>Every input of the run: cluster size, model shape, routing, "
+          "EPLB, ring sizes, hardware. Hover a field for its meaning and range (from "
+          "docs/SCENARIO.md). A field with an error turns red and names the rule; Run stays "
+          "disabled until the scenario is valid. Apply re-runs with it.</p>"),
+      .create = [](ViewHost& host) -> QWidget* {
+        auto* v = new ScenarioEditor;
+        QObject::connect(v, &ScenarioEditor::validityChanged, v,
+                         [&host](bool ok, const QString& why) { host.setScenarioValid(ok, why); });
+        QObject::connect(v, &ScenarioEditor::applyRequested, v,
+                         [&host](const Scenario& sc) { host.loadScenario(sc); });
+        return v;
+      },
+      .scenario =
+          [](QWidget* w, const ScenarioChange& c) {
+            auto* v = static_cast<ScenarioEditor*>(w);
+            if (!(v->scenario() == c.scenario)) v->setScenario(c.scenario);
+          },
+      .shotName = "editor",
+  };
+}
+
+}  // namespace
+
+MOE_VIEW(60, scenarioViewEntry);
 
 }  // namespace moe::ui

@@ -28,6 +28,7 @@
 #include "ui/models/sweep_problems.h"
 #include "ui/style/palette.h"
 #include "ui/widgets/heat_map_widget.h"
+#include "ui/widgets/view_registry.h"
 
 namespace moe::ui {
 
@@ -452,5 +453,41 @@ void SweepView::loadPoint(std::size_t index) {
     status_->setText(tr("Point %1 is not a valid scenario: %2").arg(index).arg(e.what()));
   }
 }
+
+// This view's entry in the workbench's table of views (view_registry.h): its tab, help,
+// wiring and what it takes on each tick, frame, selection and scenario.
+namespace {
+
+ViewEntry sweepViewEntry() {
+  return {
+      .id = "sweep",
+      .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Sweep"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Sweep</h3><p>Runs the current scenario many times, varying one or two fields "
+          "(values separated by commas, or from:to:step, or from:to:*factor), every design, on "
+          "every core in a worker thread. One field gives a line per design, two a heat map for "
+          "the chosen design. A point whose values break a scenario rule is not run and says "
+          "which. Click a point to load its scenario; Save CSV writes what moe-sim sweep "
+          "--csv writes.</p>"),
+      .create = [](ViewHost& host) -> QWidget* {
+        auto* v = new SweepView(host.sweepRunner());
+        // A clicked sweep point becomes the scenario of the editor and the live run.
+        QObject::connect(v, &SweepView::loadRequested, v,
+                         [&host](const Scenario& sc) { host.loadScenario(sc); });
+        return v;
+      },
+      .scenario =
+          [](QWidget* w, const ScenarioChange& c) {
+            static_cast<SweepView*>(w)->setScenario(c.scenario);
+          },
+      .inLessons = false,
+      .shotAfterRuns = true,
+  };
+}
+
+}  // namespace
+
+MOE_VIEW(90, sweepViewEntry);
 
 }  // namespace moe::ui

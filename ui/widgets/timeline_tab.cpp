@@ -5,8 +5,11 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
+#include "ui/run/frame.h"
+#include "ui/run/run_controller.h"
 #include "ui/widgets/timeline_legend.h"
 #include "ui/widgets/timeline_widget.h"
+#include "ui/widgets/view_registry.h"
 
 namespace moe::ui {
 
@@ -45,5 +48,52 @@ TimelineTab::TimelineTab(QWidget* parent) : QWidget(parent) {
 void TimelineTab::setLanesFor(bool fusedOperator) {
   lanes_->setCurrentIndex(fusedOperator ? 1 : 0);
 }
+
+// This view's entry in the workbench's table of views (view_registry.h): its tab, help,
+// wiring and what it takes on each tick, frame, selection and scenario.
+namespace {
+
+ViewEntry timelineViewEntry() {
+  return {
+      .id = "timeline",
+      .title = QT_TRANSLATE_NOOP("moe::ui::MainWindow", "Timeline"),
+      .help = QT_TRANSLATE_NOOP(
+          "moe::ui::ViewHelp",
+          "<h3>Timeline</h3><p>Time runs left to right. Each lane is one core (colour = "
+          "activity) or, per role, the share of that role's cores working (dark) and waiting "
+          "(pale). Dotted lines mark where each stage begins. The red line is the time the "
+          "other views show: click anywhere to see the whole machine at that moment.</p><p>For "
+          "the fused operator the top lanes show communication hidden under compute (green) or "
+          "exposed (red).</p>"),
+      .create = [](ViewHost& host) -> QWidget* {
+        auto* v = new TimelineTab;
+        RunController* c = host.controller();
+        QObject::connect(v->timeline(), &TimelineWidget::scrubbed, v,
+                         [c](Time t) { c->requestScrub(t); });
+        return v;
+      },
+      .show =
+          [](QWidget* w, const ViewFeed& f) {
+            TimelineWidget* t = static_cast<TimelineTab*>(w)->timeline();
+            t->setSnapshot(f.live);  // the whole run so far; the cursor at the shown time
+            t->setScrubTime(f.shown->now);
+          },
+      .append =
+          [](QWidget* w, const Frame& f) {
+            static_cast<TimelineTab*>(w)->timeline()->append(f.newIntervals);
+          },
+      .clear = [](QWidget* w) { static_cast<TimelineTab*>(w)->timeline()->clear(); },
+      .scenario =
+          [](QWidget* w, const ScenarioChange& c) {
+            if (c.workloadChanged)
+              static_cast<TimelineTab*>(w)->setLanesFor(c.scenario.workload.kind ==
+                                                        WorkloadKind::AlltoallMatmulRs);
+          },
+  };
+}
+
+}  // namespace
+
+MOE_VIEW(40, timelineViewEntry);
 
 }  // namespace moe::ui

@@ -2,13 +2,14 @@
 // Every view of the workbench, in tab order, in one table: its id (the name lessons,
 // `--view` and `--screenshot` use), its tab title, how it is built and wired to the
 // window, and what it takes on each redraw tick, new frame, selection and scenario.
-// The window, the lesson parser, the screenshot writer and the recorder read this table,
-// so a new view is one entry here plus its widget (docs/ARCHITECTURE.md, "How to add a
-// view").
+// The window, the lesson parser, the screenshot writer and the recorder read this table.
+// Each view adds its own entry from its own .cpp (MOE_VIEW), so a new view is its widget's
+// two files and nothing else (docs/ARCHITECTURE.md, "How to add a view").
 
 #include <QString>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/observe/snapshot.h"
@@ -82,8 +83,19 @@ struct ViewEntry {
   bool shotAfterRuns = false;
 };
 
-// Every view, in tab order.
+// Every view, in tab order. Built on first use from the registered entries; a duplicate
+// id or tab place is a programming error and throws std::logic_error naming both.
 const std::vector<ViewEntry>& viewRegistry();
+// Adds a view: `make` builds its entry, `tabPlace` orders the tabs (smaller first). Called
+// once per view before main() runs, through MOE_VIEW in the view's .cpp. The executables
+// link moe_ui whole (ui/CMakeLists.txt), so no view's object file is left out.
+bool registerView(int tabPlace, ViewEntry (*make)());
+// The table that viewRegistry() builds from (tab place, entry) pairs: sorted by place,
+// checked for a duplicate id or place.
+std::vector<ViewEntry> orderViews(std::vector<std::pair<int, ViewEntry (*)()>> list);
+#define MOE_VIEW(tabPlace, make)                                  \
+  [[maybe_unused]] static const bool moe_view_registered_##make = \
+      ::moe::ui::registerView(tabPlace, make)
 // F1's text for the view whose tab reads `title` (as the window shows it, translated).
 QString viewHelp(const QString& title);
 // The ids of the views a lesson step may name, in tab order (entries with inLessons).
