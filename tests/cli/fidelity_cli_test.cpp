@@ -1,7 +1,8 @@
 // `moe-sim fidelity` on inputs it cannot honour, without running a shape (each test takes
 // milliseconds): --write-scenarios writes only scenarios `validate` accepts, and a benchmark
 // in which no shape could run is bad input (exit 2), not a table of refusals with exit 0.
-// And the blind Ascend A3 target's low-latency shapes (seconds): predictions and the CSV.
+// And the blind Ascend A3 target's low-latency shapes (seconds): predictions, the CSV, and
+// a line per finished shape on stderr.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -75,8 +76,14 @@ TEST(FidelityCli, AscendA3TargetWritesTheCsvAndPrintsPredictionsOnly) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("predictions only"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("DeepEP "), std::string::npos) << "no published column: " << r.out;
-  // stderr is a file here, not a terminal: no redrawn "\r" progress lines in it.
+  // stderr is a file here, not a terminal: no redrawn "\r" progress lines in it, but one
+  // line per finished shape with its prediction, so a long run's log shows each as it lands.
   EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
+  for (const char* ep : {"8", "16", "32"})
+    EXPECT_NE(
+        r.err.find(std::string("fidelity: low-latency EP ") + ep + " (128 tokens): dispatch "),
+        std::string::npos)
+        << r.err;
   std::ifstream in(csv);
   std::string line;
   std::getline(in, line);
