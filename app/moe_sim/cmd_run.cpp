@@ -166,9 +166,10 @@ int runAndReport(const RunOptions& opt, const moe::Scenario& sc) {
     return report.ok() ? 0 : 1;
   }
   std::vector<moe::TransferLog> transfers;
-  const moe::RunReport report =
-      moe::runScenario(resolved, opt.verify, fault, progress,
-                       opt.transfersFile.empty() ? nullptr : &transfers, opt.jobs, opt.why);
+  // The observation logs are read only by the trace.
+  const moe::RunReport report = moe::runScenario(
+      resolved, opt.verify, fault, progress, opt.transfersFile.empty() ? nullptr : &transfers,
+      opt.jobs, opt.why, /*observationLogs=*/!opt.traceFile.empty());
   line.clear();
   moesim::printReport(std::cout, report);
   writeTraceAndCsv(

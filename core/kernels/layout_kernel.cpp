@@ -111,10 +111,9 @@ Task layoutCore(LayerContext& ctx, AiCore& core, const ExpertUpdateTensors& rout
                          "is_token_in_rank", false);
     // is_token_in_rank[t, begin:end) of the window at w0: one small strided row per token.
     auto storeInRank = [&](int w0, int n) {
-      for (int i = 0; i < n; ++i)
-        core.copy(Region{layout.isTokenInRank,
-                         static_cast<std::int64_t>(w0 + i) * ctx.ranks + b.begin, width},
-                  Region{inRank, i * stride, width});
+      core.copyRows(
+          Region{layout.isTokenInRank, static_cast<std::int64_t>(w0) * ctx.ranks + b.begin, width},
+          ctx.ranks, Region{inRank, 0, width}, stride, n);
     };
     int lastW0 = 0, lastN = 0;
     for (int w0 = 0; w0 < T; w0 += W) {

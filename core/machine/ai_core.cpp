@@ -56,6 +56,14 @@ void RdmaLinks::operator delete(void* p, std::size_t bytes) noexcept {
   BlockPool::release(p, bytes);
 }
 
+void* CopyRows::operator new(std::size_t bytes) {
+  return BlockPool::allocate(bytes);
+}
+
+void CopyRows::operator delete(void* p, std::size_t bytes) noexcept {
+  BlockPool::release(p, bytes);
+}
+
 void OpRef::await_suspend(std::coroutine_handle<> h) const noexcept {
   op_->waiter = h;
   AiCore* core = op_->core;
@@ -178,6 +186,9 @@ void AiCore::startOp(const std::shared_ptr<Op>& op) {
     case Op::Kind::Rdma:
       s.after(op->duration, Action{&AiCore::rdmaPosted, op.get(), 0});
       break;
+    case Op::Kind::CopyRows:
+      startRow(*op);
+      break;
     case Op::Kind::Fence: {
       auto& flying = inFlight_[static_cast<int>(op->pipe)];
       op->fenceWaitingOn = static_cast<int>(flying.size());
@@ -212,6 +223,55 @@ void AiCore::leavePipe(Op* op) {
   auto& q = pipes_[static_cast<int>(op->pipe)];
   inFlight_[static_cast<int>(op->pipe)].push_back(q.front());
   releasePipe(op);
+}
+
+// A row of a series starts as copy() and startOp would start it as an op of its own, with
+// the series and the row number as its events' argument.
+void AiCore::startRow(Op& series) {
+  CopyRows& r = *series.rows;
+  const std::int64_t i = r.started++;
+  const bool toUb = r.dst.buf->space == MemSpace::Ub;
+  const Region& gm = toUb ? r.src : r.dst;
+  const std::int64_t gmOffset = gm.offset + i * (toUb ? r.srcStride : r.dstStride);
+  const std::int64_t align = m_.hw().dmaAlignBytes;
+  const std::int64_t a0 = (gmOffset / align) * align;
+  const std::int64_t a1 = ((gmOffset + gm.length + align - 1) / align) * align;
+  const std::int64_t wireBytes = gm.length == 0 ? 0 : a1 - a0;
+  m_.overreadBytes += wireBytes - gm.length;
+  const Action crossed{&AiCore::rowCrossed, &series, static_cast<std::uint64_t>(i)};
+  if (wireBytes < kTinyCopyBytes)
+    m_.sim().after(transferTime(wireBytes, m_.hw().mteGBpsPerCore), crossed);
+  else
+    m_.startTransfer(series.path, wireBytes, series.latency, crossed);
+}
+
+// As opCrossed for a single copy: the next row (or, after the last, the next op) takes the
+// pipe, then the row lands after the hop latency.
+void AiCore::rowCrossed(void* p, std::uint64_t row) {
+  Op* series = static_cast<Op*>(p);
+  AiCore& c = *series->core;
+  if (series->rows->started < series->rows->count)
+    c.startRow(*series);
+  else
+    c.leavePipe(series);  // in flight until its last row lands
+  c.m_.sim().after(series->latency, Action{&AiCore::rowLanded, series, row});
+}
+
+// As land() for a single copy; the series' hooks (a fence waiting for it) run when its
+// last row lands, which is when the last of the rows they stand for has landed.
+void AiCore::rowLanded(void* p, std::uint64_t row) {
+  Op* series = static_cast<Op*>(p);
+  CopyRows& r = *series->rows;
+  const auto i = static_cast<std::int64_t>(row);
+  copyBytes(Region{r.dst.buf, r.dst.offset + i * r.dstStride, r.dst.length},
+            Region{r.src.buf, r.src.offset + i * r.srcStride, r.src.length});
+  if (++r.landed < r.count) return;
+  series->done = true;
+  std::exchange(series->onLand, LandHooks()).run();
+  auto& flying = series->core->inFlight_[static_cast<int>(series->pipe)];
+  auto it = std::find_if(flying.begin(), flying.end(),
+                         [series](const auto& o) { return o.get() == series; });
+  if (it != flying.end()) flying.erase(it);  // last use of the series: it may be freed here
 }
 
 // The last byte of a DataCopy or an RDMA write crossed its path: the pipe can take the
@@ -346,17 +406,39 @@ void AiCore::releasePipe(Op* op) {
 }
 
 OpRef AiCore::copy(Region dst, Region src) {
+  return issue(makeCopy(dst, src));
+}
+
+void AiCore::copyRows(Region dst, std::int64_t dstStride, Region src, std::int64_t srcStride,
+                      int count) {
+  const auto rowAt = [&](const Region& r, std::int64_t stride, int i) {
+    return Region{r.buf, r.offset + i * stride, r.length};
+  };
+  // The causal log numbers ops as they are issued: under it every row is issued now.
+  if (count == 1 || m_.causalLog()) {
+    for (int i = 0; i < count; ++i) copy(rowAt(dst, dstStride, i), rowAt(src, srcStride, i));
+    return;
+  }
+  if (count <= 0) return;
+  // A bad row fails here, at its issue, as copy() would.
+  for (int i = 0; i < count; ++i) checkCopy(rowAt(dst, dstStride, i), rowAt(src, srcStride, i));
+  auto series = newOp();
+  series->kind = Op::Kind::CopyRows;
+  series->activity = Activity::Copy;
+  series->pipe = dst.buf->space == MemSpace::Ub ? Pipe::Mte2 : Pipe::Mte3;
+  // Every row takes row 0's route: the route depends only on the buffers.
+  m_.routeCopy(*this, dst, src, series->path, series->latency);
+  series->path.push_front(mtePort_);
+  series->rows = std::make_unique<CopyRows>();
+  *series->rows = CopyRows{dst, src, dstStride, srcStride, count, 0, 0};
+  issue(std::move(series));
+}
+
+void AiCore::checkCopy(const Region& dst, const Region& src) const {
   if (dst.length != src.length)
     throw std::logic_error(name_ + ": DataCopy with different source and destination lengths");
-  auto op = newOp();
-  op->kind = Op::Kind::Copy;
-  op->activity = Activity::Copy;
-  op->dst = dst;
-  op->src = src;
   const bool toUb = dst.buf->space == MemSpace::Ub;
-  op->pipe = toUb ? Pipe::Mte2 : Pipe::Mte3;
   const Region& ub = toUb ? dst : src;
-  const Region& gm = toUb ? src : dst;
   const std::int64_t align = m_.hw().dmaAlignBytes;
   // The kernels lay UB out in 32-byte blocks, the profiles' DataCopy alignment. Off that
   // grid is a kernel bug; on it but off a coarser dma_align_bytes is the scenario's choice,
@@ -370,6 +452,19 @@ OpRef AiCore::copy(Region dst, Region src) {
                          ub.buf->name.str() + " is used at offset " + std::to_string(ub.offset) +
                          " (" + name_ + ")");
   }
+}
+
+std::shared_ptr<Op> AiCore::makeCopy(Region dst, Region src) {
+  checkCopy(dst, src);
+  auto op = newOp();
+  op->kind = Op::Kind::Copy;
+  op->activity = Activity::Copy;
+  op->dst = dst;
+  op->src = src;
+  const bool toUb = dst.buf->space == MemSpace::Ub;
+  op->pipe = toUb ? Pipe::Mte2 : Pipe::Mte3;
+  const Region& gm = toUb ? src : dst;
+  const std::int64_t align = m_.hw().dmaAlignBytes;
   // Over-read (or pad) to alignment boundaries on the GM side, crop in UB.
   const std::int64_t a0 = (gm.offset / align) * align;
   const std::int64_t a1 = ((gm.offset + gm.length + align - 1) / align) * align;
@@ -377,7 +472,7 @@ OpRef AiCore::copy(Region dst, Region src) {
   m_.overreadBytes += op->wireBytes - gm.length;
   m_.routeCopy(*this, dst, src, op->path, op->latency);
   op->path.push_front(mtePort_);
-  return issue(std::move(op));
+  return op;
 }
 
 OpRef AiCore::vector(std::int64_t elements, int bytesPerElement) {

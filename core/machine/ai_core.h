@@ -91,10 +91,26 @@ struct RdmaLinks {
   static void operator delete(void* p, std::size_t bytes) noexcept;
 };
 
+// A series of equal DataCopies, row i moving dst.offset + i * dstStride <- src.offset +
+// i * srcStride, queued on its pipe as one op (AiCore::copyRows) whose rows cross and land
+// one by one, each on its own events. A row needs no record of its own: a kernel that
+// queues thousands of small row stores at once (the layout's is_token_in_rank, about a
+// million rows at 256 ranks, all in flight together behind a fence) held an op record, a
+// fence hook and an in-flight entry for every one.
+struct CopyRows {
+  Region dst, src;  // row 0
+  std::int64_t dstStride = 0, srcStride = 0;
+  int count = 0;
+  int started = 0;  // rows put on the pipe so far
+  int landed = 0;
+  static void* operator new(std::size_t bytes);
+  static void operator delete(void* p, std::size_t bytes) noexcept;
+};
+
 // Fields are ordered so that the record packs without holes: its size decides how much a
 // run with many ops in flight holds (the pool rounds blocks to 64 B).
 struct Op {
-  enum class Kind : std::uint8_t { Copy, Compute, Rdma, WordWrite, WordRead, Fence };
+  enum class Kind : std::uint8_t { Copy, Compute, Rdma, WordWrite, WordRead, Fence, CopyRows };
   Kind kind = Kind::Compute;
   Pipe pipe = Pipe::Scalar;
   Activity activity = Activity::Copy;  // what the core is doing while it awaits this op
@@ -110,6 +126,7 @@ struct Op {
   Word* word = nullptr;
   std::int64_t wordValue = 0;
   std::unique_ptr<RdmaLinks> rdma;  // Rdma only
+  std::unique_ptr<CopyRows> rows;   // CopyRows only
   LandHooks onLand;                 // run when the op lands (ring checks, fences)
   std::coroutine_handle<> waiter;
   FlowPath path;
@@ -197,6 +214,11 @@ class AiCore {
   // lengths need not be aligned: the DMA over-reads to dmaAlign boundaries and crops in
   // UB (DataCopyPad-style); UB offsets must be aligned.
   OpRef copy(Region dst, Region src);
+  // `count` DataCopies of dst.length bytes, row i to dst.offset + i * dstStride from
+  // src.offset + i * srcStride, issued now in that order: the same transfers, times and
+  // events as `count` calls of copy(), but one op record for them all. Nothing awaits a
+  // single row; a fence on the pipe waits for them all.
+  void copyRows(Region dst, std::int64_t dstStride, Region src, std::int64_t srcStride, int count);
   OpRef vector(std::int64_t elements, int bytesPerElement);  // vector-pipe work
   OpRef cube(double flops);                                  // cube-pipe work (AIC)
   OpRef scalarWork(Time t);
@@ -273,6 +295,13 @@ class AiCore {
  private:
   friend class OpRef;
   OpRef issue(std::shared_ptr<Op> op);
+  // A DataCopy's record, checked and routed, not yet issued.
+  std::shared_ptr<Op> makeCopy(Region dst, Region src);
+  void checkCopy(const Region& dst, const Region& src) const;
+  // Puts the series' next row on the pipe.
+  void startRow(Op& series);
+  static void rowCrossed(void* series, std::uint64_t row);
+  static void rowLanded(void* series, std::uint64_t row);
   void startOp(const std::shared_ptr<Op>& op);
   void land(Op* op);
   void releasePipe(Op* op);

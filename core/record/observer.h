@@ -70,22 +70,28 @@ class Observer {
   explicit Observer(std::size_t logCapacity)
       : activities_(logCapacity), ringSamples_(logCapacity), workspaceSamples_(logCapacity) {}
 
+  // Whether the activity, ring and workspace logs are kept (the default). A run whose logs
+  // nobody reads (moe-sim run without --trace) keeps only their digest: at 256 ranks the
+  // logs held tens of MB. Stage marks and the digest are kept either way.
+  void keepLogs(bool keep) { keepLogs_ = keep; }
+  bool keepsLogs() const { return keepLogs_; }
+
   void activity(const ActivityInterval& iv) {
     hash_.value(iv.core);
     hash_.value(iv.activity);
     hash_.value(iv.start);
     hash_.value(iv.end);
-    activities_.push(iv);
+    if (keepLogs_) activities_.push(iv);
   }
   void ringPointers(int ring, Time t, std::int64_t head, std::int64_t tail) {
     hash_.value(ring);
     hash_.value(t);
     hash_.value(head);
     hash_.value(tail);
-    ringSamples_.push(RingPointerSample{ring, t, head, tail});
+    if (keepLogs_) ringSamples_.push(RingPointerSample{ring, t, head, tail});
   }
   void workspaceSlots(int strip, Time t, int occupied) {
-    workspaceSamples_.push(WorkspaceSample{strip, t, occupied});
+    if (keepLogs_) workspaceSamples_.push(WorkspaceSample{strip, t, occupied});
   }
   void stageBegin(const std::string& name, Time t) {
     hash_.text(name);
@@ -109,6 +115,7 @@ class Observer {
   BoundedLog<WorkspaceSample> workspaceSamples_;
   std::vector<StageMark> stages_;
   Fnv1a hash_;
+  bool keepLogs_ = true;
 };
 
 }  // namespace moe

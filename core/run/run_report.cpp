@@ -43,11 +43,12 @@ struct DesignRun {
 
 DesignRun runDesign(const ResolvedScenario& rs, Design design, Fault fault,
                     const ReferenceLayer* ref, const RunProgress& progress, TransferLog* transfers,
-                    bool why) {
+                    bool why, bool observationLogs) {
   AllocationScope scope("the emulated cluster's GM and event log");
   DesignRun out;
   auto& run = out.run;
   run = makeLayerRun(rs, design, fault);
+  run->emulation().observer().keepLogs(observationLogs);
   // Only this function reads the run's tensors, checking them as their stages end.
   run->freeTensorsWhenDead(ref);
   if (transfers) {
@@ -102,7 +103,7 @@ unsigned designThreads(const ResolvedScenario& rs, std::size_t designs, unsigned
 
 RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
                       const RunProgress& progress, std::vector<TransferLog>* transfers,
-                      unsigned threads, bool why) {
+                      unsigned threads, bool why, bool observationLogs) {
   RunReport r;
   r.given = rs.given();
   r.scenario = rs.scenario();
@@ -138,7 +139,7 @@ RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault,
       designs.size(),
       [&](std::size_t i) {
         return runDesign(rs, designs[i], fault, ref ? &*ref : nullptr, serialProgress,
-                         transfers ? &(*transfers)[firstLog + i] : nullptr, why);
+                         transfers ? &(*transfers)[firstLog + i] : nullptr, why, observationLogs);
       },
       {r.designThreads, {}, nullptr});
   std::vector<std::uint64_t> digests;

@@ -52,10 +52,13 @@ using RunProgress = std::function<void(const std::string& design, const std::str
 // other). The report does not depend on it, apart from peak RSS and tensorBytes. `why`:
 // each run keeps a causal log and the report holds every stage's critical-path attribution
 // (core/observe/critical_path.h); events and digests are the same either way.
+// `observationLogs`: each run's observer keeps its activity, ring and workspace logs (what
+// writeReportTrace and the workbench read); without them the report and digests are the
+// same and the run holds less.
 RunReport runScenario(const ResolvedScenario& rs, bool verify, Fault fault = Fault::None,
                       const RunProgress& progress = {},
                       std::vector<TransferLog>* transfers = nullptr, unsigned threads = 0,
-                      bool why = false);
+                      bool why = false, bool observationLogs = true);
 // Bytes over a stage's time in GB/s; 0 for rounding dust or an empty stage.
 double achievedGBps(double bytes, Time t);
 void writeReportTrace(std::ostream& out, const RunReport& r);
