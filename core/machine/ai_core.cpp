@@ -170,15 +170,8 @@ void AiCore::startOp(const std::shared_ptr<Op>& op) {
       s.after(op->duration, Action{&AiCore::opLanded, op.get(), 0});
       break;
     case Op::Kind::Copy:
-      // Tiny DMAs (a scale, an index triple) are latency-bound: they take their port time
-      // directly instead of entering the shared-bandwidth model, which would cost a rate
-      // recompute for a few bytes.
-      if (op->wireBytes < kTinyCopyBytes)
-        s.after(transferTime(op->wireBytes, m_.hw().mteGBpsPerCore),
-                Action{&AiCore::opCrossed, op.get(), 0});
-      else
-        m_.startTransfer(op->path, op->wireBytes, op->latency,
-                         Action{&AiCore::opCrossed, op.get(), 0});
+      startCopyTransfer(op->wireBytes, op->path, op->latency,
+                        Action{&AiCore::opCrossed, op.get(), 0});
       if (CausalLog* log = m_.causalLog())
         log->transferStarted(op->causalId, s.now(), op->wireBytes, op->path,
                              op->wireBytes < kTinyCopyBytes ? nullptr : &m_.net());
@@ -225,6 +218,28 @@ void AiCore::leavePipe(Op* op) {
   releasePipe(op);
 }
 
+// Tiny DMAs (a scale, an index triple) are latency-bound: they take their port time
+// directly instead of entering the shared-bandwidth model, which would cost a rate
+// recompute for a few bytes.
+void AiCore::startCopyTransfer(std::int64_t wireBytes, const FlowPath& path, Time latency,
+                               Action crossed) {
+  if (wireBytes < kTinyCopyBytes)
+    m_.sim().after(transferTime(wireBytes, m_.hw().mteGBpsPerCore), crossed);
+  else
+    m_.startTransfer(path, wireBytes, latency, crossed);
+}
+
+// A DataCopy over-reads (or pads) its GM side to alignment boundaries and crops in UB: the
+// bytes on the wire, with the over-read counted.
+std::int64_t AiCore::gmWireBytes(const Region& gm) {
+  const std::int64_t align = m_.hw().dmaAlignBytes;
+  const std::int64_t a0 = (gm.offset / align) * align;
+  const std::int64_t a1 = ((gm.offset + gm.length + align - 1) / align) * align;
+  const std::int64_t wire = gm.length == 0 ? 0 : a1 - a0;
+  m_.overreadBytes += wire - gm.length;
+  return wire;
+}
+
 // A row of a series starts as copy() and startOp would start it as an op of its own, with
 // the series and the row number as its events' argument.
 void AiCore::startRow(Op& series) {
@@ -232,17 +247,10 @@ void AiCore::startRow(Op& series) {
   const std::int64_t i = r.started++;
   const bool toUb = r.dst.buf->space == MemSpace::Ub;
   const Region& gm = toUb ? r.src : r.dst;
-  const std::int64_t gmOffset = gm.offset + i * (toUb ? r.srcStride : r.dstStride);
-  const std::int64_t align = m_.hw().dmaAlignBytes;
-  const std::int64_t a0 = (gmOffset / align) * align;
-  const std::int64_t a1 = ((gmOffset + gm.length + align - 1) / align) * align;
-  const std::int64_t wireBytes = gm.length == 0 ? 0 : a1 - a0;
-  m_.overreadBytes += wireBytes - gm.length;
-  const Action crossed{&AiCore::rowCrossed, &series, static_cast<std::uint64_t>(i)};
-  if (wireBytes < kTinyCopyBytes)
-    m_.sim().after(transferTime(wireBytes, m_.hw().mteGBpsPerCore), crossed);
-  else
-    m_.startTransfer(series.path, wireBytes, series.latency, crossed);
+  const std::int64_t wireBytes =
+      gmWireBytes(Region{gm.buf, gm.offset + i * (toUb ? r.srcStride : r.dstStride), gm.length});
+  startCopyTransfer(wireBytes, series.path, series.latency,
+                    Action{&AiCore::rowCrossed, &series, static_cast<std::uint64_t>(i)});
 }
 
 // As opCrossed for a single copy: the next row (or, after the last, the next op) takes the
@@ -257,21 +265,16 @@ void AiCore::rowCrossed(void* p, std::uint64_t row) {
   c.m_.sim().after(series->latency, Action{&AiCore::rowLanded, series, row});
 }
 
-// As land() for a single copy; the series' hooks (a fence waiting for it) run when its
-// last row lands, which is when the last of the rows they stand for has landed.
+// Each row's bytes land as a single copy's would; the series itself lands (land(): its
+// hooks, such as a fence waiting for it, and its place in flight) with its last row, which
+// is when the last of the rows it stands for has landed.
 void AiCore::rowLanded(void* p, std::uint64_t row) {
   Op* series = static_cast<Op*>(p);
   CopyRows& r = *series->rows;
   const auto i = static_cast<std::int64_t>(row);
   copyBytes(Region{r.dst.buf, r.dst.offset + i * r.dstStride, r.dst.length},
             Region{r.src.buf, r.src.offset + i * r.srcStride, r.src.length});
-  if (++r.landed < r.count) return;
-  series->done = true;
-  std::exchange(series->onLand, LandHooks()).run();
-  auto& flying = series->core->inFlight_[static_cast<int>(series->pipe)];
-  auto it = std::find_if(flying.begin(), flying.end(),
-                         [series](const auto& o) { return o.get() == series; });
-  if (it != flying.end()) flying.erase(it);  // last use of the series: it may be freed here
+  if (++r.landed == r.count) series->core->land(series);
 }
 
 // The last byte of a DataCopy or an RDMA write crossed its path: the pipe can take the
@@ -405,21 +408,17 @@ void AiCore::releasePipe(Op* op) {
   if (!q.empty()) startOp(q.front());
 }
 
-OpRef AiCore::copy(Region dst, Region src) {
-  return issue(makeCopy(dst, src));
-}
-
 void AiCore::copyRows(Region dst, std::int64_t dstStride, Region src, std::int64_t srcStride,
                       int count) {
   const auto rowAt = [&](const Region& r, std::int64_t stride, int i) {
     return Region{r.buf, r.offset + i * stride, r.length};
   };
+  if (count <= 0) return;
   // The causal log numbers ops as they are issued: under it every row is issued now.
   if (count == 1 || m_.causalLog()) {
     for (int i = 0; i < count; ++i) copy(rowAt(dst, dstStride, i), rowAt(src, srcStride, i));
     return;
   }
-  if (count <= 0) return;
   // A bad row fails here, at its issue, as copy() would.
   for (int i = 0; i < count; ++i) checkCopy(rowAt(dst, dstStride, i), rowAt(src, srcStride, i));
   auto series = newOp();
@@ -429,8 +428,7 @@ void AiCore::copyRows(Region dst, std::int64_t dstStride, Region src, std::int64
   // Every row takes row 0's route: the route depends only on the buffers.
   m_.routeCopy(*this, dst, src, series->path, series->latency);
   series->path.push_front(mtePort_);
-  series->rows = std::make_unique<CopyRows>();
-  *series->rows = CopyRows{dst, src, dstStride, srcStride, count, 0, 0};
+  series->rows.reset(new CopyRows{dst, src, dstStride, srcStride, count, 0, 0});
   issue(std::move(series));
 }
 
@@ -454,7 +452,7 @@ void AiCore::checkCopy(const Region& dst, const Region& src) const {
   }
 }
 
-std::shared_ptr<Op> AiCore::makeCopy(Region dst, Region src) {
+OpRef AiCore::copy(Region dst, Region src) {
   checkCopy(dst, src);
   auto op = newOp();
   op->kind = Op::Kind::Copy;
@@ -463,16 +461,10 @@ std::shared_ptr<Op> AiCore::makeCopy(Region dst, Region src) {
   op->src = src;
   const bool toUb = dst.buf->space == MemSpace::Ub;
   op->pipe = toUb ? Pipe::Mte2 : Pipe::Mte3;
-  const Region& gm = toUb ? src : dst;
-  const std::int64_t align = m_.hw().dmaAlignBytes;
-  // Over-read (or pad) to alignment boundaries on the GM side, crop in UB.
-  const std::int64_t a0 = (gm.offset / align) * align;
-  const std::int64_t a1 = ((gm.offset + gm.length + align - 1) / align) * align;
-  op->wireBytes = gm.length == 0 ? 0 : a1 - a0;
-  m_.overreadBytes += op->wireBytes - gm.length;
+  op->wireBytes = gmWireBytes(toUb ? src : dst);
   m_.routeCopy(*this, dst, src, op->path, op->latency);
   op->path.push_front(mtePort_);
-  return op;
+  return issue(std::move(op));
 }
 
 OpRef AiCore::vector(std::int64_t elements, int bytesPerElement) {

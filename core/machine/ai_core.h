@@ -295,9 +295,10 @@ class AiCore {
  private:
   friend class OpRef;
   OpRef issue(std::shared_ptr<Op> op);
-  // A DataCopy's record, checked and routed, not yet issued.
-  std::shared_ptr<Op> makeCopy(Region dst, Region src);
   void checkCopy(const Region& dst, const Region& src) const;
+  std::int64_t gmWireBytes(const Region& gm);  // counts the over-read
+  void startCopyTransfer(std::int64_t wireBytes, const FlowPath& path, Time latency,
+                         Action crossed);
   // Puts the series' next row on the pipe.
   void startRow(Op& series);
   static void rowCrossed(void* series, std::uint64_t row);
