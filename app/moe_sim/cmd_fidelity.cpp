@@ -1,8 +1,8 @@
-// `moe-sim fidelity [--mode normal|low-latency|all] [--tokens N] [--max-ep N] [--threads N]
-// [--write-scenarios DIR]`: DeepEP's published benchmark shapes on the h800-nvswitch
-// profile (payload none), each figure computed as DeepEP's tests compute it, next to the
-// published value (core/studies/fidelity.h, docs/FIDELITY.md). The intranode EP 8
-// normal-mode row is the calibration; every other row is a prediction.
+// `moe-sim fidelity [--mode normal|low-latency|all] [--tokens N] [--min-ep N] [--max-ep N]
+// [--threads N] [--write-scenarios DIR]`: DeepEP's published benchmark shapes on the
+// h800-nvswitch profile (payload none), each figure computed as DeepEP's tests compute it,
+// next to the published value (core/studies/fidelity.h, docs/FIDELITY.md). The intranode
+// EP 8 normal-mode row is the calibration; every other row is a prediction.
 
 #include <algorithm>
 #include <cmath>
@@ -31,6 +31,8 @@ struct FidelityOptions {
   unsigned threads = 2;
   // The largest low-latency EP run (all of them by default; a smaller one saves time).
   int maxEp = 256;
+  // The smallest EP run (8, all of them, by default; a larger one finishes a table piecewise).
+  int minEp = 8;
   std::string target = "h800";
   std::string csv;             // one row per (target, mode, ep, stage)
   std::string writeScenarios;  // a directory: write the shapes' scenarios there, run nothing
@@ -179,7 +181,7 @@ void writeCsv(const std::string& path, moe::FidelityTarget target,
   });
 }
 
-// The shapes of --mode; those over --max-ep are set aside as skipped.
+// The shapes of --mode; those outside [--min-ep, --max-ep] are set aside as skipped.
 std::vector<moe::FidelityCase> chooseCases(const FidelityOptions& opt,
                                            std::vector<moe::FidelityCase> cases,
                                            std::vector<moe::FidelityResult>* skipped) {
@@ -187,11 +189,14 @@ std::vector<moe::FidelityCase> chooseCases(const FidelityOptions& opt,
   for (auto& c : cases) {
     const bool normal = c.mode == moe::FidelityMode::Normal;
     if (opt.mode != "all" && normal != (opt.mode == "normal")) continue;
-    if (skipped && c.ep > opt.maxEp) {
+    if (skipped && (c.ep > opt.maxEp || c.ep < opt.minEp)) {
       moe::FidelityResult r;
       r.c = c;
-      r.notRun = "skipped: EP " + std::to_string(c.ep) + " > --max-ep " +
-                 std::to_string(opt.maxEp) + " (engine time, see docs/FIDELITY.md)";
+      r.notRun =
+          c.ep > opt.maxEp
+              ? "skipped: EP " + std::to_string(c.ep) + " > --max-ep " + std::to_string(opt.maxEp) +
+                    " (engine time, see docs/FIDELITY.md)"
+              : "skipped: EP " + std::to_string(c.ep) + " < --min-ep " + std::to_string(opt.minEp);
       skipped->push_back(std::move(r));
       continue;
     }
@@ -312,6 +317,9 @@ void printH800(const moe::HardwareProfile& profile, const std::vector<moe::Fidel
 
 void runFidelity(const FidelityOptions& opt) {
   const moe::FidelityTarget target = *moe::fidelityTargetFromName(opt.target);
+  moe::require(opt.minEp <= opt.maxEp, "--min-ep",
+               "must not exceed --max-ep (" + std::to_string(opt.minEp) + " > " +
+                   std::to_string(opt.maxEp) + ")");
   auto cases = moe::fidelityCases(target, opt.tokens);
   const moe::HardwareProfile profile = cases.front().scenario.hardware;
   if (!opt.writeScenarios.empty()) {
@@ -364,6 +372,10 @@ const moesim::RegisterCommand kFidelity([](CLI::App& app, int& exitCode) {
       ->check(CLI::Range(0, 1 << 20));
   sub->add_option("--max-ep", opt->maxEp,
                   "Largest EP to run, in either mode (default 256, all of them; larger shapes "
+                  "are listed as skipped)")
+      ->check(CLI::Range(8, 1024));
+  sub->add_option("--min-ep", opt->minEp,
+                  "Smallest EP to run, in either mode (default 8, all of them; smaller shapes "
                   "are listed as skipped)")
       ->check(CLI::Range(8, 1024));
   sub->add_option("--threads", opt->threads,

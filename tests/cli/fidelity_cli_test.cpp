@@ -97,3 +97,31 @@ TEST(FidelityCli, AscendA3TargetWritesTheCsvAndPrintsPredictionsOnly) {
   const auto bad = moe::clitest::runMoeSim("fidelity --target a3", dir);
   EXPECT_EQ(bad.exitCode, 2);
 }
+
+// --min-ep and --max-ep pick a band of shapes, so a long table can be finished piecewise;
+// the shapes outside it are listed as skipped, and an empty band is bad input.
+TEST(FidelityCli, MinAndMaxEpRunOnlyTheShapesBetweenThem) {
+  const fs::path dir = testDir("band");
+  const fs::path csv = dir / "band.csv";
+  const auto r = moe::clitest::runMoeSim(
+      "fidelity --target ascend-a3 --mode low-latency --min-ep 16 --max-ep 16 --csv '" +
+          csv.string() + "'",
+      dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("skipped: EP 8 < --min-ep 16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("skipped: EP 32 > --max-ep 16"), std::string::npos) << r.out;
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  int rows = 0;
+  while (std::getline(in, line)) {
+    EXPECT_EQ(line.rfind("ascend-a3,low-latency,16,", 0), 0u) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2) << "EP 16 x dispatch, combine";
+  const auto empty = moe::clitest::runMoeSim("fidelity --min-ep 64 --max-ep 32", dir);
+  EXPECT_EQ(empty.exitCode, 2);
+  EXPECT_NE(empty.err.find("error: --min-ep: must not exceed --max-ep (64 > 32)"),
+            std::string::npos)
+      << empty.err;
+}
