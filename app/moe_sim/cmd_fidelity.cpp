@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "app/moe_sim/command_registry.h"
 #include "app/moe_sim/progress_line.h"
@@ -340,6 +341,11 @@ void runFidelity(const FidelityOptions& opt) {
                               std::to_string(results.front().c.ep) + ": " + results.front().notRun);
   std::vector<moe::FidelityResult> normal, ll;
   for (auto& r : skipped) results.push_back(std::move(r));
+  // Rows by mode, then in EP order, whichever end of the range was skipped.
+  std::stable_sort(results.begin(), results.end(),
+                   [](const moe::FidelityResult& a, const moe::FidelityResult& b) {
+                     return std::pair(a.c.mode, a.c.ep) < std::pair(b.c.mode, b.c.ep);
+                   });
   for (auto& r : results) (r.c.mode == moe::FidelityMode::Normal ? normal : ll).push_back(r);
   if (!opt.csv.empty()) writeCsv(opt.csv, target, results);
   if (target == moe::FidelityTarget::AscendA3)

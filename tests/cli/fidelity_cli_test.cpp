@@ -108,8 +108,15 @@ TEST(FidelityCli, MinAndMaxEpRunOnlyTheShapesBetweenThem) {
           csv.string() + "'",
       dir);
   ASSERT_EQ(r.exitCode, 0) << r.err;
-  EXPECT_NE(r.out.find("skipped: EP 8 < --min-ep 16"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("skipped: EP 32 > --max-ep 16"), std::string::npos) << r.out;
+  // The table keeps EP order: the skipped EP 8 first, then the EP 16 that ran, then EP 32.
+  const auto ep8 = r.out.find("skipped: EP 8 < --min-ep 16");
+  const auto ep16 = r.out.find("\n16 ");
+  const auto ep32 = r.out.find("skipped: EP 32 > --max-ep 16");
+  ASSERT_NE(ep8, std::string::npos) << r.out;
+  ASSERT_NE(ep16, std::string::npos) << r.out;
+  ASSERT_NE(ep32, std::string::npos) << r.out;
+  EXPECT_LT(ep8, ep16) << r.out;
+  EXPECT_LT(ep16, ep32) << r.out;
   std::ifstream in(csv);
   std::string line;
   std::getline(in, line);
