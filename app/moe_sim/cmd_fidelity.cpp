@@ -30,7 +30,7 @@ struct FidelityOptions {
   int tokens = 4096;
   int standIn = 512;
   unsigned threads = 2;
-  // The largest low-latency EP run (all of them by default; a smaller one saves time).
+  // The largest EP run, in either mode (all of them by default; a smaller one saves time).
   int maxEp = 256;
   // The smallest EP run (8, all of them, by default; a larger one finishes a table piecewise).
   int minEp = 8;
