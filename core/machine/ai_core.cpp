@@ -24,6 +24,11 @@ std::shared_ptr<Op> newOp() {
 Time cyclesToPs(double cycles, int clockMhz) {
   return checkedPs(cycles * 1e6 / clockMhz);
 }
+
+// Row i of a copyRows series whose row 0 is `row0`, the rows `stride` bytes apart.
+Region rowOf(const Region& row0, std::int64_t stride, std::int64_t i) {
+  return Region{row0.buf, row0.offset + i * stride, row0.length};
+}
 }  // namespace
 
 struct LandHooks::Node {
@@ -246,9 +251,8 @@ void AiCore::startRow(Op& series) {
   CopyRows& r = *series.rows;
   const std::int64_t i = r.started++;
   const bool toUb = r.dst.buf->space == MemSpace::Ub;
-  const Region& gm = toUb ? r.src : r.dst;
   const std::int64_t wireBytes =
-      gmWireBytes(Region{gm.buf, gm.offset + i * (toUb ? r.srcStride : r.dstStride), gm.length});
+      gmWireBytes(toUb ? rowOf(r.src, r.srcStride, i) : rowOf(r.dst, r.dstStride, i));
   startCopyTransfer(wireBytes, series.path, series.latency,
                     Action{&AiCore::rowCrossed, &series, static_cast<std::uint64_t>(i)});
 }
@@ -272,8 +276,7 @@ void AiCore::rowLanded(void* p, std::uint64_t row) {
   Op* series = static_cast<Op*>(p);
   CopyRows& r = *series->rows;
   const auto i = static_cast<std::int64_t>(row);
-  copyBytes(Region{r.dst.buf, r.dst.offset + i * r.dstStride, r.dst.length},
-            Region{r.src.buf, r.src.offset + i * r.srcStride, r.src.length});
+  copyBytes(rowOf(r.dst, r.dstStride, i), rowOf(r.src, r.srcStride, i));
   if (++r.landed == r.count) series->core->land(series);
 }
 
@@ -410,17 +413,14 @@ void AiCore::releasePipe(Op* op) {
 
 void AiCore::copyRows(Region dst, std::int64_t dstStride, Region src, std::int64_t srcStride,
                       int count) {
-  const auto rowAt = [&](const Region& r, std::int64_t stride, int i) {
-    return Region{r.buf, r.offset + i * stride, r.length};
-  };
   if (count <= 0) return;
   // The causal log numbers ops as they are issued: under it every row is issued now.
   if (count == 1 || m_.causalLog()) {
-    for (int i = 0; i < count; ++i) copy(rowAt(dst, dstStride, i), rowAt(src, srcStride, i));
+    for (int i = 0; i < count; ++i) copy(rowOf(dst, dstStride, i), rowOf(src, srcStride, i));
     return;
   }
   // A bad row fails here, at its issue, as copy() would.
-  for (int i = 0; i < count; ++i) checkCopy(rowAt(dst, dstStride, i), rowAt(src, srcStride, i));
+  for (int i = 0; i < count; ++i) checkCopy(rowOf(dst, dstStride, i), rowOf(src, srcStride, i));
   auto series = newOp();
   series->kind = Op::Kind::CopyRows;
   series->activity = Activity::Copy;
