@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "tests/cli/sim_process.h"
 
@@ -23,6 +24,14 @@ fs::path testDir(const std::string& name) {
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
+}
+
+// A CSV file's lines: the header first, then one per row.
+std::vector<std::string> csvLines(const fs::path& file) {
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
 }
 
 }  // namespace
@@ -84,16 +93,12 @@ TEST(FidelityCli, AscendA3TargetWritesTheCsvAndPrintsPredictionsOnly) {
         r.err.find(std::string("fidelity: low-latency EP ") + ep + " (128 tokens): dispatch "),
         std::string::npos)
         << r.err;
-  std::ifstream in(csv);
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "target,mode,ep,stage,time_us,gbps");
-  int rows = 0;
-  while (std::getline(in, line)) {
-    EXPECT_EQ(line.rfind("ascend-a3,low-latency,", 0), 0u) << line;
-    ++rows;
-  }
-  EXPECT_EQ(rows, 6) << "EP 8, 16, 32 x dispatch, combine";
+  const std::vector<std::string> lines = csvLines(csv);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front(), "target,mode,ep,stage,time_us,gbps");
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    EXPECT_EQ(lines[i].rfind("ascend-a3,low-latency,", 0), 0u) << lines[i];
+  EXPECT_EQ(lines.size() - 1, 6u) << "EP 8, 16, 32 x dispatch, combine";
   const auto bad = moe::clitest::runMoeSim("fidelity --target a3", dir);
   EXPECT_EQ(bad.exitCode, 2);
 }
@@ -117,15 +122,11 @@ TEST(FidelityCli, MinAndMaxEpRunOnlyTheShapesBetweenThem) {
   ASSERT_NE(ep32, std::string::npos) << r.out;
   EXPECT_LT(ep8, ep16) << r.out;
   EXPECT_LT(ep16, ep32) << r.out;
-  std::ifstream in(csv);
-  std::string line;
-  std::getline(in, line);
-  int rows = 0;
-  while (std::getline(in, line)) {
-    EXPECT_EQ(line.rfind("ascend-a3,low-latency,16,", 0), 0u) << line;
-    ++rows;
-  }
-  EXPECT_EQ(rows, 2) << "EP 16 x dispatch, combine";
+  const std::vector<std::string> lines = csvLines(csv);
+  ASSERT_FALSE(lines.empty());
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    EXPECT_EQ(lines[i].rfind("ascend-a3,low-latency,16,", 0), 0u) << lines[i];
+  EXPECT_EQ(lines.size() - 1, 2u) << "EP 16 x dispatch, combine";
   const auto empty = moe::clitest::runMoeSim("fidelity --min-ep 64 --max-ep 32", dir);
   EXPECT_EQ(empty.exitCode, 2);
   EXPECT_NE(empty.err.find("error: --min-ep: must not exceed --max-ep (64 > 32)"),
