@@ -24,12 +24,12 @@ RingSnap ringSnap(const RingBuffer& r) {
   s.cachedHead = r.cachedHead();
   s.consumerCursor = r.consumerCursor();
   const auto& recs = r.records();
-  s.recordsInFlight = static_cast<std::int64_t>(recs.size());
+  s.recordsInFlight = recs.size();
   if (!recs.empty()) {
-    s.firstSrcRank = recs.front().second.srcRank;
-    s.firstToken = recs.front().second.token;
-    s.lastSrcRank = recs.back().second.srcRank;
-    s.lastToken = recs.back().second.token;
+    s.firstSrcRank = recs.front().meta.srcRank;
+    s.firstToken = recs.front().meta.token;
+    s.lastSrcRank = recs.back().meta.srcRank;
+    s.lastToken = recs.back().meta.token;
   }
   s.stats = r.stats();
   s.description = r.describe();

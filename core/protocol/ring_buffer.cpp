@@ -39,11 +39,6 @@ const std::vector<std::string>& RingBuffer::violations() const {
   return violations_ ? *violations_ : kNone;
 }
 
-const RingBuffer::Records& RingBuffer::records() const {
-  static const Records kNone;
-  return records_ ? *records_ : kNone;
-}
-
 void RingBuffer::violation(const std::string& what) {
   if (!violations_) violations_ = std::make_unique<std::vector<std::string>>();
   violations_->push_back(name() + ": " + what + " (at " + std::to_string(m_.sim().now()) + " ps)");
@@ -108,9 +103,8 @@ OpRef RingBuffer::writeSplit(std::int64_t n, const std::vector<RecordMeta>& meta
     last = copy(Region{data_, 0, n - first}, first, n - first);
     last.op()->onLand.push_back(onLanded(begin + first, end));
   }
-  if (!records_ && !metas.empty()) records_ = std::make_unique<Records>();
   for (std::size_t i = 0; i < metas.size(); ++i)
-    records_->emplace_back(begin + static_cast<std::int64_t>(i) * recordBytes, metas[i]);
+    records_.push_back(begin + static_cast<std::int64_t>(i) * recordBytes, metas[i]);
   localTail_ = end;
   stats_.bytesWritten += n;
   stats_.recordsWritten += static_cast<std::int64_t>(metas.size());
@@ -187,13 +181,11 @@ void RingBuffer::skip(std::int64_t n) {
 }
 
 RecordMeta RingBuffer::takeRecord() {
-  if (!records_ || records_->empty()) {
+  if (records_.empty()) {
     violation("record taken from an empty ring");
     return {};
   }
-  auto [offset, meta] = records_->front();
-  records_->pop_front();
-  if (records_->empty()) records_.reset();
+  auto [offset, meta] = records_.pop_front();
   if (offset != readCursor_)
     violation("record at " + std::to_string(offset) + " taken at cursor " +
               std::to_string(readCursor_));

@@ -17,13 +17,13 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/engine/task.h"
 #include "core/machine/machine.h"
+#include "core/protocol/record_queue.h"
 
 namespace moe {
 
@@ -81,8 +81,8 @@ class RingBuffer final : public LabelSource {
   const RingStats& stats() const { return stats_; }
   const std::vector<std::string>& violations() const;
   // Records written and not yet taken, oldest first (offset in the ring's byte stream).
-  using Records = std::deque<std::pair<std::int64_t, RecordMeta>>;
-  const Records& records() const;
+  using Records = RecordQueue<RecordMeta>;
+  const Records& records() const { return records_; }
   int producerCore = -1;  // for observation: set by the operator that owns the roles
   int consumerCore = -1;
 
@@ -151,10 +151,8 @@ class RingBuffer final : public LabelSource {
   // consumer registers
   std::int64_t tailCache_ = 0;
   std::int64_t readCursor_ = 0;
-  // Made on the first write and dropped when the last record is taken: an empty std::deque
-  // still holds a 512-B block, and a 256-rank run has 155,392 rings, most of them idle at
-  // any one time (89 MB).
-  std::unique_ptr<Records> records_;
+  // Pooled nodes, one per record: most rings hold none or a few at any one time.
+  Records records_;
   RingStats stats_;
   std::unique_ptr<std::vector<std::string>> violations_;  // made on the first one
   std::int64_t dropTail_ = -1;
