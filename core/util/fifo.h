@@ -3,8 +3,8 @@
 // std::deque allocated a 512-byte block and its map up front for each of a core's five
 // pipes, most of them never used, and freed and allocated a block every 32 ops on the hot
 // path. It never shrinks on its own (releaseStorage gives the buffer back when empty), so it
-// suits queues that stay short: a ring's records in flight
-// stay in a deque, which gives back the blocks a burst needed.
+// suits queues that stay short. A ring's records in flight use a RecordQueue instead
+// (core/protocol/record_queue.h): pooled nodes, nothing held once the ring is drained.
 
 #include <cstddef>
 #include <utility>
