@@ -138,12 +138,25 @@ void AiCore::noteLostWordWrite(Word& w) {
   --w.inFlightWrites;  // issued, but nothing will land
 }
 
+const AiCore::ActivityTimes& AiCore::roleActivityTime(Role r) const {
+  static const ActivityTimes kNever{};
+  for (const RoleTimes& t : timeByRole_)
+    if (t.role == r) return t.times;
+  return kNever;
+}
+
+AiCore::ActivityTimes& AiCore::timesOf(Role r) {
+  for (RoleTimes& t : timeByRole_)
+    if (t.role == r) return t.times;
+  return timeByRole_.emplace_back(RoleTimes{r, {}}).times;
+}
+
 void AiCore::setActivity(Activity a) {
   if (a == activity_) return;
   const Time now = m_.sim().now();
   if (now > since_) {
     timeIn_[static_cast<int>(activity_)] += now - since_;
-    timeByRole_[static_cast<int>(role_)][static_cast<int>(activity_)] += now - since_;
+    timesOf(role_)[static_cast<int>(activity_)] += now - since_;
     m_.observer().activity(ActivityInterval{id_, role_, activity_, since_, now});
   }
   activity_ = a;

@@ -187,9 +187,8 @@ class AiCore {
     return timeIn_;
   }
   // The same, split by the role the core had at the time (a core changes role per stage).
-  const std::array<Time, static_cast<int>(Activity::Count)>& roleActivityTime(Role r) const {
-    return timeByRole_[static_cast<int>(r)];
-  }
+  using ActivityTimes = std::array<Time, static_cast<int>(Activity::Count)>;
+  const ActivityTimes& roleActivityTime(Role r) const;
   // What the core waits on, in words (empty if not waiting): for the inspector and the
   // deadlock diagnosis.
   std::string waitDescription() const { return waitWhat_ ? waitWhat_() : std::string(); }
@@ -317,8 +316,14 @@ class AiCore {
   Activity activity_ = Activity::Idle;
   Time since_ = 0;
   std::array<Time, static_cast<int>(Activity::Count)> timeIn_{};
-  std::array<std::array<Time, static_cast<int>(Activity::Count)>, static_cast<int>(Role::Count)>
-      timeByRole_{};
+  // Only the roles this core has had (a few at most): a table over every role was 640 B
+  // per core, and most of a large cluster's 15,000 cores run one or two roles or none.
+  struct RoleTimes {
+    Role role;
+    ActivityTimes times{};
+  };
+  std::vector<RoleTimes> timeByRole_;
+  ActivityTimes& timesOf(Role r);
   std::array<Fifo<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> pipes_;
   // Ops that left their pipe (their last byte crossed) but have not landed yet, per pipe.
   std::array<std::vector<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> inFlight_;
