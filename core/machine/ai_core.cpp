@@ -156,7 +156,8 @@ void AiCore::setActivity(Activity a) {
   const Time now = m_.sim().now();
   if (now > since_) {
     timeIn_[static_cast<int>(activity_)] += now - since_;
-    timesOf(role_)[static_cast<int>(activity_)] += now - since_;
+    if (!roleTimes_) roleTimes_ = &timesOf(role_);
+    (*roleTimes_)[static_cast<int>(activity_)] += now - since_;
     m_.observer().activity(ActivityInterval{id_, role_, activity_, since_, now});
   }
   activity_ = a;

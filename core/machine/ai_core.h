@@ -193,7 +193,10 @@ class AiCore {
   // deadlock diagnosis.
   std::string waitDescription() const { return waitWhat_ ? waitWhat_() : std::string(); }
 
-  void setRole(Role r) { role_ = r; }
+  void setRole(Role r) {
+    role_ = r;
+    roleTimes_ = nullptr;
+  }
   // No op queued on or in flight from `pipe`.
   bool pipeIdle(Pipe pipe) const {
     return pipes_[static_cast<int>(pipe)].empty() && inFlight_[static_cast<int>(pipe)].empty();
@@ -323,6 +326,7 @@ class AiCore {
     ActivityTimes times{};
   };
   std::vector<RoleTimes> timeByRole_;
+  ActivityTimes* roleTimes_ = nullptr;  // role_'s entry, found on first use after setRole
   ActivityTimes& timesOf(Role r);
   std::array<Fifo<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> pipes_;
   // Ops that left their pipe (their last byte crossed) but have not landed yet, per pipe.
