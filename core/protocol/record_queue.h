@@ -7,6 +7,7 @@
 // next ring that writes instead of back to malloc.
 
 #include <cstdint>
+#include <new>
 #include <utility>
 
 #include "core/engine/block_pool.h"
