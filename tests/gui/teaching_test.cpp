@@ -30,6 +30,7 @@
 #include "core/scenario/scenario_json.h"
 #include "gui_test_registry.h"
 #include "lesson_parsing.h"
+#include "png_checks.h"
 #include "signal_wait.h"
 #include "ui/models/field_docs.h"
 #include "ui/models/lesson.h"
@@ -418,8 +419,9 @@ class TeachingTest : public QObject {
   }
 
   // Every step of every shipped lesson, as `--lesson all --screenshot` plays it: each
-  // expectation must hold, and steps.json says so step by step.
-  void everyLessonStepShowsWhatItExpects() {
+  // expectation must hold, steps.json says so step by step, and each step has an image of its
+  // own. One run checks both: it plays every lesson, which takes a minute or two.
+  void everyLessonStepShowsWhatItExpectsInAnImageOfItsOwn() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     QProcess p;
@@ -445,6 +447,16 @@ class TeachingTest : public QObject {
       QVERIFY2(!s["narration"].toString().contains('{'), qPrintable(where));
       QVERIFY(QFile::exists(QDir(dir.path()).filePath(s["png"].toString())));
     }
+    QStringList files;
+    QSet<QString> lessons;
+    for (const QString& f : QDir(dir.path()).entryList({"*-step*.png"}, QDir::Files, QDir::Name)) {
+      files << QDir(dir.path()).filePath(f);
+      lessons.insert(f.left(f.indexOf("-step")));
+    }
+    QCOMPARE(static_cast<std::size_t>(files.size()), expected);
+    QVERIFY2(lessons.size() >= 5, qPrintable(QStringList(lessons.values()).join(", ")));
+    const QString bad = distinctAndNonTrivial(files, QSize(800, 600));
+    QVERIFY2(bad.isEmpty(), qPrintable(bad));
   }
 
   void aLessonStepCanPlantAFaultForTheDeadlockWatch() {
