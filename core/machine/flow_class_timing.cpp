@@ -33,19 +33,15 @@ void FlowNetwork::writeNewRates() {
   changed_.clear();
   for (int s : set_) {
     Flow& f = flows_[s];
-    f.inSet = false;
+    inSet_[s] = 0;
     const double rate = newRate_[s];
-    if (rate == f.rate) {
-      for (int i = 0; i < f.hops; ++i) state_[f.path[i]].flows[f.slotOn[i]].inSet = false;
-      continue;
-    }
-    // One pass over the flow's member copies for both flags (setInSet, setRate): the
-    // working set's flows sit on long lists, and each copy is a cache miss.
+    if (rate == f.rate) continue;
+    // The member copies sit on long lists, and each is a cache miss: only a changed rate
+    // visits them.
     const double delta = rate - f.rate;
     f.rate = rate;
     for (int i = 0; i < f.hops; ++i) {
       Member& m = state_[f.path[i]].flows[f.slotOn[i]];
-      m.inSet = false;
       m.rate = rate;
       addRate(f.path[i], delta);  // after the copy: a fresh resum reads it
     }

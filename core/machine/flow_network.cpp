@@ -15,7 +15,10 @@ constexpr double kEps = 1e-11;
 
 int FlowNetwork::addResource(std::string name, double gbps) {
   if (!(gbps > 0)) throw std::invalid_argument("resource " + name + " needs a positive bandwidth");
-  resources_.push_back(NetResource{std::move(name), gbpsToBytesPerPs(gbps), gbps});
+  NetResource& res = resources_.emplace_back();
+  res.capacity = gbpsToBytesPerPs(gbps);
+  res.gbps = gbps;
+  res.name = std::move(name);
   state_.emplace_back();
   return static_cast<int>(resources_.size()) - 1;
 }
@@ -58,6 +61,7 @@ void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone)
     flows_.emplace_back();
     if (perFlow_) flows_.back().end = sim_.newTimer();
     newRate_.push_back(0);
+    inSet_.push_back(0);
     frozenAt_.push_back(0);
     classes_.reserve(static_cast<int>(flows_.size()), static_cast<int>(cls_.size()));
   }
@@ -78,7 +82,7 @@ void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone)
     const int r = f.path[i];
     ++resources_[r].activeFlows;
     f.slotOn[i] = static_cast<int>(state_[r].flows.size());
-    state_[r].flows.push_back(Member{slot, false, 0.0});
+    state_[r].flows.push_back(Member{slot, 0.0});
   }
   newFlows_.push_back(slot);
   requestRecompute();
@@ -162,14 +166,9 @@ void FlowNetwork::finish(int slot) {
 
 void FlowNetwork::addToSet(int slot) {
   Flow& f = flows_[slot];
-  if (!f.active || f.inSet) return;
-  setInSet(f, true);
+  if (!f.active || inSet_[slot]) return;
+  inSet_[slot] = 1;
   set_.push_back(slot);
-}
-
-void FlowNetwork::setInSet(Flow& f, bool inSet) {
-  f.inSet = inSet;
-  for (int i = 0; i < f.hops; ++i) state_[f.path[i]].flows[f.slotOn[i]].inSet = inSet;
 }
 
 void FlowNetwork::setRate(Flow& f, double rate) {
@@ -191,8 +190,7 @@ void FlowNetwork::addRate(int r, double delta) {
 }
 
 double FlowNetwork::current(int slot) const {
-  const Flow& f = flows_[slot];
-  return f.inSet ? newRate_[slot] : f.rate;
+  return inSet_[slot] ? newRate_[slot] : flows_[slot].rate;
 }
 
 void FlowNetwork::recompute() {
@@ -233,7 +231,7 @@ void FlowNetwork::recompute() {
   // Apply: only flows whose rate changed get progressed and a new completion event.
   for (int s : set_) {
     Flow& f = flows_[s];
-    setInSet(f, false);
+    inSet_[s] = 0;
     if (newRate_[s] == f.rate) continue;
     progress(f);
     const double delta = newRate_[s] - f.rate;
@@ -335,7 +333,7 @@ double FlowNetwork::fastest(int r) {
   if (st.fastest < 0) {
     st.fastest = 0;
     for (const Member& m : st.flows)
-      st.fastest = std::max(st.fastest, m.inSet ? newRate_[m.slot] : m.rate);
+      st.fastest = std::max(st.fastest, inSet_[m.slot] ? newRate_[m.slot] : m.rate);
   }
   return st.fastest;
 }
@@ -369,14 +367,14 @@ bool FlowNetwork::checkBottlenecks() {
     f.checked = true;
     checkedFlows_.push_back(g);
     if (hasBottleneck(g)) return;
-    if (!f.inSet) {
+    if (!inSet_[g]) {
       grow_.push_back(g);
       return;
     }
     const double v = current(g);
     for (int i = 0; i < f.hops; ++i)
       for (const Member& m : state_[f.path[i]].flows)
-        if (!m.inSet && m.rate > v * (1 + kEps)) grow_.push_back(m.slot);
+        if (!inSet_[m.slot] && m.rate > v * (1 + kEps)) grow_.push_back(m.slot);
   };
   scanned_.clear();
   // An outside flow's rate did not change, so it can lose its bottleneck only where one of
@@ -400,7 +398,7 @@ bool FlowNetwork::checkBottlenecks() {
     const bool saturated = st.load >= full;
     if (saturated && fastest(r) <= oldFastest) return;
     for (const Member& m : st.flows)
-      if (!m.inSet && m.rate >= oldFastest * (1 - kEps) &&
+      if (!inSet_[m.slot] && m.rate >= oldFastest * (1 - kEps) &&
           (!saturated || m.rate < st.fastest * (1 - kEps)))
         check(m.slot);
   };

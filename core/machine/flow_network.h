@@ -83,13 +83,14 @@ class FlowPath {
 };
 
 struct NetResource {
-  std::string name;
-  double capacity;  // bytes per picosecond
-  double gbps;
-  // Observation: bytes that finished crossing, and the summed rate of active flows.
-  double bytesCarried = 0;
+  // The solver reads capacity and activeRate for every resource it visits: they come first.
+  double capacity = 0;  // bytes per picosecond
+  // Observation: the summed rate of active flows, and bytes that finished crossing.
   double activeRate = 0;
   int activeFlows = 0;
+  double bytesCarried = 0;
+  double gbps = 0;
+  std::string name;
 };
 
 class FlowNetwork {
@@ -136,12 +137,16 @@ class FlowNetwork {
   std::vector<FlowView> activeFlows() const;
 
  private:
-  struct Flow {
+  // The solver reads path, hops, the flags and rate of every flow it visits, and slotOn
+  // when it updates the flow's members: they fill the record's first cache line.
+  struct alignas(64) Flow {
     std::array<int, kMaxPath> path{};
-    std::array<int, kMaxPath> slotOn{};  // this flow's index in each path resource's list
     int hops = 0;
-    double remaining = 0;
+    bool active = false;
+    bool checked = false;  // bottleneck rule already checked in this round
     double rate = 0;
+    std::array<int, kMaxPath> slotOn{};  // this flow's index in each path resource's list
+    double remaining = 0;
     Time lastUpdate = 0;
     std::uint32_t generation = 0;
     TimerId end = kNoTimer;  // per-flow timing: the completion event, re-armed on a rate change
@@ -152,37 +157,39 @@ class FlowNetwork {
     std::size_t logPos = 0;
     std::uint64_t seq = 0;
     Action onDone;
-    bool active = false;
-    bool inSet = false;    // in the working set of the current recompute
-    bool checked = false;  // bottleneck rule already checked in this round
   };
-  // A flow as seen from one resource it crosses. The rate and working-set flag are copies
-  // kept in step with the Flow, so the solver's scans over a resource's flows read one
-  // contiguous array instead of jumping to every flow (those cache misses were most of
-  // the solver's time once a NIC or an HBM carried hundreds of flows).
+  // A flow as seen from one resource it crosses. The rate is a copy kept in step with the
+  // Flow, so the solver's scans over a resource's flows read one contiguous array instead
+  // of jumping to every flow (those cache misses were most of the solver's time once a NIC
+  // or an HBM carried hundreds of flows). Whether the flow is in the working set is one
+  // byte per flow in inSet_, small enough to stay in cache: a flag copied into every
+  // member cost a write to up to six far-apart lists each time a flow joined or left.
   struct Member {
     int slot;
-    bool inSet;
     double rate;
   };
-  struct ResourceState {
-    std::vector<Member> flows;     // active flows crossing it
-    std::vector<int> setOn;        // fill scratch: working-set flows crossing it
-    double left = 0;               // fill scratch: capacity not yet given out
-    int unfrozen = 0;              // fill scratch: working-set flows still rising
-    double key = 0;                // fill scratch: its share in the heap (a lower bound)
-    double load = 0;               // check scratch: summed rate (new rates for the working set)
-    double fastest = 0;            // check scratch: the fastest flow's rate (-1: not yet known)
-    double delta = 0;              // check scratch: the working set's rate changes on it (else 0)
-    int sinceExact = 0;            // updates of the running rate sum since it was summed afresh
-    bool dirty = false;            // on a path that started or ended since the last recompute
-    bool wasSaturated = false;     // saturated just before that change
-    double fastestBefore = 0;      // if so, the fastest flow's rate just before that change
-    bool inFill = false;           // fill scratch: listed in fillResources_
-    int target = -1;               // apply scratch: the class of the flows frozen here
-    std::uint64_t targetMark = 0;  // apply scratch: target is this recompute's
-    bool measured = false;         // check scratch: load/fastest are current
-    bool scanned = false;          // check scratch: its flows were checked
+  // One cache line for each pass that reads it: the fill, the bottleneck check, then what
+  // only a start, an end or the apply step touches.
+  struct alignas(64) ResourceState {
+    std::vector<int> setOn;  // fill scratch: working-set flows crossing it
+    double left = 0;         // fill scratch: capacity not yet given out
+    double key = 0;          // fill scratch: its share in the heap (a lower bound)
+    int unfrozen = 0;        // fill scratch: working-set flows still rising
+    bool inFill = false;     // fill scratch: listed in fillResources_
+
+    alignas(64) std::vector<Member> flows;  // active flows crossing it
+    double load = 0;            // check scratch: summed rate (new rates for the working set)
+    double fastest = 0;         // check scratch: the fastest flow's rate (-1: not yet known)
+    double delta = 0;           // check scratch: the working set's rate changes on it (else 0)
+    bool measured = false;      // check scratch: load/fastest are current
+    bool scanned = false;       // check scratch: its flows were checked
+    bool dirty = false;         // on a path that started or ended since the last recompute
+    bool wasSaturated = false;  // saturated just before that change
+    int sinceExact = 0;         // updates of the running rate sum since it was summed afresh
+
+    alignas(64) double fastestBefore = 0;  // if saturated, the fastest flow's rate before it
+    int target = -1;                       // apply scratch: the class of the flows frozen here
+    std::uint64_t targetMark = 0;          // apply scratch: target is this recompute's
   };
   static void flowEvent(void* self, std::uint64_t arg);
   static void recomputeEvent(void* self, std::uint64_t);
@@ -191,8 +198,7 @@ class FlowNetwork {
   void finish(int slot);
   void recompute();
   void addToSet(int slot);
-  void setInSet(Flow& f, bool inSet);  // sets the flag on the flow and its members
-  void setRate(Flow& f, double rate);  // the same for the rate
+  void setRate(Flow& f, double rate);  // on the flow and its members
   void fill();
   bool checkBottlenecks();  // false if the working set grew
   void measure(int r);
@@ -274,7 +280,8 @@ class FlowNetwork {
   std::vector<int> checkedFlows_;
   std::vector<int> grow_;  // flows joining the working set
   std::vector<HeapEntry> heap_;
-  std::vector<double> newRate_;  // by slot
+  std::vector<double> newRate_;      // by slot
+  std::vector<std::uint8_t> inSet_;  // by slot: in the working set of the current recompute
 };
 
 }  // namespace moe
