@@ -376,9 +376,12 @@ void AiCore::opLanded(void* p, std::uint64_t) {
 AiCore::QueuePair& AiCore::queuePair(int dstCard) {
   // The reference is used before anything else can post from this core (a new entry may
   // move the list).
-  for (auto& [card, qp] : queuePairs_)
-    if (card == dstCard) return qp;
-  return queuePairs_.emplace_back(dstCard, QueuePair{}).second;
+  if (lastQp_ < qpCards_.size() && qpCards_[lastQp_] == dstCard) return queuePairs_[lastQp_];
+  const auto it = std::find(qpCards_.begin(), qpCards_.end(), dstCard);
+  lastQp_ = static_cast<std::size_t>(it - qpCards_.begin());
+  if (it != qpCards_.end()) return queuePairs_[lastQp_];
+  qpCards_.push_back(dstCard);
+  return queuePairs_.emplace_back();
 }
 
 void AiCore::chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard) {

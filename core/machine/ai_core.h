@@ -346,10 +346,15 @@ class AiCore {
     Op* firstWaiting = nullptr;
     Op* lastWaiting = nullptr;
   };
-  // (destination card, its queue pair), made on the first post to that card. A core posts
-  // to a few dozen cards at most, so a short list searched in turn, not a table over every
-  // card: that was 10 KB per posting core at 256 ranks (42 MB).
-  std::vector<std::pair<int, QueuePair>> queuePairs_;
+  // A queue pair per destination card, made on the first post to that card: a list, not
+  // a table over every card (that was 10 KB per posting core at 256 ranks, 42 MB). The
+  // cards are searched in an array of their own, 4 bytes each: a core that posts to every
+  // card of a 256-rank cluster (dispatch's notify) would otherwise walk 12 KB of queue
+  // pairs per lookup. Lookups come in runs for one card (post, send, sent), so the last
+  // hit is tried first.
+  std::vector<int> qpCards_;
+  std::vector<QueuePair> queuePairs_;
+  std::size_t lastQp_ = 0;
   QueuePair& queuePair(int dstCard);
   void chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard);
   void sendOnQueuePair(Op* op);
