@@ -11,6 +11,10 @@ namespace {
 // Relative slack for "saturated" and "no flow runs faster": the fill's rounding is ~1e-15,
 // far below it, and the rates it lets through differ from exact by less than 1e-9.
 constexpr double kEps = 1e-11;
+// How far below its capacity a resource's headroom bound must stay for it to be left out
+// of a solve: far above kEps and the rounding of the rates (the loads the fill starts from
+// are running sums, off by some 1e-13), so such a resource is never saturated.
+constexpr double kHeadroomSlack = 1e-9;
 }  // namespace
 
 int FlowNetwork::addResource(std::string name, double gbps) {
@@ -19,7 +23,9 @@ int FlowNetwork::addResource(std::string name, double gbps) {
   res.capacity = gbpsToBytesPerPs(gbps);
   res.gbps = gbps;
   res.name = std::move(name);
-  state_.emplace_back();
+  state_.emplace_back().boundUnits =
+      static_cast<std::int64_t>(std::ceil(res.capacity / kBoundUnit));
+  canBind_.push_back(solveAll_ ? 1 : 0);  // no flows yet: nothing to saturate it
   return static_cast<int>(resources_.size()) - 1;
 }
 
@@ -34,6 +40,9 @@ std::vector<FlowNetwork::FlowView> FlowNetwork::activeFlows() const {
 void FlowNetwork::touch(const Flow& f) {
   for (int i = 0; i < f.hops; ++i) {
     const int r = f.path[i];
+    // A resource with headroom was saturated by nobody: a change there moves no capacity
+    // any flow was bottlenecked on (and the check reads it as unsaturated, dirty or not).
+    if (!canBind_[r]) continue;
     ResourceState& s = state_[r];
     if (s.dirty) continue;
     s.dirty = true;
@@ -44,6 +53,20 @@ void FlowNetwork::touch(const Flow& f) {
     if (s.wasSaturated)
       for (const Member& m : s.flows) s.fastestBefore = std::max(s.fastestBefore, m.rate);
     dirty_.push_back(r);
+  }
+}
+
+void FlowNetwork::addBound(const Flow& f, int sign) {
+  const std::int64_t narrowest = state_[f.narrowest].boundUnits;
+  for (int i = 0; i < f.hops; ++i) {
+    const int r = f.path[i];
+    int& n = narrowestOn_[{r, f.narrowest}];
+    n += sign;
+    if (n != (sign > 0 ? 1 : 0)) continue;  // that resource was counted already, or still is
+    std::int64_t& bound = state_[r].bound;
+    bound += sign * narrowest;
+    canBind_[r] = solveAll_ || static_cast<double>(bound) * kBoundUnit >=
+                                   resources_[r].capacity * (1 - kHeadroomSlack);
   }
 }
 
@@ -69,6 +92,10 @@ void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone)
   f.hops = path.size();
   std::copy(path.begin(), path.end(), f.path.begin());
   touch(f);
+  f.narrowest = f.path[0];
+  for (int i = 1; i < f.hops; ++i)
+    if (resources_[f.path[i]].capacity < resources_[f.narrowest].capacity) f.narrowest = f.path[i];
+  addBound(f, +1);
   f.remaining = static_cast<double>(bytes);
   f.rate = 0;
   f.segRate = 0;
@@ -131,6 +158,7 @@ void FlowNetwork::classEvent(void* self, std::uint64_t cls) {
 void FlowNetwork::finish(int slot) {
   Flow& f = flows_[slot];
   touch(f);
+  addBound(f, -1);
   if (!perFlow_) catchUp(slot);
   // Everything left has crossed by now (the event was scheduled for exactly that).
   for (int i = 0; i < f.hops; ++i) {
@@ -253,6 +281,7 @@ void FlowNetwork::fill() {
     const Flow& f = flows_[s];
     newRate_[s] = -1.0;
     for (int i = 0; i < f.hops; ++i) {
+      if (!canBind_[f.path[i]]) continue;  // never anyone's bottleneck (see the header)
       ResourceState& st = state_[f.path[i]];
       if (!st.inFill) {
         st.inFill = true;
@@ -304,6 +333,7 @@ void FlowNetwork::fill() {
       --unfrozen;
       const Flow& f = flows_[s];
       for (int i = 0; i < f.hops; ++i) {
+        if (!canBind_[f.path[i]]) continue;
         ResourceState& rs = state_[f.path[i]];
         rs.left = std::max(0.0, rs.left - share);
         if (--rs.unfrozen == 0) continue;
@@ -343,6 +373,7 @@ bool FlowNetwork::hasBottleneck(int slot) {
   const double v = current(slot);
   for (int i = 0; i < f.hops; ++i) {
     const int r = f.path[i];
+    if (!canBind_[r]) continue;  // never saturated
     measure(r);
     if (state_[r].load >= resources_[r].capacity * (1 - kEps) && v >= fastest(r) * (1 - kEps))
       return true;
@@ -408,7 +439,8 @@ bool FlowNetwork::checkBottlenecks() {
     check(s);
     const Flow& f = flows_[s];
     if (newRate_[s] == f.rate) continue;
-    for (int i = 0; i < f.hops; ++i) checkResource(f.path[i]);
+    for (int i = 0; i < f.hops; ++i)
+      if (canBind_[f.path[i]]) checkResource(f.path[i]);  // else unsaturated, before and after
   }
   for (int g : checkedFlows_) flows_[g].checked = false;
   for (int r : measured_) state_[r].measured = false;

@@ -21,6 +21,16 @@
 // remains proportional to the cluster is physical: when one of the k flows that share a
 // saturated NIC ends, k rates really change (k grows with the servers a card sends to).
 //
+// Headroom: a resource that no allocation can saturate is left out of the solve. Every
+// flow runs at most at the capacity of its narrowest resource, and the flows that share
+// that resource at most at its capacity together. So a resource's load is at most the sum
+// of the capacities of its flows' distinct narrowest resources (its headroom bound, an
+// exact integer kept at every start and end). A resource whose bound is below its capacity
+// is never the fill's smallest share and never saturated: the fill, the bottleneck check
+// and the change tracking skip it, which changes no rate and no bit. Its load is still kept
+// for observation. An HBM that only NICs and links feed is such a resource; a DMA port
+// or a NIC is its own flows' narrowest, so it always takes part.
+//
 // Completion timers go by bottleneck class (core/machine/flow_classes): the flows that
 // froze at one resource's share in a solve run at one rate and form a class with a single
 // simulator timer, set for the member that ends first. When the solver changes that share
@@ -44,6 +54,7 @@
 
 #include "core/engine/simulator.h"
 #include "core/machine/flow_classes.h"
+#include "core/machine/pair_counts.h"
 
 namespace moe {
 
@@ -101,13 +112,20 @@ class FlowNetwork {
   // How transfers' ends are timed: one timer per bottleneck class (the engine's), or one
   // per flow (the reference the class timing is tested against: same times, same order).
   enum class Timers { PerClass, PerFlow };
-  explicit FlowNetwork(Simulator& sim, Timers timers = Timers::PerClass)
-      : sim_(sim), perFlow_(timers == Timers::PerFlow) {}
+  // Whether resources with headroom are left out of solves (the engine's), or every
+  // resource takes part (the reference the skip is tested against: the same bits).
+  enum class Headroom { Skip, SolveAll };
+  explicit FlowNetwork(Simulator& sim, Timers timers = Timers::PerClass,
+                       Headroom headroom = Headroom::Skip)
+      : sim_(sim), perFlow_(timers == Timers::PerFlow), solveAll_(headroom == Headroom::SolveAll) {}
 
   int addResource(std::string name, double gbps);
   const NetResource& resource(int id) const { return resources_[id]; }
   int resourceCount() const { return static_cast<int>(resources_.size()); }
   int activeFlowCount() const { return activeCount_; }
+  // Whether some allocation of the active flows could saturate the resource: only such
+  // resources take part in a solve (see "Headroom" above).
+  bool canBind(int resource) const { return canBind_[resource] != 0; }
   // Engine statistics: how often rates were recomputed and over how many flows in total
   // (summed over the fills of each recompute).
   std::uint64_t recomputes() const { return recomputes_; }
@@ -149,6 +167,7 @@ class FlowNetwork {
     double remaining = 0;
     Time lastUpdate = 0;
     std::uint32_t generation = 0;
+    int narrowest = 0;       // the resource of least capacity on its path (the first, on a tie)
     TimerId end = kNoTimer;  // per-flow timing: the completion event, re-armed on a rate change
     // Class timing: `remaining` is as of lastUpdate, from which the flow ran at segRate until
     // its class's rate log entry logPos (if any). seq is the place in the order of equal-time
@@ -188,12 +207,16 @@ class FlowNetwork {
     int sinceExact = 0;         // updates of the running rate sum since it was summed afresh
 
     alignas(64) double fastestBefore = 0;  // if saturated, the fastest flow's rate before it
-    int target = -1;                       // apply scratch: the class of the flows frozen here
-    std::uint64_t targetMark = 0;          // apply scratch: target is this recompute's
+    std::int64_t bound = 0;        // headroom bound: its flows' narrowest resources' capacities
+    std::int64_t boundUnits = 0;   // its own capacity in kBoundUnit, rounded up
+    int target = -1;               // apply scratch: the class of the flows frozen here
+    std::uint64_t targetMark = 0;  // apply scratch: target is this recompute's
   };
   static void flowEvent(void* self, std::uint64_t arg);
   static void recomputeEvent(void* self, std::uint64_t);
   void touch(const Flow& f);  // marks the path dirty, remembering the old saturation
+  // Counts a flow in (+1) or out (-1) of its path's headroom bounds; updates canBind_.
+  void addBound(const Flow& f, int sign);
   void requestRecompute();
   void finish(int slot);
   void recompute();
@@ -243,6 +266,7 @@ class FlowNetwork {
 
   Simulator& sim_;
   bool perFlow_;
+  bool solveAll_;
   FlowClasses classes_;
   std::vector<ClassState> cls_;
   std::vector<int> freeClasses_;
@@ -282,6 +306,16 @@ class FlowNetwork {
   std::vector<HeapEntry> heap_;
   std::vector<double> newRate_;      // by slot
   std::vector<std::uint8_t> inSet_;  // by slot: in the working set of the current recompute
+  // By resource: its flows' bounds sum to its capacity or more, so some allocation could
+  // saturate it. Only such resources take part in a solve (one byte each, so the solver
+  // reads it without touching the resource's state).
+  std::vector<std::uint8_t> canBind_;
+  // By (resource, narrowest resource): how many active flows on the first have the second
+  // as their narrowest. The headroom bound counts each narrowest resource once.
+  PairCounts narrowestOn_;
+  // The unit of the bounds: 2^-30 bytes per picosecond (about 1 B/s). Capacities are rounded
+  // up, so a bound is never below the true sum, and sums are exact: no drift.
+  static constexpr double kBoundUnit = 1.0 / (1 << 30);
 };
 
 }  // namespace moe
