@@ -383,9 +383,7 @@ bool FlowNetwork::hasBottleneck(int slot) {
 
 // The bottleneck rule on every flow whose resources changed load. A flow outside the
 // working set that broke it joins; so do the outside flows that run faster than a
-// working-set flow without a bottleneck on its saturated resources (they hold capacity it
-// is owed: the resource the fill froze it at is one of them, and a faster flow there is
-// always an outside one, so the set grows). Unsaturated resources owe it nothing.
+// working-set flow on its resources (they hold capacity it is owed).
 bool FlowNetwork::checkBottlenecks() {
   grow_.clear();
   checkedFlows_.clear();
@@ -405,14 +403,9 @@ bool FlowNetwork::checkBottlenecks() {
       return;
     }
     const double v = current(g);
-    for (int i = 0; i < f.hops; ++i) {
-      const int r = f.path[i];
-      if (!canBind_[r]) continue;
-      measure(r);
-      if (state_[r].load < resources_[r].capacity * (1 - kEps)) continue;
-      for (const Member& m : state_[r].flows)
+    for (int i = 0; i < f.hops; ++i)
+      for (const Member& m : state_[f.path[i]].flows)
         if (!inSet_[m.slot] && m.rate > v * (1 + kEps)) grow_.push_back(m.slot);
-    }
   };
   scanned_.clear();
   // An outside flow's rate did not change, so it can lose its bottleneck only where one of
