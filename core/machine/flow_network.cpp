@@ -57,16 +57,22 @@ void FlowNetwork::touch(const Flow& f) {
 }
 
 void FlowNetwork::addBound(const Flow& f, int sign) {
+  const double narrowestCapacity = resources_[f.narrowest].capacity;
   const std::int64_t narrowest = state_[f.narrowest].boundUnits;
   for (int i = 0; i < f.hops; ++i) {
     const int r = f.path[i];
-    int& n = narrowestOn_[{r, f.narrowest}];
-    n += sign;
-    if (n != (sign > 0 ? 1 : 0)) continue;  // that resource was counted already, or still is
-    std::int64_t& bound = state_[r].bound;
-    bound += sign * narrowest;
-    canBind_[r] = solveAll_ || static_cast<double>(bound) * kBoundUnit >=
-                                   resources_[r].capacity * (1 - kHeadroomSlack);
+    ResourceState& st = state_[r];
+    const double full = resources_[r].capacity * (1 - kHeadroomSlack);
+    if (narrowestCapacity >= full) {
+      // The flow's narrowest resource alone can fill this one (it is this one, or as fast):
+      // a count is enough, and the pair table stays small (no NIC-to-NIC pairs).
+      st.fillers += sign;
+    } else {
+      int& n = narrowestOn_[{r, f.narrowest}];
+      n += sign;
+      if (n == (sign > 0 ? 1 : 0)) st.bound += sign * narrowest;  // its first in, or last out
+    }
+    canBind_[r] = solveAll_ || st.fillers > 0 || static_cast<double>(st.bound) * kBoundUnit >= full;
   }
 }
 

@@ -207,7 +207,10 @@ class FlowNetwork {
     int sinceExact = 0;         // updates of the running rate sum since it was summed afresh
 
     alignas(64) double fastestBefore = 0;  // if saturated, the fastest flow's rate before it
-    std::int64_t bound = 0;        // headroom bound: its flows' narrowest resources' capacities
+    // Headroom bound: the capacities of its flows' distinct narrowest resources, but for
+    // the `fillers`, flows whose narrowest resource alone could fill this one.
+    std::int64_t bound = 0;
+    int fillers = 0;
     std::int64_t boundUnits = 0;   // its own capacity in kBoundUnit, rounded up
     int target = -1;               // apply scratch: the class of the flows frozen here
     std::uint64_t targetMark = 0;  // apply scratch: target is this recompute's

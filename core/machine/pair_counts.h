@@ -15,27 +15,27 @@ class PairCounts {
  public:
   // The count of (a, b), made (at zero) if new.
   int& operator[](std::pair<int, int> key) {
-    if (2 * (used_ + 1) > slots_.size()) grow();
-    return slotFor(pack(key)).count;
+    if (4 * (used_ + 1) > 3 * slots_.size()) grow();  // at most three quarters full
+    return slotFor(static_cast<std::uint32_t>(key.first), static_cast<std::uint32_t>(key.second))
+        .count;
   }
 
  private:
-  struct Slot {
-    std::uint64_t key = kEmpty;
+  struct Slot {  // 12 bytes: a 256-rank run holds some 150,000 pairs
+    std::uint32_t a = kEmpty;
+    std::uint32_t b = 0;
     int count = 0;
   };
-  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-  static std::uint64_t pack(std::pair<int, int> key) {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.first)) << 32) |
-           static_cast<std::uint32_t>(key.second);
-  }
-  Slot& slotFor(std::uint64_t key) {
+  static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
+  Slot& slotFor(std::uint32_t a, std::uint32_t b) {
     const std::size_t mask = slots_.size() - 1;
-    // Fibonacci hashing spreads the packed pairs, whose low and high halves are both small.
+    // Fibonacci hashing spreads the pairs, whose halves are both small numbers.
+    const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
     std::size_t i = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
-    while (slots_[i].key != key && slots_[i].key != kEmpty) i = (i + 1) & mask;
-    if (slots_[i].key == kEmpty) {
-      slots_[i].key = key;
+    while (slots_[i].a != kEmpty && (slots_[i].a != a || slots_[i].b != b)) i = (i + 1) & mask;
+    if (slots_[i].a == kEmpty) {
+      slots_[i].a = a;
+      slots_[i].b = b;
       ++used_;
     }
     return slots_[i];
@@ -45,7 +45,7 @@ class PairCounts {
     slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{});
     used_ = 0;
     for (const Slot& s : old)
-      if (s.key != kEmpty) slotFor(s.key).count = s.count;
+      if (s.a != kEmpty) slotFor(s.a, s.b).count = s.count;
   }
 
   std::vector<Slot> slots_;
