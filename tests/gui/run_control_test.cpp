@@ -12,6 +12,8 @@
 
 #include "by_name.h"
 #include "gui_test_registry.h"
+#include "small_scenario.h"
+#include "ui/models/lesson.h"
 #include "ui/run/run_controller.h"
 #include "ui/widgets/card_view.h"
 #include "ui/widgets/main_window.h"
@@ -29,6 +31,40 @@ bool doAndWaitFrame(MainWindow& w, Slot slot, int timeoutMs = 60000) {
   return spy.wait(timeoutMs);
 }
 
+LessonTarget stageTarget(const std::string& stage, Time after = 0) {
+  LessonTarget t;
+  t.kind = LessonTarget::Kind::Stage;
+  t.stage = stage;
+  t.after = after;
+  return t;
+}
+
+// What a frame shows of a run's state: where it is, how many events it has taken, and
+// every core's and ring's state.
+struct Shown {
+  bool restart = false;
+  Snapshot s;
+};
+
+void expectSameState(const Snapshot& a, const Snapshot& b) {
+  QCOMPARE(a.now, b.now);
+  QCOMPARE(a.events, b.events);
+  QCOMPARE(a.stage, b.stage);
+  QCOMPARE(a.finished, b.finished);
+  QCOMPARE(a.cores.size(), b.cores.size());
+  for (std::size_t i = 0; i < a.cores.size(); ++i) {
+    QCOMPARE(a.cores[i].activity, b.cores[i].activity);
+    QCOMPARE(a.cores[i].role, b.cores[i].role);
+    QCOMPARE(a.cores[i].timeIn, b.cores[i].timeIn);
+  }
+  QCOMPARE(a.rings.size(), b.rings.size());
+  for (std::size_t i = 0; i < a.rings.size(); ++i) {
+    QCOMPARE(a.rings[i].head, b.rings[i].head);
+    QCOMPARE(a.rings[i].tail, b.rings[i].tail);
+    QCOMPARE(a.rings[i].recordsInFlight, b.rings[i].recordsInFlight);
+  }
+}
+
 bool waitFirstFrame(MainWindow& w) {
   if (w.liveSnapshot()) return true;
   QSignalSpy spy(&w, &MainWindow::frameShown);
@@ -39,6 +75,49 @@ bool waitFirstFrame(MainWindow& w) {
 class RunControlTest : public QObject {
   Q_OBJECT
  private slots:
+  void aLessonStepOfTheSameLoadGoesOnToWhatAFreshRunShows() {
+    // Next in a lesson: a target still ahead of the live run is reached by running on from
+    // where the run is, and shows exactly the state a run from time 0 shows there. A target
+    // behind it starts again. Controllers in this thread, so every slot runs at once.
+    const Scenario sc = smallScenario();
+    RunController live;
+    Shown shown;
+    int verdicts = 0;
+    QObject::connect(&live, &RunController::frameReady, [&](const Frame& f) {
+      shown = {f.restart, f.snapshot};
+    });
+    QObject::connect(&live, &RunController::verificationReady,
+                     [&](const Verification& v) { verdicts += v.done && v.ok ? 1 : 0; });
+    live.load(sc, Design::Streaming);
+    const auto fresh = [&sc](const LessonTarget& t) {
+      RunController c;
+      Snapshot s;
+      QObject::connect(&c, &RunController::frameReady, [&](const Frame& f) { s = f.snapshot; });
+      c.load(sc, Design::Streaming);
+      c.runFromStartTo(t);
+      return s;
+    };
+    LessonTarget at;
+    at.kind = LessonTarget::Kind::Time;
+    LessonTarget end;
+    end.kind = LessonTarget::Kind::End;
+    const std::vector<std::pair<LessonTarget, bool>> steps = {
+        {stageTarget("dispatch-streaming", 2 * kUs), false},  // ahead of time 0
+        {stageTarget("combine-streaming"), false},
+        {at, false},  // the time is set below, inside the combine
+        {end, false},
+        {end, false},                               // already there: nothing more to run
+        {stageTarget("dispatch-streaming"), true},  // behind: from time 0 again
+    };
+    for (auto [target, restarts] : steps) {
+      if (target.kind == LessonTarget::Kind::Time) target.time = shown.s.now + 3 * kUs;
+      live.continueTo(target);
+      QCOMPARE(shown.restart, restarts);
+      expectSameState(shown.s, fresh(target));
+    }
+    QCOMPARE(verdicts, 1);  // the run reached its end once, and was checked once
+  }
+
   void steppingAdvancesTimeAndResetRestoresIt() {
     MainWindow w;
     QVERIFY(waitFirstFrame(w));

@@ -1,6 +1,7 @@
 #include "ui/run/run_controller.h"
 
 #include <QElapsedTimer>
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -57,27 +58,34 @@ void RunController::setTickInterval(int ms) {
 }
 
 void RunController::load(const Scenario& sc, Design design, Fault fault) {
-  sc_ = sc;
+  // The same scenario again (another design or fault, a lesson step): its resolution and
+  // reference depend on neither, so they stay.
+  const bool sameScenario = loaded_ && sc == requested_;
   fault_ = fault;
   loaded_ = false;
   // The runs may point at the old reference: they go first.
   scrub_.reset();
   run_.reset();
-  reference_.reset();
-  resolved_.reset();
   design_ = workloadOf(design) == sc.workload.kind ? design : defaultDesign(sc.workload.kind);
-  try {
-    resolved_ = ResolvedScenario::resolve(sc);
-    sc_ = resolved_->scenario();  // a generated eplb table is computed once per load
-    // The fused workload has no experts: the window tells the Experts view so.
-    if (resolved_->gating()) emit expertLoadReady(computeExpertLoad(*resolved_));
-    if (resolved_->workload() == WorkloadKind::MoeLayer)
-      reference_ = std::make_unique<const ReferenceLayer>(computeReference(*resolved_));
-  } catch (const std::exception& e) {
-    run_.reset();
-    emit failed(QString::fromStdString(e.what()));
-    return;
+  if (!sameScenario) {
+    reference_.reset();
+    resolved_.reset();
+    expertLoad_.reset();
+    requested_ = sc;
+    try {
+      resolved_ = ResolvedScenario::resolve(sc);
+      sc_ = resolved_->scenario();  // a generated eplb table is computed once per load
+      // The fused workload has no experts: the window tells the Experts view so.
+      if (resolved_->gating()) expertLoad_ = computeExpertLoad(*resolved_);
+      if (resolved_->workload() == WorkloadKind::MoeLayer)
+        reference_ = std::make_unique<const ReferenceLayer>(computeReference(*resolved_));
+    } catch (const std::exception& e) {
+      emit failed(QString::fromStdString(e.what()));
+      return;
+    }
   }
+  // Every load, as the window clears its views on each.
+  if (expertLoad_) emit expertLoadReady(*expertLoad_);
   loaded_ = true;
   reset();
 }
@@ -204,6 +212,11 @@ void RunController::rerun(More more) {
   }
   restartBookkeeping();
   sampleMetrics(true);
+  stepWhile(more);
+}
+
+template <typename More>
+void RunController::stepWhile(More more) {
   Simulator& sim = run_->emulation().sim();
   while (sim.pendingEvents() > 0 && more(static_cast<const SteppableRun&>(*run_))) {
     run_->step();
@@ -252,14 +265,47 @@ void RunController::stepBackStage() {
 }
 
 void RunController::runFromStartTo(const LessonTarget& t) {
-  if (!loaded_) return;
+  if (loaded_) runToTarget(t, /*fromStart=*/true);
+}
+
+void RunController::continueTo(const LessonTarget& t) {
+  if (loaded_) runToTarget(t, /*fromStart=*/!run_ || !stillAhead(t));
+}
+
+bool RunController::stillAhead(const LessonTarget& t) const {
+  using K = LessonTarget::Kind;
+  switch (t.kind) {
+    case K::Stage:  // not begun yet: a fresh run would have taken the same events so far
+      return run_->currentStage() != t.stage &&
+             std::none_of(run_->stages().begin(), run_->stages().end(),
+                          [&t](const StageReport& s) { return s.name == t.stage; });
+    case K::Time:
+      return run_->emulation().sim().now() <= t.time;
+    case K::Busy:  // the first busy moment may lie behind: start again
+      return false;
+    case K::End:
+      return true;
+  }
+  return false;
+}
+
+void RunController::runToTarget(const LessonTarget& t, bool fromStart) {
   using K = LessonTarget::Kind;
   Time jumpTo = t.kind == K::Time ? t.time : -1;
+  // A fresh run from time 0, or the live one going on (stillAhead), while `more` says so.
+  const auto drive = [this, fromStart](auto more) {
+    if (fromStart) {
+      rerun(more);
+      return;
+    }
+    setMode(Mode::Paused);
+    stepWhile(more);
+  };
   switch (t.kind) {
     case K::Stage:
       if (t.after > 0) {
         // A moment inside the stage: its start plus `after`, shown at exactly that time.
-        rerun([&t, &jumpTo](const SteppableRun& r) {
+        drive([&t, &jumpTo](const SteppableRun& r) {
           const Simulator& sim = r.emulation().sim();
           if (jumpTo < 0) {
             if (r.currentStage() != t.stage) return true;
@@ -276,7 +322,7 @@ void RunController::runFromStartTo(const LessonTarget& t) {
         // A stage whose cores never work stops when the next stage begins.
         bool reached = false;
         Time started = -1;
-        rerun([&t, &reached, &started](const SteppableRun& r) {
+        drive([&t, &reached, &started](const SteppableRun& r) {
           const Simulator& sim = r.emulation().sim();
           if (started >= 0) return sim.nextEventTime() == started;
           if (r.currentStage() != t.stage) return !reached;
@@ -292,13 +338,13 @@ void RunController::runFromStartTo(const LessonTarget& t) {
         break;
       }
     case K::Time:
-      rerun([&t](const SteppableRun& r) { return r.emulation().sim().nextEventTime() <= t.time; });
+      drive([&t](const SteppableRun& r) { return r.emulation().sim().nextEventTime() <= t.time; });
       break;
     case K::Busy:
-      rerun([this](const SteppableRun&) { return !busy(); });
+      drive([this](const SteppableRun&) { return !busy(); });
       break;
     case K::End:
-      rerun([](const SteppableRun&) { return true; });
+      drive([](const SteppableRun&) { return true; });
       break;
   }
   if (!run_) return;
@@ -307,7 +353,7 @@ void RunController::runFromStartTo(const LessonTarget& t) {
     play_.jumpTo(run_->emulation().sim(), jumpTo);
   else
     play_.follow(run_->emulation().sim());
-  emitFrame(true);
+  emitFrame(fromStart, /*sampleNow=*/false);
   // A step that runs to the end says "the status bar shows the result": the verdict comes
   // before the step counts as reached.
   verifyIfFinished();
@@ -472,9 +518,9 @@ void RunController::sampleMetrics(bool force) {
   }
 }
 
-void RunController::emitFrame(bool restart) {
+void RunController::emitFrame(bool restart, bool sampleNow) {
   if (!run_) return;
-  if (!restart) sampleMetrics(true);  // the charts end at the time the views show
+  if (!restart && sampleNow) sampleMetrics(true);  // the charts end at the time the views show
   Frame f;
   f.restart = restart;
   f.snapshot = takeSnapshot(*run_, runId_);

@@ -69,6 +69,11 @@ class RunController : public QObject {
   // A lesson step: a fresh run from time 0 to the target (a stage's start, a time, the
   // first busy moment or the end), then paused; targetReached follows its frame.
   void runFromStartTo(const moe::ui::LessonTarget& target);
+  // The next lesson step on the same load: the run goes on from where it is when the target
+  // still lies ahead of it, as far as a fresh run would go, else it starts again from 0.
+  // Either way the state shown is the same: the run is deterministic, and the events it has
+  // taken all come before the target.
+  void continueTo(const moe::ui::LessonTarget& target);
   void runToEnd();
   // Skip to the next interesting moment: runs until the stage changes or data starts or
   // stops moving between cards (pacing.h), and shows that instant. Playing goes on from
@@ -106,7 +111,9 @@ class RunController : public QObject {
   template <typename More>
   void advance(More more, qint64 budgetMs);
   void sampleMetrics(bool force);
-  void emitFrame(bool restart = false);
+  // `sampleNow`: end the charts at the time shown with a sample taken now (not for a
+  // restart frame, nor for a lesson step, which shows what a fresh run samples).
+  void emitFrame(bool restart = false, bool sampleNow = true);
   void verifyIfFinished();
   // A fresh run of the loaded scenario and design, at time 0.
   std::unique_ptr<SteppableRun> newRun() const;
@@ -114,11 +121,19 @@ class RunController : public QObject {
   // views get a restart frame with the whole history up to there.
   template <typename More>
   void rerun(More more);
+  // Steps the live run while `more` says so, sampling metrics on the way.
+  template <typename More>
+  void stepWhile(More more);
+  // A lesson step from time 0 (fromStart), or on from the live run's state.
+  void runToTarget(const moe::ui::LessonTarget& target, bool fromStart);
+  // Whether the live run has taken no event at or past the target's moment.
+  bool stillAhead(const moe::ui::LessonTarget& target) const;
   // The run starts over (load, reset, step back): history and samples restart.
   void restartBookkeeping();
   bool busy() const;
 
   Scenario sc_;
+  Scenario requested_;  // as load() was given it: a load of the same one keeps what follows
   bool loaded_ = false;
   Design design_ = Design::Streaming;
   Fault fault_ = Fault::None;
@@ -127,6 +142,7 @@ class RunController : public QObject {
   // stage against it as it ends and frees the tensors no later stage reads, as a CLI run
   // does, so a Run holds what `moe-sim run` holds (the fused workload: none).
   std::unique_ptr<const ReferenceLayer> reference_;
+  std::optional<ExpertLoad> expertLoad_;  // of the loaded scenario, for the Experts view
   std::unique_ptr<SteppableRun> run_;
   std::unique_ptr<SteppableRun> scrub_;
   std::uint64_t runId_ = 0;

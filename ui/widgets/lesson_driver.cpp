@@ -48,14 +48,21 @@ void LessonDriver::showStep(const Lesson& lesson, int index) {
   step_ = step;
   checks_.clear();
   values_.clear();
+  const Design shown = controls_.design();
   if (step.scenario.workload.kind != controls_.designsFor())
     controls_.setDesignChoices(step.scenario.workload.kind);
   if (const std::optional<Design> design = designFromName(step.design))
     controls_.showDesign(*design);
   tick_.dropScrub();
-  window_.loadScenario(step.scenario, step.fault);
+  // A step of the scenario, design and fault already loaded (most Next clicks) goes on
+  // from where the run is, without running again from time 0 or clearing the views.
+  const bool sameLoad = step.scenario == window_.scenario() && step.fault == window_.fault() &&
+                        controls_.design() == shown;
+  if (!sameLoad) window_.loadScenario(step.scenario, step.fault);
   QMetaObject::invokeMethod(window_.controller(),
-                            [c = window_.controller(), t = step.target] { c->runFromStartTo(t); });
+                            [c = window_.controller(), t = step.target, sameLoad] {
+                              sameLoad ? c->continueTo(t) : c->runFromStartTo(t);
+                            });
   if (step.view == "compare")  // before its runs: the part is shown once they are laid out
     views_.view<CompareView>("compare")->showPart(
         comparePartFromName(step.show).value_or(ComparePart::Timelines));

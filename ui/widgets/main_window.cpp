@@ -160,6 +160,7 @@ void MainWindow::loadScenario(const Scenario& sc, Fault fault) {
   const bool workloadChanged = sc.workload.kind != controls_->designsFor() || !tick_->live();
   if (sc.workload.kind != controls_->designsFor()) controls_->setDesignChoices(sc.workload.kind);
   scenario_ = sc;
+  fault_ = fault;
   tick_->dropScrub();
   const Design design = controls_->design();
   views_->scenarioLoaded({sc, design, workloadChanged, compared_});

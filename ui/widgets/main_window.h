@@ -47,6 +47,8 @@ class MainWindow : public QMainWindow, public ViewHost {
   std::shared_ptr<const Snapshot> shownSnapshot() const;
   const Verification& verification() const { return verification_; }
   const Scenario& scenario() const { return scenario_; }
+  // The fault planted in the loaded scenario's runs (a lesson step's).
+  Fault fault() const { return fault_; }
 
   // The views, by their id in viewRegistry() (also each page's object name, by which the
   // tests find it).
@@ -126,6 +128,7 @@ class MainWindow : public QMainWindow, public ViewHost {
   QAction* presenterAction_ = nullptr;
   bool presenter_ = false;
   Scenario scenario_;
+  Fault fault_ = Fault::None;
   Scenario compared_;  // the scenario Compare's figures are for
   Verification verification_;
 };
