@@ -17,7 +17,11 @@
 // column-tile panels (see packWeights), as device weights are laid out offline.
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/machine/hardware_profile.h"
@@ -70,6 +74,23 @@ struct A2aMatmulReference {
   std::vector<std::vector<float>> magnitude;  // per rank, sum_k |a_ik w_kj|
 };
 A2aMatmulReference a2aMatmulReference(const A2aMatmulInputs& in);
+
+// The reference of one set of inputs, computed on first use and then kept: the workbench
+// checks every fused run it finishes (a lesson's, a re-run's) against the same inputs, and
+// the GEMM was the largest part of each check. Safe to share between threads.
+class A2aReferenceOnce {
+ public:
+  explicit A2aReferenceOnce(std::shared_ptr<const A2aMatmulInputs> in) : in_(std::move(in)) {}
+  const A2aMatmulReference& get() const {
+    std::call_once(once_, [this] { ref_ = a2aMatmulReference(*in_); });
+    return *ref_;
+  }
+
+ private:
+  std::shared_ptr<const A2aMatmulInputs> in_;
+  mutable std::once_flag once_;
+  mutable std::optional<A2aMatmulReference> ref_;
+};
 
 // Tolerance between an emulated output and the reference (fp32 summation order differs:
 // per-slice sums are added across ranks; fp16 output rounding can then flip one ulp):

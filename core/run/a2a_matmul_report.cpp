@@ -62,7 +62,7 @@ A2aMatmulReport runA2aMatmulWorkload(const ResolvedScenario& rs, bool verify,
   rep.pipelined.run.verification = {rep.pipelined.completed};
   rep.sequential.run.verification = {rep.sequential.completed};
   if (verify) {
-    const A2aMatmulReference ref = a2aMatmulReference(*rs.a2aInputs());
+    const A2aMatmulReference& ref = rs.a2aReference()->get();
     for (A2aMatmulRunResult* side : {&rep.pipelined, &rep.sequential}) {
       const A2aMatmulRun& run = side == &rep.pipelined ? *rep.pipelinedRun : *rep.sequentialRun;
       side->run.verification.push_back(run.verify(ref));

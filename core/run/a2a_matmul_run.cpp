@@ -17,8 +17,9 @@ Scenario a2aMatmulMachineScenario(const Scenario& base, const A2aMatmulShape& s)
 }
 
 A2aMatmulRun::A2aMatmulRun(const Scenario& sc, std::shared_ptr<const A2aMatmulInputs> in,
-                           bool pipelined)
-    : in_(std::move(in)) {
+                           bool pipelined, std::shared_ptr<const A2aReferenceOnce> reference)
+    : in_(std::move(in)),
+      reference_(reference ? std::move(reference) : std::make_shared<const A2aReferenceOnce>(in_)) {
   validateA2aMatmul(in_->shape, sc.hardware);
   emu_ = std::make_unique<Emulation>(a2aMatmulMachineScenario(sc, in_->shape));
   kernel_ = std::make_unique<A2aMatmulContext>(*emu_, *in_, pipelined);
@@ -27,7 +28,7 @@ A2aMatmulRun::A2aMatmulRun(const Scenario& sc, std::shared_ptr<const A2aMatmulIn
 }
 
 A2aMatmulRun::A2aMatmulRun(const ResolvedScenario& rs, bool pipelined)
-    : A2aMatmulRun(rs.scenario(), rs.a2aInputs(), pipelined) {}
+    : A2aMatmulRun(rs.scenario(), rs.a2aInputs(), pipelined, rs.a2aReference()) {}
 
 // The host program: the design's stages in order, each a kernel launch and a stream sync.
 Task A2aMatmulRun::driver() {
@@ -78,7 +79,7 @@ VerificationCheck A2aMatmulRun::verify(const A2aMatmulReference& ref) const {
 }
 
 std::vector<VerificationCheck> A2aMatmulRun::verifyAgainstReference() const {
-  return {completion(), verify(a2aMatmulReference(*in_))};
+  return {completion(), verify(reference_->get())};
 }
 
 std::uint64_t A2aMatmulRun::digest() const {

@@ -42,7 +42,8 @@ class A2aMatmulRun : public SteppableRun {
   A2aMatmulRun(const ResolvedScenario& rs, bool pipelined);
   // Explicit inputs (the tests' entry point). Throws InputError (naming the workload field)
   // for a shape the kernel cannot run.
-  A2aMatmulRun(const Scenario& sc, std::shared_ptr<const A2aMatmulInputs> in, bool pipelined);
+  A2aMatmulRun(const Scenario& sc, std::shared_ptr<const A2aMatmulInputs> in, bool pipelined,
+               std::shared_ptr<const A2aReferenceOnce> reference = nullptr);
   ~A2aMatmulRun() override;
 
   Emulation& emulation() override { return *emu_; }
@@ -75,6 +76,7 @@ class A2aMatmulRun : public SteppableRun {
   Task driver();
 
   std::shared_ptr<const A2aMatmulInputs> in_;
+  std::shared_ptr<const A2aReferenceOnce> reference_;  // of in_, shared with other runs on it
   std::unique_ptr<Emulation> emu_;
   std::unique_ptr<A2aMatmulContext> kernel_;
   std::unique_ptr<StageRunner> stages_;

@@ -44,6 +44,7 @@ ResolvedScenario ResolvedScenario::resolve(const Scenario& given,
     const A2aMatmulShape shape = shapeFromWorkload(given.workload);
     r.a2aInputs_ =
         std::make_shared<const A2aMatmulInputs>(generateA2aMatmulInputs(shape, given.seed));
+    r.a2aReference_ = std::make_shared<const A2aReferenceOnce>(r.a2aInputs_);
   } else {
     r.gating_ =
         gating

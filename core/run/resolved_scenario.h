@@ -51,6 +51,8 @@ class ResolvedScenario {
   const std::shared_ptr<const std::vector<RankGating>>& gating() const { return gating_; }
   // The fused operator's A and W, per rank (null for the MoE layer).
   const std::shared_ptr<const A2aMatmulInputs>& a2aInputs() const { return a2aInputs_; }
+  // Their reference output, computed once for every run on them (null for the MoE layer).
+  const std::shared_ptr<const A2aReferenceOnce>& a2aReference() const { return a2aReference_; }
 
  private:
   ResolvedScenario() = default;
@@ -59,6 +61,7 @@ class ResolvedScenario {
   CheckedScenario checked_;
   std::shared_ptr<const std::vector<RankGating>> gating_;
   std::shared_ptr<const A2aMatmulInputs> a2aInputs_;
+  std::shared_ptr<const A2aReferenceOnce> a2aReference_;
 };
 
 }  // namespace moe

@@ -85,8 +85,7 @@ void runLayer(const SweepSpec& spec, const ResolvedScenario& rs, std::vector<Swe
 }
 
 void runFused(const SweepSpec& spec, const ResolvedScenario& rs, std::vector<SweepRow>& rows) {
-  std::optional<A2aMatmulReference> ref;
-  if (spec.verify) ref = a2aMatmulReference(*rs.a2aInputs());
+  const A2aMatmulReference* ref = spec.verify ? &rs.a2aReference()->get() : nullptr;
   for (std::size_t d = 0; d < spec.designs.size(); ++d) {
     SweepRow& row = rows[d];
     auto run = makeA2aMatmulRun(rs, spec.designs[d]);
