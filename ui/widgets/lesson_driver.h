@@ -1,6 +1,7 @@
 #pragma once
 // Plays guided lessons in the window: the Lesson dock with its panel, and for each step its
-// scenario and design, a run from time 0 to its moment, its view and selection; once the
+// scenario and design, a run to its moment (on from the live run when that is the same
+// load and the moment lies ahead, else from time 0), its view and selection; once the
 // views show that moment it measures the step's expectations and fills its narration.
 
 #include <QObject>
