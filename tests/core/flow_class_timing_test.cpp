@@ -8,48 +8,18 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/engine/simulator.h"
 #include "core/machine/flow_network.h"
+#include "flow_test_plans.h"
 
 using namespace moe;
+using namespace moe::flow_test;
 
 namespace {
-
-struct Transfer {
-  Time at;
-  std::vector<int> path;
-  std::int64_t bytes;
-  int next = -1;  // started when this one ends (a chained transfer), else -1
-};
-
-struct Run {
-  FlowNetwork* net;
-  Simulator* sim;
-  const std::vector<Transfer>* plan;
-  std::vector<Time> done;
-  std::vector<int> order;  // transfers in the order their ends ran
-};
-
-void startOne(void* ctx, std::uint64_t i);
-
-void ended(void* ctx, std::uint64_t i) {
-  auto* r = static_cast<Run*>(ctx);
-  r->done[i] = r->sim->now();
-  r->order.push_back(static_cast<int>(i));
-  const int next = (*r->plan)[i].next;
-  if (next >= 0) startOne(r, static_cast<std::uint64_t>(next));
-}
-
-void startOne(void* ctx, std::uint64_t i) {
-  auto* r = static_cast<Run*>(ctx);
-  const Transfer& t = (*r->plan)[i];
-  r->net->start(FlowPath(t.path), t.bytes, Action{&ended, r, i});
-}
 
 struct Outcome {
   std::vector<Time> done;
@@ -60,21 +30,19 @@ struct Outcome {
 };
 
 Outcome replay(FlowNetwork::Timers timers, const std::vector<double>& gbps,
-               const std::vector<Transfer>& plan, Time updateInterval) {
+               const std::vector<PlannedTransfer>& plan, Time updateInterval) {
   Simulator sim;
   FlowNetwork net(sim, timers);
   net.setMinRecomputeInterval(updateInterval);
   for (double g : gbps) net.addResource("r", g);
-  Run r{&net, &sim, &plan, std::vector<Time>(plan.size(), -1), {}};
-  for (std::size_t i = 0; i < plan.size(); ++i)
-    if (plan[i].at >= 0) sim.at(plan[i].at, Action{&startOne, &r, i});
+  const TransferReplay r(net, sim, plan);
   sim.run();
-  Outcome o{r.done, r.order, sim.eventsRun(), net.timersArmed(), {}};
+  Outcome o{r.done(), r.order(), sim.eventsRun(), net.timersArmed(), {}};
   for (int k = 0; k < net.resourceCount(); ++k) o.carried.push_back(net.resource(k).bytesCarried);
   return o;
 }
 
-void expectSame(const std::vector<double>& gbps, const std::vector<Transfer>& plan,
+void expectSame(const std::vector<double>& gbps, const std::vector<PlannedTransfer>& plan,
                 Time updateInterval, const char* what) {
   const Outcome byClass = replay(FlowNetwork::Timers::PerClass, gbps, plan, updateInterval);
   const Outcome perFlow = replay(FlowNetwork::Timers::PerFlow, gbps, plan, updateInterval);
@@ -90,7 +58,7 @@ void expectSame(const std::vector<double>& gbps, const std::vector<Transfer>& pl
 }
 
 // Some transfers start at fixed times, others when an earlier one ends (at that instant).
-std::vector<Transfer> chained(std::vector<Transfer> plan, std::mt19937_64& rng) {
+std::vector<PlannedTransfer> chained(std::vector<PlannedTransfer> plan, std::mt19937_64& rng) {
   for (std::size_t i = 0; i + 1 < plan.size(); ++i)
     if (rng() % 4 == 0 && plan[i + 1].at >= 0) {
       plan[i].next = static_cast<int>(i + 1);
@@ -104,20 +72,15 @@ std::vector<Transfer> chained(std::vector<Transfer> plan, std::mt19937_64& rng) 
 TEST(FlowClassTiming, RandomPathsEndAtTheSamePicosecondInTheSameOrderAsPerFlowTimers) {
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     std::mt19937_64 rng(seed);
-    const int resources = 3 + static_cast<int>(rng() % 12);
-    const double choices[] = {25, 56, 100, 1600};  // few bandwidths: ties are common
-    std::vector<double> gbps;
-    for (int r = 0; r < resources; ++r) gbps.push_back(choices[rng() % 4]);
-    std::vector<Transfer> plan;
+    const std::vector<double> gbps = fewBandwidths(rng);
+    const int resources = static_cast<int>(gbps.size());
+    std::vector<PlannedTransfer> plan;
     const int transfers = 20 + static_cast<int>(rng() % 150);
     for (int i = 0; i < transfers; ++i) {
-      std::vector<int> all(static_cast<std::size_t>(resources));
-      for (int r = 0; r < resources; ++r) all[static_cast<std::size_t>(r)] = r;
-      std::shuffle(all.begin(), all.end(), rng);
-      all.resize(1 + rng() % static_cast<std::size_t>(std::min(4, resources)));
+      std::vector<int> path = randomPath(rng, resources);
       // Equal sizes now and then, so whole classes end at one picosecond.
       const auto bytes = static_cast<std::int64_t>(rng() % 3 == 0 ? 65536 : 1 + rng() % (1 << 20));
-      plan.push_back({static_cast<Time>(rng() % 6) * 300 * kNs, all, bytes});
+      plan.push_back({static_cast<Time>(rng() % 6) * 300 * kNs, std::move(path), bytes});
     }
     plan = chained(std::move(plan), rng);
     const std::string what = "seed " + std::to_string(seed);
@@ -132,24 +95,9 @@ TEST(FlowClassTiming, RandomPathsEndAtTheSamePicosecondInTheSameOrderAsPerFlowTi
 TEST(FlowClassTiming, AllToAllOverNicsMatchesPerFlowTimersExactly) {
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     std::mt19937_64 rng(seed * 7919);
-    const int cards = 16, ports = 4, perCard = 3 + ports;
-    std::vector<double> gbps;
-    for (int c = 0; c < cards; ++c)
-      for (double g : {1600.0, 25.0, 25.0, 100.0, 100.0, 100.0, 100.0}) gbps.push_back(g);
-    auto hbm = [&](int c) { return c * perCard; };
-    std::vector<Transfer> plan;
-    for (int i = 0; i < 600; ++i) {
-      const int s = static_cast<int>(rng() % cards);
-      const Time at = static_cast<Time>(rng() % 100) * 100 * kNs;
-      const auto bytes = static_cast<std::int64_t>(rng() % 2 ? 32768 : 4096 + rng() % 65536);
-      if (rng() % 3 == 0) {
-        plan.push_back({at, {hbm(s) + 3 + static_cast<int>(rng() % ports), hbm(s)}, bytes});
-      } else {
-        int d = static_cast<int>(rng() % (cards - 1));
-        if (d >= s) ++d;
-        plan.push_back({at, {hbm(s), hbm(s) + 1, hbm(d) + 2, hbm(d)}, bytes});
-      }
-    }
+    const AllToAll shape{.cards = 16, .transfers = 600, .startSlots = 100, .equalSizes = true};
+    const std::vector<double> gbps = shape.bandwidths();
+    std::vector<PlannedTransfer> plan = shape.plan(rng);
     plan = chained(std::move(plan), rng);
     expectSame(gbps, plan, 0, ("seed " + std::to_string(seed)).c_str());
   }
@@ -159,7 +107,7 @@ TEST(FlowClassTiming, AllToAllOverNicsMatchesPerFlowTimersExactly) {
 // ends, the others' share rises. Per-flow timing re-arms each one's timer; class timing
 // re-arms their class's one.
 TEST(FlowClassTiming, AShareChangeReArmsOneTimerPerClassNotOnePerFlow) {
-  std::vector<Transfer> plan;
+  std::vector<PlannedTransfer> plan;
   for (int i = 0; i < 50; ++i) plan.push_back({0, {0}, 1 << 20});
   plan.push_back({0, {0}, 1024});
   const Outcome byClass = replay(FlowNetwork::Timers::PerClass, {100}, plan, 0);

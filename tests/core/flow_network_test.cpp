@@ -8,44 +8,24 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/engine/simulator.h"
 #include "core/machine/flow_network.h"
 #include "core/reference/max_min_fair.h"
+#include "flow_test_plans.h"
 
 using namespace moe;
+using namespace moe::flow_test;
 
 namespace {
-
-void completed(void* ctx, std::uint64_t arg) {
-  ++(*static_cast<std::vector<int>*>(ctx))[arg];
-}
-
-struct Planned {
-  Time at;
-  std::vector<int> path;
-  std::int64_t bytes;
-};
-
-// Starts each planned transfer at its time from an event, so starts interleave with ends.
-struct Starter {
-  FlowNetwork* net;
-  const std::vector<Planned>* plan;
-  std::vector<int>* done;
-};
-void startOne(void* ctx, std::uint64_t i) {
-  auto* s = static_cast<Starter*>(ctx);
-  s->net->start(FlowPath((*s->plan)[i].path), (*s->plan)[i].bytes, Action{&completed, s->done, i});
-}
 
 // Runs the plan; after each instant, compares every rate with the reference.
 // Returns the largest relative difference seen and the number of instants compared.
 void runAndCompare(FlowNetwork& net, Simulator& sim, const std::vector<double>& capacity,
-                   const std::vector<Planned>& plan, double& worst, int& instants) {
-  std::vector<int> done(plan.size(), 0);
-  Starter st{&net, &plan, &done};
-  for (std::size_t i = 0; i < plan.size(); ++i) sim.at(plan[i].at, Action{&startOne, &st, i});
+                   const std::vector<PlannedTransfer>& plan, double& worst, int& instants) {
+  const TransferReplay replay(net, sim, plan);
   worst = 0;
   instants = 0;
   while (sim.step()) {
@@ -61,11 +41,11 @@ void runAndCompare(FlowNetwork& net, Simulator& sim, const std::vector<double>& 
     }
     ++instants;
   }
-  for (std::size_t i = 0; i < plan.size(); ++i) EXPECT_EQ(done[i], 1) << "transfer " << i;
+  for (std::size_t i = 0; i < plan.size(); ++i) EXPECT_EQ(replay.ends()[i], 1) << "transfer " << i;
   EXPECT_EQ(net.activeFlowCount(), 0);
   // Every byte crossed every resource on its path exactly once.
   std::vector<double> carried(capacity.size(), 0);
-  for (const Planned& p : plan)
+  for (const PlannedTransfer& p : plan)
     for (int r : p.path) carried[static_cast<std::size_t>(r)] += static_cast<double>(p.bytes);
   for (std::size_t r = 0; r < capacity.size(); ++r)
     EXPECT_NEAR(net.resource(static_cast<int>(r)).bytesCarried, carried[r], 1e-6 * carried[r] + 1);
@@ -79,22 +59,17 @@ TEST(FlowNetworkVsReference, RandomPathsOverRandomResourcesMatchWithin1e9) {
     Simulator sim;
     FlowNetwork net(sim);
     std::vector<double> capacity;
-    const int resources = 3 + static_cast<int>(rng() % 12);
-    // Few distinct bandwidths, so equal shares (ties) are common.
-    const double gbps[] = {25, 56, 100, 1600};
+    const std::vector<double> gbps = fewBandwidths(rng);
+    const int resources = static_cast<int>(gbps.size());
     for (int r = 0; r < resources; ++r) {
-      const int id = net.addResource("r" + std::to_string(r), gbps[rng() % 4]);
+      const int id = net.addResource("r" + std::to_string(r), gbps[static_cast<std::size_t>(r)]);
       capacity.push_back(net.resource(id).capacity);
     }
-    std::vector<Planned> plan;
+    std::vector<PlannedTransfer> plan;
     const int transfers = 20 + static_cast<int>(rng() % 80);
     for (int i = 0; i < transfers; ++i) {
-      std::vector<int> all(static_cast<std::size_t>(resources));
-      for (int r = 0; r < resources; ++r) all[static_cast<std::size_t>(r)] = r;
-      std::shuffle(all.begin(), all.end(), rng);
-      const int hops = 1 + static_cast<int>(rng() % std::min(4, resources));
-      all.resize(static_cast<std::size_t>(hops));
-      plan.push_back({static_cast<Time>(rng() % 4) * 500 * kNs, all,
+      std::vector<int> path = randomPath(rng, resources);
+      plan.push_back({static_cast<Time>(rng() % 4) * 500 * kNs, std::move(path),
                       1024 + static_cast<std::int64_t>(rng() % (1 << 20))});
     }
     double worst = 0;
@@ -114,33 +89,10 @@ TEST(FlowNetworkVsReference, AllToAllOverNicsAndHbmMatchesWithin1e9) {
     Simulator sim;
     FlowNetwork net(sim);
     std::vector<double> capacity;
-    auto add = [&](const std::string& n, double g) {
-      const int id = net.addResource(n, g);
-      capacity.push_back(net.resource(id).capacity);
-      return id;
-    };
-    const int cards = 12, ports = 4;
-    std::vector<int> hbm, tx, rx, port;
-    for (int c = 0; c < cards; ++c) {
-      hbm.push_back(add("hbm", 1600));
-      tx.push_back(add("tx", 25));
-      rx.push_back(add("rx", 25));
-      for (int p = 0; p < ports; ++p) port.push_back(add("port", 100));
-    }
-    std::vector<Planned> plan;
-    for (int i = 0; i < 400; ++i) {
-      const int s = static_cast<int>(rng() % cards);
-      const Time at = static_cast<Time>(rng() % 200) * 100 * kNs;
-      const std::int64_t bytes = 4096 + static_cast<std::int64_t>(rng() % 65536);
-      if (rng() % 3 == 0) {
-        plan.push_back(
-            {at, {port[static_cast<std::size_t>(s * ports + rng() % ports)], hbm[s]}, bytes});
-      } else {
-        int d = static_cast<int>(rng() % (cards - 1));
-        if (d >= s) ++d;
-        plan.push_back({at, {hbm[s], tx[s], rx[d], hbm[d]}, bytes});
-      }
-    }
+    const AllToAll shape;
+    for (double g : shape.bandwidths())
+      capacity.push_back(net.resource(net.addResource("r", g)).capacity);
+    const std::vector<PlannedTransfer> plan = shape.plan(rng);
     double worst = 0;
     int instants = 0;
     runAndCompare(net, sim, capacity, plan, worst, instants);
@@ -161,7 +113,7 @@ TEST(FlowNetworkVsReference, ThousandsOfTransfersOnOneResourceStayExact) {
     const int id = net.addResource("r", g);
     capacity.push_back(net.resource(id).capacity);
   }
-  std::vector<Planned> plan;
+  std::vector<PlannedTransfer> plan;
   for (int i = 0; i < 6000; ++i) {
     std::vector<int> path = {0};
     if (rng() % 2) path.push_back(1 + static_cast<int>(rng() % 2));
