@@ -102,7 +102,12 @@ class RunControlTest : public QObject {
     LessonTarget end;
     end.kind = LessonTarget::Kind::End;
     const std::vector<std::pair<LessonTarget, bool>> steps = {
-        {stageTarget("dispatch-streaming", 2 * kUs), false},  // ahead of time 0
+        {stageTarget("dispatch-streaming"), false},           // ahead of time 0
+        {stageTarget("dispatch-streaming", 2 * kUs), false},  // later in the stage
+        {stageTarget("dispatch-streaming", 2 * kUs), false},  // there already
+        {stageTarget("dispatch-streaming", 1 * kUs), true},   // passed
+        {stageTarget("dispatch-streaming", 3 * kUs), false},
+        {stageTarget("dispatch-streaming"), true},  // its first busy moment: known from 0 only
         {stageTarget("combine-streaming"), false},
         {at, false},  // the time is set below, inside the combine
         {end, false},

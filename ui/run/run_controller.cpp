@@ -275,10 +275,17 @@ void RunController::continueTo(const LessonTarget& t) {
 bool RunController::stillAhead(const LessonTarget& t) const {
   using K = LessonTarget::Kind;
   switch (t.kind) {
-    case K::Stage:  // not begun yet: a fresh run would have taken the same events so far
-      return run_->currentStage() != t.stage &&
-             std::none_of(run_->stages().begin(), run_->stages().end(),
-                          [&t](const StageReport& s) { return s.name == t.stage; });
+    case K::Stage: {
+      if (std::any_of(run_->stages().begin(), run_->stages().end(),
+                      [&t](const StageReport& s) { return s.name == t.stage; }))
+        return false;  // over
+      // Not begun: a fresh run would have taken the same events so far.
+      if (run_->currentStage() != t.stage) return true;
+      // Under way: a moment `after` its start is ahead until the run passes it. The first
+      // moment its cores were at work (after 0) is known only to a run from time 0.
+      if (t.after <= 0) return false;
+      return run_->emulation().sim().now() <= stageStart() + t.after;
+    }
     case K::Time:
       return run_->emulation().sim().now() <= t.time;
     case K::Busy:  // the first busy moment may lie behind: start again
@@ -289,9 +296,16 @@ bool RunController::stillAhead(const LessonTarget& t) const {
   return false;
 }
 
+Time RunController::stageStart() const {
+  return run_->emulation().observer().stages().back().start;
+}
+
 void RunController::runToTarget(const LessonTarget& t, bool fromStart) {
   using K = LessonTarget::Kind;
   Time jumpTo = t.kind == K::Time ? t.time : -1;
+  // Going on inside the target stage (stillAhead): its moment is known already.
+  if (!fromStart && t.kind == K::Stage && run_->currentStage() == t.stage)
+    jumpTo = stageStart() + t.after;
   // A fresh run from time 0, or the live one going on (stillAhead), while `more` says so.
   const auto drive = [this, fromStart](auto more) {
     if (fromStart) {

@@ -128,6 +128,8 @@ class RunController : public QObject {
   void runToTarget(const moe::ui::LessonTarget& target, bool fromStart);
   // Whether the live run has taken no event at or past the target's moment.
   bool stillAhead(const moe::ui::LessonTarget& target) const;
+  // When the live run's current stage began.
+  Time stageStart() const;
   // The run starts over (load, reset, step back): history and samples restart.
   void restartBookkeeping();
   bool busy() const;
