@@ -59,8 +59,9 @@ void RunController::setTickInterval(int ms) {
 
 void RunController::load(const Scenario& sc, Design design, Fault fault) {
   // The same scenario again (another design or fault, a lesson step): its resolution and
-  // reference depend on neither, so they stay.
-  const bool sameScenario = loaded_ && sc == requested_;
+  // reference depend on neither, so they stay. Unless its routing comes from a trace file,
+  // which may have changed on disk since: a load reads it again.
+  const bool sameScenario = loaded_ && sc == requested_ && sc.routing.traceFile.empty();
   fault_ = fault;
   loaded_ = false;
   // The runs may point at the old reference: they go first.
