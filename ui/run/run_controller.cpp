@@ -61,7 +61,8 @@ void RunController::load(const Scenario& sc, Design design, Fault fault) {
   // The same scenario again (another design or fault, a lesson step): its resolution and
   // reference depend on neither, so they stay. Unless its routing comes from a trace file,
   // which may have changed on disk since: a load reads it again.
-  const bool sameScenario = loaded_ && sc == requested_ && sc.routing.traceFile.empty();
+  const bool sameScenario =
+      loaded_ && resolved_ && sc == resolved_->given() && sc.routing.traceFile.empty();
   fault_ = fault;
   loaded_ = false;
   // The runs may point at the old reference: they go first.
@@ -72,7 +73,6 @@ void RunController::load(const Scenario& sc, Design design, Fault fault) {
     reference_.reset();
     resolved_.reset();
     expertLoad_.reset();
-    requested_ = sc;
     try {
       resolved_ = ResolvedScenario::resolve(sc);
       sc_ = resolved_->scenario();  // a generated eplb table is computed once per load

@@ -135,7 +135,6 @@ class RunController : public QObject {
   bool busy() const;
 
   Scenario sc_;
-  Scenario requested_;  // as load() was given it: a load of the same one keeps what follows
   bool loaded_ = false;
   Design design_ = Design::Streaming;
   Fault fault_ = Fault::None;
