@@ -83,9 +83,14 @@ struct HeldBatches {
     co_await b.ring->waitSpace(core, n);
     OpRef op = b.ring->writeByRdma(core, Region{b.stage, b.half * perPost * pb, n}, b.metas, pb);
     b.ring->publishTail(core, op);  // ordered behind the data on the queue pair
+    b.metas.clear();
+    if (b.remaining == 0) {  // the batch's last post: nothing will wait for a half again
+      b.posted[0] = b.posted[1] = OpRef();  // (the lane's closing fence waits for the post)
+      b.metas.shrink_to_fit();
+      co_return;
+    }
     b.posted[b.half] = op;
     b.half ^= 1;
-    b.metas.clear();
   }
   bool pending() const {
     for (const RdmaBatch& b : batches)
@@ -98,7 +103,10 @@ struct HeldBatches {
   // Appends one complete partial (UB `src`, header `meta`) to its ring's batch; posts when
   // the batch is full or the ring expects nothing more from this lane.
   Task add(RdmaBatch& b, Region src, const RecordMeta& meta) {
-    if (b.metas.empty() && !b.posted[b.half].done()) co_await b.posted[b.half];
+    if (b.metas.empty()) {  // this half's last post must have read its staging rows
+      if (!b.posted[b.half].done()) co_await b.posted[b.half];
+      b.posted[b.half] = OpRef();  // a landed post's record need not stay
+    }
     const std::int64_t at = (b.half * perPost + static_cast<std::int64_t>(b.metas.size())) * pb;
     co_await core.copy(Region{b.stage, at, pb}, src);  // landed before the post reads it
     b.metas.push_back(meta);
