@@ -385,10 +385,21 @@ AiCore::QueuePair& AiCore::queuePair(int dstCard) {
 }
 
 void AiCore::chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard) {
-  auto& last = queuePair(dstCard).lastPosted;
+  QueuePair& qp = queuePair(dstCard);
+  auto& last = qp.lastPosted;
   if (last && !last->done) op->rdma->qpPrev = last;
-  if (last) op->rdma->qpPrevCausal = last->causalId;
+  op->rdma->qpPrevCausal = last ? last->causalId : qp.lastCausal;
+  op->rdma->qp = static_cast<int>(lastQp_);
   last = op;
+}
+
+void AiCore::forgetLanded(Op* op) {
+  if (!op->rdma) return;
+  op->rdma->after.reset();  // a landed word write no longer orders behind its data
+  QueuePair& qp = queuePairs_[static_cast<std::size_t>(op->rdma->qp)];
+  if (qp.lastPosted.get() != op) return;
+  qp.lastCausal = op->causalId;
+  qp.lastPosted.reset();  // the caller still holds op
 }
 
 void AiCore::land(Op* op) {
@@ -410,6 +421,7 @@ void AiCore::land(Op* op) {
   std::exchange(op->onLand, LandHooks()).run();
   if (op->waiter) s.resumeAt(s.now(), std::exchange(op->waiter, {}));
   if (op->pipeReleased) {
+    forgetLanded(op);
     auto& flying = inFlight_[static_cast<int>(op->pipe)];
     auto it =
         std::find_if(flying.begin(), flying.end(), [op](const auto& o) { return o.get() == op; });
@@ -425,6 +437,7 @@ void AiCore::releasePipe(Op* op) {
   op->pipeReleased = true;
   auto keep = q.front();  // op must outlive the pop
   q.pop_front();
+  if (op->done) forgetLanded(op);
   if (!q.empty()) startOp(q.front());
 }
 

@@ -87,6 +87,7 @@ struct RdmaLinks {
   std::shared_ptr<Op> qpPrev;  // the previous op on the same queue pair (lands first)
   Op* qpNextToSend = nullptr;  // data: the next write waiting to transmit on its queue pair
   int qpPrevCausal = -1;       // the causal record of the op posted before it on its queue pair
+  int qp = -1;                 // its queue pair on the posting core
   static void* operator new(std::size_t bytes);
   static void operator delete(void* p, std::size_t bytes) noexcept;
 };
@@ -340,8 +341,12 @@ class AiCore {
   // RDMA queue pairs, one per destination card. Ops on one land in issue order, and its data
   // writes go on the wire one at a time, in post order (an RC send queue's messages go out
   // back to back): the one on the wire, and those waiting behind it.
+  // lastPosted is dropped once it has landed and left its pipe (forgetLanded): nothing
+  // chains behind a landed op, and every queue pair of a run keeping one record alive held
+  // tens of MB at 256 ranks. Its causal record stays for the next post's queuedBehind.
   struct QueuePair {
     std::shared_ptr<Op> lastPosted;
+    int lastCausal = -1;  // lastPosted's causal record, kept after it is dropped
     Op* sending = nullptr;
     Op* firstWaiting = nullptr;
     Op* lastWaiting = nullptr;
@@ -357,6 +362,7 @@ class AiCore {
   std::size_t lastQp_ = 0;
   QueuePair& queuePair(int dstCard);
   void chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard);
+  void forgetLanded(Op* op);  // op has landed and left its pipe
   void sendOnQueuePair(Op* op);
   void sentOnQueuePair(Op* op);
   friend class Machine;
