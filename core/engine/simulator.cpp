@@ -1,5 +1,6 @@
 #include "core/engine/simulator.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace moe {
@@ -26,10 +27,24 @@ void Simulator::setTimerAt(TimerId id, Time t, std::uint64_t seq, Action a) {
 }
 
 int Simulator::spawn(Task task, std::string name) {
+  if (programs_.size() >= freeAt_) freeFinishedFrames();
   const auto handle = task.handle();
   programs_.push_back(Program{std::move(task), std::move(name)});
   resumeAt(now_, handle);
   return static_cast<int>(programs_.size()) - 1;
+}
+
+void Simulator::freeFinishedFrames() {
+  std::size_t unfinished = 0;
+  for (Program& p : programs_) {
+    if (!p.task.done()) {
+      ++unfinished;
+      continue;
+    }
+    // An error stays, for runUntil to rethrow. An empty Task still reads as done.
+    if (p.task.handle() && !p.task.handle().promise().error) p.task = Task();
+  }
+  freeAt_ = programs_.size() + std::max(kFreeEvery, unfinished);
 }
 
 std::vector<int> Simulator::unfinishedPrograms() const {

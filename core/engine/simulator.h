@@ -40,7 +40,9 @@ class Simulator {
   }
 
   // Starts a top-level program at the current time. The simulator owns it from now on.
-  // Returns its index, which stays valid for the simulator's lifetime.
+  // Returns its index, which stays valid for the simulator's lifetime. A program that has
+  // finished without an error gives its coroutine frames back at a later spawn (its name
+  // and index stay): a layer's earlier stages are tens of thousands of finished programs.
   int spawn(Task task, std::string name);
   bool programDone(int index) const { return programs_[index].task.done(); }
   const std::string& programName(int index) const { return programs_[index].name; }
@@ -66,11 +68,18 @@ class Simulator {
     std::string name;
   };
 
+  void freeFinishedFrames();
+
   EventQueue queue_;
   Time now_ = 0;
   std::uint64_t eventsRun_ = 0;
   bool halted_ = false;
   std::vector<Program> programs_;
+  // freeFinishedFrames runs when programs_ reaches this size; the next threshold is as far
+  // again as there are unfinished programs (at least kFreeEvery), so a spawn costs O(1)
+  // amortized.
+  static constexpr std::size_t kFreeEvery = 4096;
+  std::size_t freeAt_ = kFreeEvery;
 };
 
 // A countdown the host driver awaits: each program of a stage is added before it starts

@@ -188,6 +188,39 @@ TEST(EventQueue, OrderHoldsWhileTheQueueGivesBackCapacityBetweenBursts) {
   EXPECT_EQ(w.ran, expected);
 }
 
+namespace {
+// The frame keeps its copy of `token` until the frame is destroyed.
+Task holds([[maybe_unused]] std::shared_ptr<int> token, Simulator& sim, Time wait) {
+  co_await Delay{sim, wait};
+}
+Task fails(Simulator& sim) {
+  co_await Delay{sim, 1};
+  throw std::logic_error("a kernel bug");
+}
+}  // namespace
+
+// Finished programs give their frames back (here: the token each frame holds) once enough
+// programs have been spawned, while their names and done flags stay, a program still
+// running keeps its frame, and a program that failed keeps its error for runUntil.
+TEST(Simulator, FinishedProgramsGiveTheirFramesBackButKeepTheirErrors) {
+  Simulator sim;
+  auto token = std::make_shared<int>(0);
+  const int failed = sim.spawn(fails(sim), "failed");
+  const int running = sim.spawn(holds(token, sim, 1'000'000), "running");
+  for (int i = 0; i < 5000; ++i) sim.spawn(holds(token, sim, 10), "p" + std::to_string(i));
+  EXPECT_THROW(sim.runUntil(100), std::logic_error);  // `failed` threw at 1 ps
+  EXPECT_EQ(token.use_count(), 5002);                 // no frame is given back before a later spawn
+  // Enough later programs for a sweep (every 4096 spawns or more) to meet the 5000 done.
+  for (int i = 0; i < 4000; ++i) sim.spawn(holds(nullptr, sim, 10), "q" + std::to_string(i));
+  EXPECT_EQ(token.use_count(), 2);  // `running`'s copy and ours
+  EXPECT_TRUE(sim.programDone(2));
+  EXPECT_EQ(sim.programName(2), "p0");
+  EXPECT_FALSE(sim.programDone(running));
+  EXPECT_EQ(sim.unfinishedPrograms().size(), 4001u);  // `running` and the 4000 not yet run
+  EXPECT_THROW(sim.runUntil(200), std::logic_error);  // the error is still there
+  EXPECT_TRUE(sim.programDone(failed));
+}
+
 TEST(FlowNetwork, FlowsSharingOneLinkSplitItEvenlyAndSpeedUpWhenOneEnds) {
   Simulator sim;
   FlowNetwork net(sim);
