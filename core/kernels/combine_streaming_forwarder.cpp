@@ -56,7 +56,7 @@ struct LaneSlots {
 // in one post of up to combine.rdma_batch_bytes (HCCL BatchWrite).
 struct RdmaBatch {
   RingBuffer* ring = nullptr;
-  Buffer* stage = nullptr;
+  std::int64_t stageAt = -1;  // its staging area's offset in the lane's staging buffer
   std::vector<RecordMeta> metas;
   int half = 0;
   OpRef posted[2];
@@ -68,6 +68,9 @@ struct HeldBatches {
   AiCore& core;
   std::int64_t pb;
   std::int64_t perPost;
+  // Every batch's staging area, side by side in one GM buffer: a buffer record per batch
+  // was some 98,000 records at 256 ranks.
+  Buffer* stage = nullptr;
   // By key S * channels + c, ascending: only the (server, channel) rings this lane sends
   // to, about one in `lanes` of them (a table over all was 22 KB per lane at 32 servers).
   std::vector<std::int64_t> keys;
@@ -81,7 +84,8 @@ struct HeldBatches {
     if (b.metas.empty()) co_return;
     const std::int64_t n = static_cast<std::int64_t>(b.metas.size()) * pb;
     co_await b.ring->waitSpace(core, n);
-    OpRef op = b.ring->writeByRdma(core, Region{b.stage, b.half * perPost * pb, n}, b.metas, pb);
+    OpRef op =
+        b.ring->writeByRdma(core, Region{stage, b.stageAt + b.half * perPost * pb, n}, b.metas, pb);
     b.ring->publishTail(core, op);  // ordered behind the data on the queue pair
     b.metas.clear();
     if (b.remaining == 0) {  // the batch's last post: nothing will wait for a half again
@@ -107,8 +111,9 @@ struct HeldBatches {
       if (!b.posted[b.half].done()) co_await b.posted[b.half];
       b.posted[b.half] = OpRef();  // a landed post's record need not stay
     }
-    const std::int64_t at = (b.half * perPost + static_cast<std::int64_t>(b.metas.size())) * pb;
-    co_await core.copy(Region{b.stage, at, pb}, src);  // landed before the post reads it
+    const std::int64_t at =
+        b.stageAt + (b.half * perPost + static_cast<std::int64_t>(b.metas.size())) * pb;
+    co_await core.copy(Region{stage, at, pb}, src);  // landed before the post reads it
     b.metas.push_back(meta);
     --b.remaining;
     if (static_cast<std::int64_t>(b.metas.size()) == perPost || b.remaining == 0) co_await post(b);
@@ -183,9 +188,8 @@ HeldBatches openBatches(LayerContext& ctx, int f, AiCore& core, const CombineRin
   const std::int64_t capacity = ctx.sc.rings.combine.chunkBytes * ctx.sc.rings.combine.queueChunks;
   const std::int64_t perPost =
       std::max<std::int64_t>(1, std::min(ctx.sc.combine.rdmaBatchBytes, capacity) / pb);
-  HeldBatches held{core, pb, perPost, {}, {}};
-  // The rings first (their keys, sorted), then each one's staging area in the order the
-  // lane's partials first name them.
+  HeldBatches held{core, pb, perPost, nullptr, {}, {}};
+  // The rings first (their keys, sorted), then how many partials each one carries.
   const auto sendsOver = [&](std::int64_t key, int& S, int& c) {
     S = static_cast<int>(key / ctx.tokensPerRank);
     c = plan.channel(ctx, static_cast<int>(key % ctx.tokensPerRank));
@@ -202,15 +206,18 @@ HeldBatches openBatches(LayerContext& ctx, int f, AiCore& core, const CombineRin
     if (!sendsOver(key, S, c)) continue;
     const int owner = S * ctx.cardsPerServer + ctx.localOf(f);
     RdmaBatch& b = held.toward(static_cast<std::int64_t>(S) * plan.channels + c);
-    if (b.ring == nullptr) {
+    if (b.ring == nullptr)
       b.ring = rings.partial[owner][static_cast<std::size_t>(ctx.serverOf(f)) * plan.channels + c];
-      b.stage = ctx.m.allocGm(
-          f, 2 * held.perPost * held.pb,
-          core.name() + ".combine-batch-s" + std::to_string(S) + "c" + std::to_string(c), true,
-          /*sparse=*/true);  // small pages: a half holds only the partials staged in it
-    }
     ++b.remaining;
   }
+  // Batch k's two halves at k * 2 * perPost * pb, in key order.
+  const std::int64_t perBatch = 2 * held.perPost * held.pb;
+  for (std::size_t k = 0; k < held.batches.size(); ++k)
+    held.batches[k].stageAt = static_cast<std::int64_t>(k) * perBatch;
+  if (!held.batches.empty())
+    held.stage = ctx.m.allocGm(f, static_cast<std::int64_t>(held.batches.size()) * perBatch,
+                               core.name() + ".combine-batches", true,
+                               /*sparse=*/true);  // small pages: only staged partials are written
   return held;
 }
 
