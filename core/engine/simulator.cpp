@@ -1,6 +1,5 @@
 #include "core/engine/simulator.h"
 
-#include <algorithm>
 #include <stdexcept>
 
 namespace moe {
@@ -27,24 +26,29 @@ void Simulator::setTimerAt(TimerId id, Time t, std::uint64_t seq, Action a) {
 }
 
 int Simulator::spawn(Task task, std::string name) {
-  if (programs_.size() >= freeAt_) freeFinishedFrames();
+  if (++spawnsSinceFree_ >= kFreeEvery) {
+    spawnsSinceFree_ = 0;
+    freeFinishedFrames();
+  }
   const auto handle = task.handle();
+  unswept_.push_back(static_cast<int>(programs_.size()));
   programs_.push_back(Program{std::move(task), std::move(name)});
   resumeAt(now_, handle);
   return static_cast<int>(programs_.size()) - 1;
 }
 
 void Simulator::freeFinishedFrames() {
-  std::size_t unfinished = 0;
-  for (Program& p : programs_) {
-    if (!p.task.done()) {
-      ++unfinished;
+  std::size_t kept = 0;
+  for (const int i : unswept_) {
+    Task& task = programs_[static_cast<std::size_t>(i)].task;
+    if (!task.done()) {
+      unswept_[kept++] = i;
       continue;
     }
     // An error stays, for runUntil to rethrow. An empty Task still reads as done.
-    if (p.task.handle() && !p.task.handle().promise().error) p.task = Task();
+    if (task.handle() && !task.handle().promise().error) task = Task();
   }
-  freeAt_ = programs_.size() + std::max(kFreeEvery, unfinished);
+  unswept_.resize(kept);
 }
 
 std::vector<int> Simulator::unfinishedPrograms() const {

@@ -75,11 +75,12 @@ class Simulator {
   std::uint64_t eventsRun_ = 0;
   bool halted_ = false;
   std::vector<Program> programs_;
-  // freeFinishedFrames runs when programs_ reaches this size; the next threshold is as far
-  // again as there are unfinished programs (at least kFreeEvery), so a spawn costs O(1)
-  // amortized.
-  static constexpr std::size_t kFreeEvery = 4096;
-  std::size_t freeAt_ = kFreeEvery;
+  // freeFinishedFrames runs every kFreeEvery spawns and visits only `unswept_`: the
+  // programs unfinished at its last run and those spawned since. A stage's programs are
+  // then freed during the next stage's launch, whatever the stages' sizes.
+  static constexpr int kFreeEvery = 4096;
+  int spawnsSinceFree_ = 0;
+  std::vector<int> unswept_;
 };
 
 // A countdown the host driver awaits: each program of a stage is added before it starts

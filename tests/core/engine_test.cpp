@@ -210,7 +210,7 @@ TEST(Simulator, FinishedProgramsGiveTheirFramesBackButKeepTheirErrors) {
   for (int i = 0; i < 5000; ++i) sim.spawn(holds(token, sim, 10), "p" + std::to_string(i));
   EXPECT_THROW(sim.runUntil(100), std::logic_error);  // `failed` threw at 1 ps
   EXPECT_EQ(token.use_count(), 5002);                 // no frame is given back before a later spawn
-  // Enough later programs for a sweep (every 4096 spawns or more) to meet the 5000 done.
+  // Enough later programs for a sweep (every 4096 spawns) to meet the 5000 done.
   for (int i = 0; i < 4000; ++i) sim.spawn(holds(nullptr, sim, 10), "q" + std::to_string(i));
   EXPECT_EQ(token.use_count(), 2);  // `running`'s copy and ours
   EXPECT_TRUE(sim.programDone(2));
