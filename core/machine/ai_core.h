@@ -19,6 +19,7 @@
 #include "core/machine/flow_network.h"
 #include "core/machine/label.h"
 #include "core/machine/memory.h"
+#include "core/machine/word_waiters.h"
 #include "core/record/states.h"
 #include "core/util/fifo.h"
 
@@ -44,7 +45,7 @@ struct Word {
   // a word whose writer has finished, with nothing in flight, can never be woken.
   int inFlightWrites = 0;
   std::int64_t value = 0;
-  std::vector<std::pair<AiCore*, std::coroutine_handle<>>> waiters{};
+  WordWaiters waiters{};
   AiCore* writer = nullptr;
   bool soleWriter = false;
 };

@@ -2,7 +2,6 @@
 // of several words, and at a SyncAll barrier. Each wait shows as the core's activity, is
 // named for the deadlock diagnosis (waitWhat_), and is recorded in the causal log.
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "core/machine/ai_core.h"
@@ -17,7 +16,7 @@ AiCore::WordChange AiCore::changeOf(Word& w, std::int64_t seen, Activity activit
 }
 
 void AiCore::WordChange::await_suspend(std::coroutine_handle<> h) {
-  word->waiters.emplace_back(core, h);
+  word->waiters.push_back(core, h);
   core->waitingOn_ = {word};
   core->setActivity(activity);
   if (CausalLog* log = core->m_.causalLog())
@@ -42,7 +41,7 @@ bool AiCore::AnyWordChange::await_ready() const noexcept {
 }
 
 void AiCore::AnyWordChange::await_suspend(std::coroutine_handle<> h) {
-  for (Word* w : *words) w->waiters.emplace_back(core, h);
+  for (Word* w : *words) w->waiters.push_back(core, h);
   core->waitingOn_ = *words;
   core->setActivity(activity);
   if (CausalLog* log = core->m_.causalLog())
@@ -56,8 +55,7 @@ void AiCore::AnyWordChange::await_resume() noexcept {
 }
 
 void AiCore::stopWaiting() {
-  for (Word* w : waitingOn_)
-    std::erase_if(w->waiters, [this](const auto& entry) { return entry.first == this; });
+  for (Word* w : waitingOn_) w->waiters.eraseCore(this);
   waitingOn_.clear();
 }
 

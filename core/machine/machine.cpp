@@ -216,11 +216,12 @@ std::size_t Machine::residentGmBytes() const {
 }
 
 void Machine::checkWaiters(const Word& w) {
-  for (const auto& [core, handle] : w.waiters) {
-    if (!core->stuckForever()) continue;
-    if (std::find(stuck_.begin(), stuck_.end(), core) == stuck_.end()) stuck_.push_back(core);
+  w.waiters.forEach([this](const WordWaiters::Waiter& waiter) {
+    if (!waiter.core->stuckForever()) return;
+    if (std::find(stuck_.begin(), stuck_.end(), waiter.core) == stuck_.end())
+      stuck_.push_back(waiter.core);
     sim_.halt();
-  }
+  });
 }
 
 Word* Machine::makeWord(int card, std::string name) {
@@ -236,14 +237,13 @@ Time Machine::wordLatency(const AiCore& from, const Word& w) const {
 void Machine::setWord(Word& w, std::int64_t value, const Op* writer) {
   if (w.value == value) return;
   w.value = value;
-  auto waiters = std::move(w.waiters);
-  w.waiters.clear();
+  const WordWaiters waiters = std::move(w.waiters);
   const Time wake = sim_.now() + nanoseconds(hw_.pollLatencyNs);
-  for (auto& [core, handle] : waiters) {
-    core->stopWaiting();  // it may also wait on other words: wake it exactly once
-    if (causalLog_ && writer) causalLog_->wokenBy(core->id(), writer->causalId);
-    sim_.resumeAt(wake, handle);
-  }
+  waiters.forEach([&](const WordWaiters::Waiter& waiter) {
+    waiter.core->stopWaiting();  // it may also wait on other words: wake it exactly once
+    if (causalLog_ && writer) causalLog_->wokenBy(waiter.core->id(), writer->causalId);
+    sim_.resumeAt(wake, waiter.handle);
+  });
 }
 
 int Machine::hccsLink(int srcCard, int dstCard) const {

@@ -83,17 +83,19 @@ OpRef RingBuffer::writeSplit(std::int64_t n, const std::vector<RecordMeta>& meta
       if (e - head_.value > capacity_)
         violation("data [" + std::to_string(b) + ", " + std::to_string(e) +
                   ") landed over unconsumed bytes (head " + std::to_string(head_.value) + ")");
-      if (landedPending_.empty() && b == landedEnd_) {  // in order, as nearly all are
+      if (!landedPending_ && b == landedEnd_) {  // in order, as nearly all are
         landedEnd_ = e;
         return;
       }
-      landedPending_.emplace_back(b, e);
-      std::sort(landedPending_.begin(), landedPending_.end());
-      while (!landedPending_.empty() && landedPending_.front().first == landedEnd_) {
-        landedEnd_ = landedPending_.front().second;
-        landedPending_.erase(landedPending_.begin());
+      if (!landedPending_) landedPending_ = std::make_unique<LandedRanges>();
+      LandedRanges& pending = *landedPending_;
+      pending.emplace_back(b, e);
+      std::sort(pending.begin(), pending.end());
+      while (!pending.empty() && pending.front().first == landedEnd_) {
+        landedEnd_ = pending.front().second;
+        pending.erase(pending.begin());
       }
-      if (landedPending_.empty()) landedPending_ = {};  // its capacity too
+      if (pending.empty()) landedPending_.reset();
     };
   };
   OpRef last = copy(Region{data_, pos, first}, 0, first);

@@ -145,9 +145,10 @@ class RingBuffer final : public LabelSource {
   std::int64_t localTail_ = 0;
   std::int64_t headCache_ = 0;
   std::int64_t landedEnd_ = 0;  // data that has landed, contiguous from 0
-  // Landings that arrived ahead of an earlier one (rare: most land in order and never get
-  // here, so most rings never allocate this).
-  std::vector<std::pair<std::int64_t, std::int64_t>> landedPending_;
+  // Landings that arrived ahead of an earlier one, made on the first such landing and
+  // dropped once they are contiguous again (rare: most land in order and never get here).
+  using LandedRanges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+  std::unique_ptr<LandedRanges> landedPending_;
   // consumer registers
   std::int64_t tailCache_ = 0;
   std::int64_t readCursor_ = 0;
