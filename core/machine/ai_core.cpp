@@ -31,28 +31,6 @@ Region rowOf(const Region& row0, std::int64_t stride, std::int64_t i) {
 }
 }  // namespace
 
-struct LandHooks::Node {
-  std::function<void()> hook;
-  Node* next = nullptr;
-  static void* operator new(std::size_t bytes) { return BlockPool::allocate(bytes); }
-  static void operator delete(void* p, std::size_t bytes) noexcept { BlockPool::release(p, bytes); }
-};
-
-void LandHooks::push_back(std::function<void()> hook) {
-  Node* node = new Node{std::move(hook)};
-  Node** at = &head_;
-  while (*at) at = &(*at)->next;  // lists hold one or two hooks
-  *at = node;
-}
-
-void LandHooks::run() {
-  for (Node* n = head_; n; n = n->next) n->hook();
-}
-
-void LandHooks::clear() noexcept {
-  while (head_) delete std::exchange(head_, head_->next);
-}
-
 void* RdmaLinks::operator new(std::size_t bytes) {
   return BlockPool::allocate(bytes);
 }

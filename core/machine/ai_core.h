@@ -18,6 +18,7 @@
 #include "core/engine/simulator.h"
 #include "core/machine/flow_network.h"
 #include "core/machine/label.h"
+#include "core/machine/land_hooks.h"
 #include "core/machine/memory.h"
 #include "core/machine/word_waiters.h"
 #include "core/record/states.h"
@@ -48,35 +49,6 @@ struct Word {
   WordWaiters waiters{};
   AiCore* writer = nullptr;
   bool soleWriter = false;
-};
-
-// Hooks run when an op lands, in the order they were added. Most ops get none and nearly
-// all others one or two (a fence waiting for it, a ring's landing check), so the op holds
-// only the head of a list of pooled nodes: inline std::function slots made every op record
-// 96 B larger, and at 256 ranks the layout stage keeps about a million ops alive at once.
-class LandHooks {
- public:
-  LandHooks() = default;
-  LandHooks(LandHooks&& other) noexcept : head_(std::exchange(other.head_, nullptr)) {}
-  LandHooks& operator=(LandHooks&& other) noexcept {
-    if (this != &other) {
-      clear();
-      head_ = std::exchange(other.head_, nullptr);
-    }
-    return *this;
-  }
-  LandHooks(const LandHooks&) = delete;
-  LandHooks& operator=(const LandHooks&) = delete;
-  ~LandHooks() { clear(); }
-
-  void push_back(std::function<void()> hook);
-  // Runs the hooks in the order they were added.
-  void run();
-
- private:
-  struct Node;
-  void clear() noexcept;
-  Node* head_ = nullptr;
 };
 
 struct Op;
