@@ -154,7 +154,7 @@ void printBuffersAndPosts(std::ostream& out, const RunReport& r) {
       out << ", peak ring occupancy " << run.buffers.peakRingOccupancy << " of "
           << std::max(sc.rings.dispatch.chunkBytes * sc.rings.dispatch.queueChunks,
                       sc.rings.combine.chunkBytes * sc.rings.combine.queueChunks)
-          << " B (" << r.runs[i]->emulation().rings().size() << " rings)";
+          << " B (" << r.runs[i]->emulation().ringCount() << " rings)";
     out << "; combine buffers "
         << fmt("%.2f", static_cast<double>(run.buffers.combineBytes) / (1 << 20)) << " MiB";
     out << "; " << run.counters.events << " events, " << run.counters.rdmaPosts << " RDMA posts";

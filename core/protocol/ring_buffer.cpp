@@ -29,9 +29,20 @@ RingBuffer::RingBuffer(Machine& m, int id, Label name, RingKind kind, int consum
   tail_.soleWriter = true;
 }
 
-std::string RingBuffer::label(std::int64_t part) const {
+std::string RingBuffer::partLabel(int consumerCard, const std::string& ringName, Part part) {
   static constexpr const char* kSuffix[] = {".data", ".head", ".tail"};
-  return "card" + std::to_string(consumerCard_) + "." + name() + kSuffix[part];
+  return "card" + std::to_string(consumerCard) + "." + ringName + kSuffix[part];
+}
+
+std::string RingBuffer::label(std::int64_t part) const {
+  return partLabel(consumerCard_, name(), static_cast<Part>(part));
+}
+
+std::string RingBuffer::deliveryError() const {
+  if (stats_.recordsRead == stats_.recordsWritten && records_.empty() && head_.value == tail_.value)
+    return {};
+  return name() + ": " + std::to_string(stats_.recordsWritten) + " records written, " +
+         std::to_string(stats_.recordsRead) + " read (exactly-once delivery broken)";
 }
 
 const std::vector<std::string>& RingBuffer::violations() const {

@@ -22,6 +22,7 @@ Task LayerRun::driver() {
       if (freeWhenDead_) settleDispatch();
       // Dispatch's rings and windows are dead now: keep memory to one stage's worth.
       emu_->discardRingData();
+      if (retireRings_) emu_->retireRings();
       for (Buffer* b : c.stageScratch) emu_->machine().discard(b);
       c.stageScratch.clear();
     }

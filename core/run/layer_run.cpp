@@ -183,7 +183,7 @@ std::vector<std::vector<std::uint8_t>> LayerRun::keepMasks() const {
 }
 
 std::int64_t LayerRun::peakRingOccupancy() const {
-  std::int64_t peak = 0;
+  std::int64_t peak = emu_->retiredPeakOccupancy();
   for (const auto& r : emu_->rings()) peak = std::max(peak, r.stats().peakOccupancy);
   return peak;
 }

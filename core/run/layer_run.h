@@ -84,6 +84,9 @@ class LayerRun : public SteppableRun {
   // `ref` must outlive the run. Results and digest are unchanged; dispatchOutputs() and
   // expertOutputs() read back empty rows afterwards.
   void freeTensorsWhenDead(const ReferenceLayer* ref);
+  // Destroys dispatch's rings once its stage is over (Emulation::retireRings): for a run
+  // that keeps no observation or causal log. Results and digest are unchanged.
+  void retireRingsAfterTheirStage() { retireRings_ = true; }
   // Whether the outputs through the experts were settled (hashed, checked, freed) early.
   bool settledThroughExperts() const { return settled_; }
 
@@ -110,6 +113,7 @@ class LayerRun : public SteppableRun {
   std::uint64_t combineHash_ = 0;
   bool released_ = false;
   bool freeWhenDead_ = false;
+  bool retireRings_ = false;
   bool settled_ = false;
   bool dispatchSettled_ = false;  // dispatch hashed and checked (expert_out may overwrite it)
   std::uint64_t dispatchHash_ = 0;

@@ -402,15 +402,15 @@ std::vector<VerificationCheck> verifyProtocol(const LayerRun& run, const Referen
   std::string mm;
   const auto v = run.emulation().violations();
   if (!v.empty()) mm = std::to_string(v.size()) + " protocol violations, first: " + v.front();
+  // Rings retired after their stage were checked then (Emulation::retireRings), before
+  // the rest, in the order they were made.
+  if (mm.empty()) mm = run.emulation().retiredDeliveryError();
   for (const auto& ring : run.emulation().rings()) {
     if (!mm.empty()) break;
-    if (ring.stats().recordsRead != ring.stats().recordsWritten || !ring.records().empty() ||
-        ring.head() != ring.tail())
-      mm = ring.name() + ": " + std::to_string(ring.stats().recordsWritten) + " records written, " +
-           std::to_string(ring.stats().recordsRead) + " read (exactly-once delivery broken)";
+    mm = ring.deliveryError();
   }
   addCheck(checks, "ring invariants and exactly-once delivery", mm,
-           std::to_string(run.emulation().rings().size()) + " rings");
+           std::to_string(run.emulation().ringCount()) + " rings");
   return checks;
 }
 

@@ -51,6 +51,7 @@ DesignRun runDesign(const ResolvedScenario& rs, Design design, Fault fault,
   run->emulation().observer().keepLogs(observationLogs);
   // Only this function reads the run's tensors, checking them as their stages end.
   run->freeTensorsWhenDead(ref);
+  if (!why && !observationLogs) run->retireRingsAfterTheirStage();
   if (transfers) {
     transfers->design = run->design();
     run->emulation().machine().setTransferLog(transfers);

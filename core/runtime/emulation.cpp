@@ -1,5 +1,7 @@
 #include "core/runtime/emulation.h"
 
+#include <algorithm>
+
 namespace moe {
 
 namespace {
@@ -28,7 +30,7 @@ Emulation::Emulation(const Scenario& scenario)
 
 RingBuffer& Emulation::addRing(Label name, RingKind kind, int consumerCard, int producerCard,
                                std::int64_t chunkBytes, int queueChunks) {
-  const int id = static_cast<int>(rings_.size());
+  const int id = ringCount();  // ids go on counting past retired rings
   return rings_.emplace_back(machine_, id, std::move(name), kind, consumerCard, producerCard,
                              chunkBytes, queueChunks, true);
 }
@@ -36,6 +38,29 @@ RingBuffer& Emulation::addRing(Label name, RingKind kind, int consumerCard, int 
 void Emulation::discardRingData() {
   for (RingBuffer& r : rings_) machine_.discard(r.dataBuffer());
   machine_.releaseIdleRingPages();
+}
+
+void Emulation::retireRings() {
+  for (RingBuffer& r : rings_) {
+    retiredPeakOccupancy_ = std::max(retiredPeakOccupancy_, r.stats().peakOccupancy);
+    retiredViolations_.insert(retiredViolations_.end(), r.violations().begin(),
+                              r.violations().end());
+    if (retiredDeliveryError_.empty()) retiredDeliveryError_ = r.deliveryError();
+    const int card = r.consumerCard();
+    r.dataBuffer()->name = Label(retiredNames_, retiredNames_.add(r.takeName(), card));
+  }
+  retiredRings_ += static_cast<int>(rings_.size());
+  std::deque<RingBuffer>().swap(rings_);  // clear() would keep a block and the map
+}
+
+std::int64_t Emulation::RetiredRingNames::add(Label ringName, int consumerCard) {
+  entries_.push_back(Entry{std::move(ringName), consumerCard});
+  return static_cast<std::int64_t>(entries_.size()) - 1;
+}
+
+std::string Emulation::RetiredRingNames::label(std::int64_t part) const {
+  const Entry& e = entries_[static_cast<std::size_t>(part)];
+  return RingBuffer::partLabel(e.consumerCard, e.ringName.str(), RingBuffer::kData);
 }
 
 SyncBarrier& Emulation::addBarrier(std::string name, int participants) {
@@ -58,6 +83,7 @@ WorkspaceStages& Emulation::addWorkspaceStages(std::string name, std::string gro
 
 std::vector<std::string> Emulation::violations() const {
   std::vector<std::string> out = extraViolations_;
+  out.insert(out.end(), retiredViolations_.begin(), retiredViolations_.end());
   for (const auto& r : rings_) out.insert(out.end(), r.violations().begin(), r.violations().end());
   for (const auto& w : stages_) out.insert(out.end(), w.violations().begin(), w.violations().end());
   return out;
