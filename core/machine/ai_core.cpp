@@ -82,6 +82,14 @@ void AiCore::resetUb() {
   // stage grows each core's to a few KB, which every later stage would otherwise keep).
   for (auto& q : pipes_) q.releaseStorage();
   for (auto& f : inFlight_) f = std::vector<std::shared_ptr<Op>>();
+  // Every post has landed, so every queue pair is idle and holds nothing a later post
+  // reads, but for the causal log's link to the last post: without that log they go too
+  // (dispatch's cores post to every card of the cluster; 256 ranks: 6.7 MB).
+  if (!m_.causalLog()) {
+    qpCards_ = std::vector<int>();
+    queuePairs_ = std::vector<QueuePair>();
+    lastQp_ = 0;
+  }
 }
 
 void AiCore::finishProgram() {

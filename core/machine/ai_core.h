@@ -156,6 +156,9 @@ class AiCore {
   Machine& machine() { return m_; }
   Simulator& sim();
   std::int64_t ubUsed() const { return ubUsed_; }
+  // Its RDMA queue pairs, one per card it has posted to since its program began (kept
+  // across programs only under a causal log).
+  int queuePairCount() const { return static_cast<int>(queuePairs_.size()); }
   // Time spent in each activity so far (closed intervals only).
   const std::array<Time, static_cast<int>(Activity::Count)>& activityTime() const {
     return timeIn_;

@@ -446,3 +446,43 @@ TEST(AiCoreRdma, ALandedPostIsNotKeptAliveByItsQueuePair) {
   EXPECT_EQ(flag.value, 1);
   EXPECT_EQ(std::memcmp(dst->data(), src->data(), 4096), 0);
 }
+
+// A program's queue pairs go when it ends, all its posts having landed: a later program
+// on the core starts without them, and its posts land as before. Under a causal log they
+// stay, so that the next program's first post still names the last one it queued behind.
+TEST(AiCoreRdma, QueuePairsGoWhenTheProgramEndsUnlessACausalLogLinksThem) {
+  for (const bool withLog : {false, true}) {
+    Scenario s;  // 2 servers: cards 8 and 9 are on the other server
+    Emulation emu(s);
+    Machine& m = emu.machine();
+    CausalLog log(m.coreCount());
+    if (withLog) m.setCausalLog(&log);
+    AiCore& a = m.aiv(0, 0);
+    Buffer* src = m.allocGm(0, 4096, "src", true);
+    Buffer* dst8 = m.allocGm(8, 4096, "dst8", true);
+    Buffer* dst9 = m.allocGm(9, 4096, "dst9", true);
+    int pairsAtEnd = -1, firstId = -1, nextPrev = -2;
+    auto first = [&]() -> Task {
+      OpRef w8 = a.rdmaWrite(Region{dst8, 0, 2048}, Region{src, 0, 2048});
+      OpRef w9 = a.rdmaWrite(Region{dst9, 0, 2048}, Region{src, 0, 2048});
+      firstId = w8.op()->causalId;
+      pairsAtEnd = a.queuePairCount();
+      co_await a.fence(Pipe::Scalar);
+    };
+    auto second = [&]() -> Task {
+      OpRef w = a.rdmaWrite(Region{dst8, 2048, 2048}, Region{src, 2048, 2048});
+      if (withLog) nextPrev = log.op(w.op()->causalId).qpPrev;
+      co_await w;
+    };
+    emu.launch(a, Role::Sender, first(), nullptr);
+    emu.sim().run();
+    EXPECT_EQ(pairsAtEnd, 2);
+    EXPECT_EQ(a.queuePairCount(), withLog ? 2 : 0);
+    emu.launch(a, Role::Sender, second(), nullptr);
+    emu.sim().run();
+    m.setCausalLog(nullptr);
+    EXPECT_TRUE(emu.sim().unfinishedPrograms().empty());
+    EXPECT_EQ(std::memcmp(dst8->data(), src->data(), 4096), 0);
+    EXPECT_EQ(nextPrev, withLog ? firstId : -2);
+  }
+}
