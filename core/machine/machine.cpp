@@ -90,8 +90,13 @@ void Machine::chargeGm(int card, std::int64_t bytes, const std::function<std::st
 
 Buffer* Machine::placeGm(int card, std::int64_t bytes, Label name, bool activation, bool sparse,
                          bool withBytes) {
-  Buffer& b = buffers_.emplace_back(
-      Buffer{std::move(name), MemSpace::Gm, card, -1, bytes, {}, nullptr, {}});
+  Buffer made{std::move(name), MemSpace::Gm, card, -1, bytes, {}, nullptr, {}};
+  Buffer* spare = nullptr;
+  if (!spareBuffers_.empty()) {
+    spare = spareBuffers_.back();
+    spareBuffers_.pop_back();
+  }
+  Buffer& b = spare ? (*spare = std::move(made)) : buffers_.emplace_back(std::move(made));
   if (withBytes && (!activation || payloadFull()))
     b.bytes = ByteStore::view(
         (sparse ? sparseArenas_ : arenas_)[card].allocate(static_cast<std::size_t>(bytes)),
@@ -172,6 +177,12 @@ void Machine::releaseGmStorage() {
   pagePools_.clear();
   for (GmArena& a : arenas_) a.release();
   for (GmArena& a : sparseArenas_) a.release();
+}
+
+void Machine::recycle(Buffer* b) {
+  discard(b);
+  *b = Buffer{};
+  spareBuffers_.push_back(b);
 }
 
 void Machine::discard(Buffer* b, bool keepWarm) {

@@ -101,6 +101,10 @@ class Machine {
   // `keepWarm` false: its pages go back to the OS instead (nothing later in the run would
   // reuse them, e.g. a tensor freed during the last stage).
   void discard(Buffer* b, bool keepWarm = true);
+  // Discards `b` and gives its record to the next GM buffer of this run: for a buffer that
+  // nothing points at any more (a retired ring's data area). Records are otherwise kept
+  // for the whole run, as `Buffer*` is handed out everywhere.
+  void recycle(Buffer* b);
   // A GM buffer of `owner`'s size on its card that takes its own HBM but shares its host
   // bytes: for a tensor that overwrites another in place. Discard only one of the two.
   Buffer* allocGmSharing(Buffer* owner, std::string name);
@@ -179,6 +183,7 @@ class Machine {
   // Before buffers_: the ring pages of buffers_ go back to these pools when destroyed.
   std::map<std::size_t, std::unique_ptr<PagePool>> pagePools_;  // by page size
   std::deque<Buffer> buffers_;
+  std::vector<Buffer*> spareBuffers_;  // recycled records, reused before buffers_ grows
   std::vector<GmArena> arenas_;        // one per card, huge pages
   std::vector<GmArena> sparseArenas_;  // one per card, 4 KiB pages
   std::deque<Word> words_;

@@ -29,13 +29,9 @@ RingBuffer::RingBuffer(Machine& m, int id, Label name, RingKind kind, int consum
   tail_.soleWriter = true;
 }
 
-std::string RingBuffer::partLabel(int consumerCard, const std::string& ringName, Part part) {
-  static constexpr const char* kSuffix[] = {".data", ".head", ".tail"};
-  return "card" + std::to_string(consumerCard) + "." + ringName + kSuffix[part];
-}
-
 std::string RingBuffer::label(std::int64_t part) const {
-  return partLabel(consumerCard_, name(), static_cast<Part>(part));
+  static constexpr const char* kSuffix[] = {".data", ".head", ".tail"};
+  return "card" + std::to_string(consumerCard_) + "." + name() + kSuffix[part];
 }
 
 std::string RingBuffer::deliveryError() const {

@@ -121,16 +121,13 @@ class RingBuffer final : public LabelSource {
 
   // The full names of its parts: "card3.<ring name>.data", ".head", ".tail".
   std::string label(std::int64_t part) const override;
-  enum Part : std::int64_t { kData, kHead, kTail };
-  static std::string partLabel(int consumerCard, const std::string& ringName, Part part);
 
   // "<name>: 3 records written, 2 read (exactly-once delivery broken)", or empty when every
   // record written was read and the ring is empty.
   std::string deliveryError() const;
-  // Gives its name away (a retired ring's data area keeps it; see Emulation::retireRings).
-  Label takeName() { return std::move(name_); }
 
  private:
+  enum Part : std::int64_t { kData, kHead, kTail };
   void violation(const std::string& what);
   template <typename CopyFn>
   OpRef writeSplit(std::int64_t n, const std::vector<RecordMeta>& metas, std::int64_t recordBytes,

@@ -46,21 +46,10 @@ void Emulation::retireRings() {
     retiredViolations_.insert(retiredViolations_.end(), r.violations().begin(),
                               r.violations().end());
     if (retiredDeliveryError_.empty()) retiredDeliveryError_ = r.deliveryError();
-    const int card = r.consumerCard();
-    r.dataBuffer()->name = Label(retiredNames_, retiredNames_.add(r.takeName(), card));
+    machine_.recycle(r.dataBuffer());  // nothing else points at a ring's data area
   }
   retiredRings_ += static_cast<int>(rings_.size());
   std::deque<RingBuffer>().swap(rings_);  // clear() would keep a block and the map
-}
-
-std::int64_t Emulation::RetiredRingNames::add(Label ringName, int consumerCard) {
-  entries_.push_back(Entry{std::move(ringName), consumerCard});
-  return static_cast<std::int64_t>(entries_.size()) - 1;
-}
-
-std::string Emulation::RetiredRingNames::label(std::int64_t part) const {
-  const Entry& e = entries_[static_cast<std::size_t>(part)];
-  return RingBuffer::partLabel(e.consumerCard, e.ringName.str(), RingBuffer::kData);
 }
 
 SyncBarrier& Emulation::addBarrier(std::string name, int participants) {

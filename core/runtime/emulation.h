@@ -43,9 +43,10 @@ class Emulation {
   void discardRingData();
   // Destroys every ring made so far, once their stage is over, keeping what a report reads
   // of them: how many there were, their largest occupancy, their violations and the first
-  // broken delivery. Only for a run that keeps no observation or causal log (those name
-  // rings by index and words by address): a 256-rank streaming layer's dispatch has 73,472
-  // rings, which the combine would otherwise carry through its peak.
+  // broken delivery; their data areas' GM records go to the next buffers made. Only for a
+  // run that keeps no observation or causal log (those name rings by index and words by
+  // address): a 256-rank streaming layer's dispatch has 73,472 rings, which the combine
+  // would otherwise carry through its peak.
   void retireRings();
   int ringCount() const { return retiredRings_ + static_cast<int>(rings_.size()); }
   std::int64_t retiredPeakOccupancy() const { return retiredPeakOccupancy_; }
@@ -79,20 +80,6 @@ class Emulation {
   std::deque<WorkspaceStages> stages_;
   std::vector<std::string> extraViolations_;
 
-  // The names of retired rings' data areas: their GM buffer records stay for the run.
-  class RetiredRingNames final : public LabelSource {
-   public:
-    std::int64_t add(Label ringName, int consumerCard);
-    std::string label(std::int64_t part) const override;
-
-   private:
-    struct Entry {
-      Label ringName;
-      int consumerCard;
-    };
-    std::deque<Entry> entries_;
-  };
-  RetiredRingNames retiredNames_;
   int retiredRings_ = 0;
   std::int64_t retiredPeakOccupancy_ = 0;
   std::vector<std::string> retiredViolations_;

@@ -71,8 +71,8 @@ Task writeOneRecord(RingBuffer& ring, AiCore& core, Machine& m) {
 }  // namespace
 
 // A ring retired with a record nobody read still fails exactly-once delivery, and its data
-// area, which outlives it, still has its name.
-TEST(RingRetirement, AnUnreadRecordIsStillReportedAndTheDataAreaKeepsItsName) {
+// area's record goes to the next GM buffer made, under that buffer's name.
+TEST(RingRetirement, AnUnreadRecordIsStillReportedAndTheDataRecordIsReused) {
   Scenario s;
   s.cluster.servers = 2;
   Emulation emu(s);
@@ -90,6 +90,12 @@ TEST(RingRetirement, AnUnreadRecordIsStillReportedAndTheDataAreaKeepsItsName) {
   EXPECT_EQ(emu.retiredPeakOccupancy(), 64);
   EXPECT_EQ(emu.retiredDeliveryError(),
             "probe ring: 1 records written, 0 read (exactly-once delivery broken)");
-  EXPECT_EQ(data->name.str(), "card1.probe ring.data");
-  EXPECT_EQ(emu.addRing("next", RingKind::Ipc, 1, 0, 64, 2).id(), 1);
+  RingBuffer& next = emu.addRing("next", RingKind::Ipc, 0, 1, 128, 2);
+  EXPECT_EQ(next.id(), 1);
+  EXPECT_EQ(next.dataBuffer(), data);  // the record, not a new one
+  EXPECT_EQ(data->name.str(), "card0.next.data");
+  EXPECT_EQ(data->card, 0);
+  EXPECT_EQ(data->size, 256);
+  Buffer* after = m.allocGm(1, 64, "after", false);
+  EXPECT_NE(after, data);  // one record, reused once
 }
