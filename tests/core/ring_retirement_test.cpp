@@ -6,33 +6,18 @@
 #include "core/run/layer_run.h"
 #include "core/run/reference_chain.h"
 #include "core/runtime/emulation.h"
+#include "small_streaming_scenario.h"
 
 using namespace moe;
-
-namespace {
-
-Scenario smallStreaming(Design design) {
-  Scenario s;
-  s.cluster.servers = 2;
-  s.cluster.cardsPerServer = 4;
-  s.hardware.cardsPerServer = 4;
-  s.model.tokensPerRank = 32;
-  s.model.hidden = 512;
-  s.model.topk = 4;
-  s.model.experts = 16;
-  s.rings.setBoth(RingTiling{8192, 4, 2, 2, 2});
-  s.dispatchImpl = design;
-  return s;
-}
-
-}  // namespace
 
 // Every design with and without retiring dispatch's rings: the same digest, the same
 // verification (names and details, the ring count among them) and the same peak ring
 // occupancy; the combine's rings are numbered after dispatch's either way.
 TEST(RingRetirement, ResultsDigestAndReportAreThoseOfARunThatKeepsItsRings) {
   for (Design design : {Design::Streaming, Design::Phased, Design::Flat}) {
-    const ResolvedScenario rs = ResolvedScenario::resolve(smallStreaming(design));
+    Scenario sc = test::smallStreamingScenario(2, 4);
+    sc.dispatchImpl = design;
+    const ResolvedScenario rs = ResolvedScenario::resolve(sc);
     const ReferenceLayer ref = computeReference(rs);
     LayerRun kept(rs, design), retired(rs, design);
     kept.freeTensorsWhenDead(&ref);
