@@ -221,9 +221,18 @@ void logShapeDone(const moe::FidelityResult& r) {
   std::cerr << figures << "\n";
 }
 
-// Runs the shapes `threads` at a time, the largest low-latency ones first: EP 256 alone
-// takes about as long as all the others together, so it must not be the last one a thread
-// picks up. Results in the shapes' order.
+// A shape's relative cost, to start the longest shapes first. Events grow with the tokens
+// every rank sends; in the flat design each transfer also shares its NIC with one flow per
+// peer, so each bandwidth solve grows with EP too. (Measured on the h800 shapes: EP 256 low
+// latency is the longest, then normal EP 64 and low latency EP 128, about half as long.)
+double estimatedWork(const moe::FidelityCase& c) {
+  const double tokens = c.scenario.model.tokensPerRank;
+  return tokens * c.ep * (c.design == moe::Design::Flat ? c.ep / 8.0 : 1.0);
+}
+
+// Runs the shapes `threads` at a time, the longest first (by estimatedWork): a long shape
+// picked up last would leave the other threads idle while it runs. Results in the shapes'
+// order.
 std::vector<moe::FidelityResult> runAll(const std::vector<moe::FidelityCase>& list,
                                         unsigned threads) {
   moe::ParallelMapOptions pm;
@@ -236,8 +245,8 @@ std::vector<moe::FidelityResult> runAll(const std::vector<moe::FidelityCase>& li
     };
   std::vector<std::size_t> order(list.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_partition(order.begin(), order.end(), [&](std::size_t i) {
-    return list[i].mode == moe::FidelityMode::LowLatency && list[i].ep >= 128;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return estimatedWork(list[a]) > estimatedWork(list[b]);
   });
   // In a log, one line per finished shape instead, with its prediction: an A3 run of every
   // shape takes hours (docs/FIDELITY.md), and the table on stdout comes only at the end.
