@@ -2,26 +2,35 @@
 // The discrete-event queue. Events run in (time, insertion order), so every run is
 // reproducible. An event is a plain function pointer plus context: no allocation per event.
 //
-// Two structures keep that order cheaply:
+// Three structures keep that order cheaply:
 //  * events for the current instant (a coroutine resumed "now", a recompute, a latch) go to
 //    a FIFO. Most events are of this kind, and a FIFO costs O(1) with no cache misses;
-//  * later events go to a 4-ary min-heap on (time, sequence number): half the depth of a
-//    binary heap, and the four children of a node share a cache line or two.
+//  * later events whose delay recurs go to a FIFO lane per delay. Most later events are a
+//    fixed latency after the event that made them (an operation lands one GM latency after
+//    it crossed: two in three of a 4096-token prefill's), and since the clock never goes
+//    back, the events one delay makes come in (time, sequence) order: a lane is sorted by
+//    construction, and a push or pop costs O(1) instead of a sift through a large heap;
+//  * the other later events go to a 4-ary min-heap on (time, sequence number): half the
+//    depth of a binary heap, and the four children of a node share a cache line or two.
 // A timer is an event that can be moved or cancelled before it runs (a transfer's end,
 // which moves whenever its rate changes). It sits in the heap at a tracked position and is
 // taken out when it moves, so the heap holds no dead entries: at 64 ranks the dead ends of
 // re-rated transfers were once four in five of the heap's entries.
-// The order is still exactly (time, insertion order): both hold their events in that order,
-// and when the heap's next event is also for the current instant, the one inserted first
-// runs first.
+// The order is still exactly (time, insertion order): each structure holds its events in
+// that order, and pop() takes the first of the heap's top, the lanes' heads and the FIFO.
+// A delay gets a lane once it has been seen kLaneAfter times (while lanes are left): which
+// events sit in a lane and which in the heap changes nothing but the cost.
 // Memory follows what is pending, not the most that ever was: the layout stage of a
 // 256-rank run has about a million landings pending at once and later stages far fewer, so
 // the heap, the FIFO and the event slots give back their capacity once they are mostly
 // empty (amortised O(1): each give-back follows at least as many pops as it copies).
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 #include "core/engine/time.h"
@@ -53,6 +62,13 @@ class EventQueue {
     if (time == now) {
       now_.push_back(NowEvent{takeSeq(), action});
       nowPeak_ = std::max(nowPeak_, now_.size() - nowHead_);
+      return;
+    }
+    if (const int lane = laneFor(time - now); lane >= 0) {
+      Lane& l = lanes_[static_cast<std::size_t>(lane)];
+      l.events.push_back(LaneEvent{time, takeSeq(), action});
+      if (l.events.size() == 1) heads_[static_cast<std::size_t>(lane)] = headOf(l);
+      ++inLanes_;
       return;
     }
     const std::uint32_t slot = takeEventSlot();
@@ -115,12 +131,22 @@ class EventQueue {
       heap_.pop_back();
     }
   }
-  bool empty() const { return heap_.empty() && nowEmpty(); }
-  std::size_t size() const { return heap_.size() + (now_.size() - nowHead_); }
+  bool empty() const { return heap_.empty() && inLanes_ == 0 && nowEmpty(); }
+  std::size_t size() const { return heap_.size() + inLanes_ + (now_.size() - nowHead_); }
   // Time of the next event (only when !empty()); FIFO events are at the clock's `now`.
-  Time nextTime(Time now) const { return nowEmpty() ? heap_.front().time : now; }
+  Time nextTime(Time now) const {
+    if (!nowEmpty()) return now;
+    const int lane = firstLane();
+    return lane >= 0 && (heap_.empty() || laneFirst(lane)) ? heads_[lane].time : heap_.front().time;
+  }
   // Removes and returns the next event; `now` is the clock before it runs.
   Event pop(Time now) {
+    // The lanes' first event, if it comes before the heap's, and before the FIFO's (a lane
+    // event at the current instant was inserted before every FIFO event with a larger seq).
+    if (const int lane = firstLane();
+        lane >= 0 && (heap_.empty() || laneFirst(lane)) &&
+        (nowEmpty() || (heads_[lane].time == now && heads_[lane].seq < now_[nowHead_].seq)))
+      return popLane(lane);
     if (!heap_.empty() && (nowEmpty() || (heap_.front().time == now &&
                                           seqOf(heap_.front().key) < now_[nowHead_].seq))) {
       const Entry top = heap_.front();
@@ -161,6 +187,11 @@ class EventQueue {
     heap_.clear();
     now_.clear();
     nowHead_ = 0;
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+      lanes_[i].events.clear();
+      heads_[i] = kNoHead;
+    }
+    inLanes_ = 0;
   }
 
  private:
@@ -182,6 +213,27 @@ class EventQueue {
     Action action;
     std::uint32_t pos = kIdle;  // index in heap_, or kIdle
   };
+  struct LaneEvent {
+    Time time;
+    std::uint64_t seq;
+    Action action;
+  };
+  // A deque gives back its front blocks as they run: a lane that never drains (the layout
+  // stage's million landings) holds about what is pending, not everything since it began.
+  struct Lane {
+    Time delay = 0;
+    std::deque<LaneEvent> events;  // pending, in (time, seq) order
+  };
+  // A lane's first event, kept apart so that finding the first of all lanes reads one
+  // small array.
+  struct Head {
+    Time time;
+    std::uint64_t seq;
+  };
+  static constexpr Head kNoHead{INT64_MAX, ~std::uint64_t{0}};
+  static constexpr std::size_t kMaxLanes = 8;
+  static constexpr std::uint32_t kLaneAfter = 64;   // pushes with one delay before it gets a lane
+  static constexpr std::size_t kMaxCounted = 4096;  // delays counted at once
   static constexpr std::size_t kArity = 4;
   static constexpr int kSlotBits = 24;
   static constexpr std::uint32_t kTimerBit = std::uint32_t{1} << (kSlotBits - 1);
@@ -233,6 +285,47 @@ class EventQueue {
     if (slot & kTimerBit) timers_[slot & ~kTimerBit].pos = static_cast<std::uint32_t>(i);
   }
   bool nowEmpty() const { return nowHead_ == now_.size(); }
+  static Head headOf(const Lane& l) { return Head{l.events.front().time, l.events.front().seq}; }
+  // The lane whose first event comes first, or -1 when every lane is empty.
+  int firstLane() const {
+    if (inLanes_ == 0) return -1;
+    int best = 0;
+    for (int i = 1; i < static_cast<int>(lanes_.size()); ++i)
+      if (heads_[i].time < heads_[best].time ||
+          (heads_[i].time == heads_[best].time && heads_[i].seq < heads_[best].seq))
+        best = i;
+    return best;
+  }
+  // Whether the lane's first event comes before the heap's first (the heap is not empty).
+  bool laneFirst(int lane) const {
+    const Entry& top = heap_.front();
+    return heads_[lane].time < top.time ||
+           (heads_[lane].time == top.time && heads_[lane].seq < seqOf(top.key));
+  }
+  Event popLane(int lane) {
+    Lane& l = lanes_[static_cast<std::size_t>(lane)];
+    const Event e{l.events.front().time, l.events.front().action};
+    l.events.pop_front();
+    --inLanes_;
+    heads_[static_cast<std::size_t>(lane)] = l.events.empty() ? kNoHead : headOf(l);
+    return e;
+  }
+  // The lane for events `delay` after the clock, or -1 for the heap. A delay is counted
+  // until it has a lane; once every lane is taken, nothing more is counted.
+  int laneFor(Time delay) {
+    for (std::size_t i = 0; i < lanes_.size(); ++i)
+      if (lanes_[i].delay == delay) return static_cast<int>(i);
+    if (lanes_.size() == kMaxLanes) return -1;
+    // Compute times and transfer ends make many delays that never recur: the counts start
+    // again rather than grow with the run (a recurring delay soon counts up again).
+    if (seenDelays_.size() >= kMaxCounted) seenDelays_.clear();
+    if (++seenDelays_[delay] < kLaneAfter) return -1;
+    seenDelays_.erase(delay);
+    lanes_.emplace_back().delay = delay;
+    heads_[lanes_.size() - 1] = kNoHead;
+    if (lanes_.size() == kMaxLanes) seenDelays_ = {};
+    return static_cast<int>(lanes_.size()) - 1;
+  }
   static bool before(const Entry& a, const Entry& b) {
     return a.time < b.time || (a.time == b.time && a.key < b.key);
   }
@@ -275,10 +368,14 @@ class EventQueue {
   }
 
   std::vector<Entry> heap_;
-  std::vector<Action> events_;             // by event slot: the action to run
-  std::vector<std::uint32_t> freeEvents_;  // event slots no pending event holds
-  std::vector<TimerSlot> timers_;          // by timer id
-  std::vector<NowEvent> now_;              // FIFO of events at the current instant, from nowHead_
+  std::vector<Lane> lanes_;              // at most kMaxLanes, in the order they were made
+  std::array<Head, kMaxLanes> heads_{};  // by lane: its first event, or kNoHead
+  std::size_t inLanes_ = 0;              // events pending in all lanes
+  std::unordered_map<Time, std::uint32_t> seenDelays_;  // pushes by delay, until it has a lane
+  std::vector<Action> events_;                          // by event slot: the action to run
+  std::vector<std::uint32_t> freeEvents_;               // event slots no pending event holds
+  std::vector<TimerSlot> timers_;                       // by timer id
+  std::vector<NowEvent> now_;  // FIFO of events at the current instant, from nowHead_
   std::size_t nowHead_ = 0;
   std::size_t nowPeak_ = 0;  // most events in the FIFO at once since it last drained
   std::uint64_t nextSeq_ = 0;

@@ -188,6 +188,63 @@ TEST(EventQueue, OrderHoldsWhileTheQueueGivesBackCapacityBetweenBursts) {
   EXPECT_EQ(w.ran, expected);
 }
 
+// Later events whose delay recurs run from a FIFO lane per delay (an operation's landing, a
+// fixed latency after it crossed). Most events here take one of a few delays, more of them
+// than there are lanes, mixed with events now, random delays and re-armed timers: the order
+// must still be exactly (time, insertion), as the plain reference gives it.
+TEST(EventQueue, RecurringDelaysRunFromLanesInExactlyTheReferenceOrder) {
+  struct World {
+    Simulator sim;
+    std::mt19937_64 rng{31};
+    std::vector<std::uint64_t> ran;
+    std::map<std::pair<Time, std::uint64_t>, std::uint64_t> reference;
+    std::vector<std::pair<Time, std::uint64_t>> armedKey;
+    std::vector<TimerId> timers;
+    std::uint64_t inserted = 0;
+    int budget = 60000;
+    void schedule(Time t) {
+      const std::uint64_t id = kPlain + inserted;
+      reference.emplace(std::make_pair(t, inserted++), id);
+      sim.at(t, Action{&World::fire, this, id});
+    }
+    void arm(int t, Time when) {
+      if (armedKey[t].second != ~std::uint64_t{0}) reference.erase(armedKey[t]);
+      armedKey[t] = {when, inserted++};
+      reference.emplace(armedKey[t], static_cast<std::uint64_t>(t));
+      sim.setTimer(timers[t], when, Action{&World::fire, this, static_cast<std::uint64_t>(t)});
+    }
+    static void fire(void* self, std::uint64_t id) {
+      auto* w = static_cast<World*>(self);
+      w->ran.push_back(id);
+      if (id < kPlain) w->armedKey[id].second = ~std::uint64_t{0};
+      for (int c = 0; c < 2 && w->budget > 0; ++c, --w->budget) {
+        const std::uint64_t pick = w->rng() % 16;
+        const Time now = w->sim.now();
+        if (pick < 10)  // twelve recurring delays: more than there are lanes
+          w->schedule(now + 5 * static_cast<Time>(1 + w->rng() % 12));
+        else if (pick < 12)
+          w->schedule(now);
+        else if (pick < 14)
+          w->schedule(now + 1 + static_cast<Time>(w->rng() % 200));
+        else
+          w->arm(static_cast<int>(w->rng() % w->timers.size()),
+                 now + static_cast<Time>(w->rng() % 60));
+      }
+    }
+  } w;
+  for (int t = 0; t < 16; ++t) {
+    w.timers.push_back(w.sim.newTimer());
+    w.armedKey.emplace_back(0, ~std::uint64_t{0});
+  }
+  for (int i = 0; i < 64; ++i) w.schedule(static_cast<Time>(w.rng() % 100));
+  while (w.sim.step()) {
+  }
+  std::vector<std::uint64_t> expected;
+  for (const auto& [key, id] : w.reference) expected.push_back(id);
+  ASSERT_GT(expected.size(), 50000u);
+  EXPECT_EQ(w.ran, expected);
+}
+
 namespace {
 // The frame keeps its copy of `token` until the frame is destroyed.
 Task holds([[maybe_unused]] std::shared_ptr<int> token, Simulator& sim, Time wait) {
