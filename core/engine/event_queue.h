@@ -136,15 +136,15 @@ class EventQueue {
   // Time of the next event (only when !empty()); FIFO events are at the clock's `now`.
   Time nextTime(Time now) const {
     if (!nowEmpty()) return now;
-    const int lane = firstLane();
-    return lane >= 0 && (heap_.empty() || laneFirst(lane)) ? heads_[lane].time : heap_.front().time;
+    const int lane = laneBeforeHeap();
+    return lane >= 0 ? heads_[lane].time : heap_.front().time;
   }
   // Removes and returns the next event; `now` is the clock before it runs.
   Event pop(Time now) {
     // The lanes' first event, if it comes before the heap's, and before the FIFO's (a lane
     // event at the current instant was inserted before every FIFO event with a larger seq).
-    if (const int lane = firstLane();
-        lane >= 0 && (heap_.empty() || laneFirst(lane)) &&
+    if (const int lane = laneBeforeHeap();
+        lane >= 0 &&
         (nowEmpty() || (heads_[lane].time == now && heads_[lane].seq < now_[nowHead_].seq)))
       return popLane(lane);
     if (!heap_.empty() && (nowEmpty() || (heap_.front().time == now &&
@@ -286,21 +286,20 @@ class EventQueue {
   }
   bool nowEmpty() const { return nowHead_ == now_.size(); }
   static Head headOf(const Lane& l) { return Head{l.events.front().time, l.events.front().seq}; }
-  // The lane whose first event comes first, or -1 when every lane is empty.
-  int firstLane() const {
+  static bool earlier(const Head& a, const Head& b) {
+    return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+  }
+  // The lane whose first event comes before every other lane's and the heap's, or -1 when
+  // the lanes are empty or the heap's top comes first.
+  int laneBeforeHeap() const {
     if (inLanes_ == 0) return -1;
     int best = 0;
     for (int i = 1; i < static_cast<int>(lanes_.size()); ++i)
-      if (heads_[i].time < heads_[best].time ||
-          (heads_[i].time == heads_[best].time && heads_[i].seq < heads_[best].seq))
-        best = i;
+      if (earlier(heads_[i], heads_[best])) best = i;
+    if (!heap_.empty() &&
+        !earlier(heads_[best], Head{heap_.front().time, seqOf(heap_.front().key)}))
+      return -1;
     return best;
-  }
-  // Whether the lane's first event comes before the heap's first (the heap is not empty).
-  bool laneFirst(int lane) const {
-    const Entry& top = heap_.front();
-    return heads_[lane].time < top.time ||
-           (heads_[lane].time == top.time && heads_[lane].seq < seqOf(top.key));
   }
   Event popLane(int lane) {
     Lane& l = lanes_[static_cast<std::size_t>(lane)];

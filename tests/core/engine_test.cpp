@@ -20,6 +20,14 @@ namespace {
 void record(void* ctx, std::uint64_t arg) {
   static_cast<std::vector<int>*>(ctx)->push_back(static_cast<int>(arg));
 }
+
+// The queue tests' reference: event ids by (time, insertion number), replayed in key order.
+using ReferenceOrder = std::map<std::pair<Time, std::uint64_t>, std::uint64_t>;
+std::vector<std::uint64_t> inKeyOrder(const ReferenceOrder& reference) {
+  std::vector<std::uint64_t> ids;
+  for (const auto& [key, id] : reference) ids.push_back(id);
+  return ids;
+}
 }  // namespace
 
 TEST(EventQueue, EqualTimeEventsRunInInsertionOrderAndTimeNeverGoesBack) {
@@ -50,7 +58,7 @@ TEST(EventQueue, MatchesAPlainTimeThenInsertionOrderReferenceOnRandomSchedules) 
     std::uint64_t nextId = 0;
     int budget = 20000;
     // The reference: (time, insertion number) -> id, replayed in key order afterwards.
-    std::map<std::pair<Time, std::uint64_t>, std::uint64_t> reference;
+    ReferenceOrder reference;
     std::uint64_t inserted = 0;
     void schedule(Time t) {
       const std::uint64_t id = nextId++;
@@ -71,8 +79,7 @@ TEST(EventQueue, MatchesAPlainTimeThenInsertionOrderReferenceOnRandomSchedules) 
   for (int i = 0; i < 64; ++i) w.schedule(static_cast<Time>(w.rng() % 100));
   while (w.sim.step()) {
   }
-  std::vector<std::uint64_t> expected;
-  for (const auto& [key, id] : w.reference) expected.push_back(id);
+  const std::vector<std::uint64_t> expected = inKeyOrder(w.reference);
   ASSERT_GT(expected.size(), 1000u);
   EXPECT_EQ(w.ran, expected);
 }
@@ -87,7 +94,7 @@ TEST(EventQueue, ReArmedAndCancelledTimersRunOnceAtTheirLastTimeInOrder) {
     Simulator sim;
     std::mt19937_64 rng{11};
     std::vector<std::uint64_t> ran;
-    std::map<std::pair<Time, std::uint64_t>, std::uint64_t> reference;
+    ReferenceOrder reference;
     std::vector<std::pair<Time, std::uint64_t>> armedKey;  // by timer: its reference key
     std::vector<TimerId> timers;
     std::uint64_t inserted = 0;
@@ -133,10 +140,9 @@ TEST(EventQueue, ReArmedAndCancelledTimersRunOnceAtTheirLastTimeInOrder) {
   for (int t = 0; t < 32; ++t) w.arm(t, static_cast<Time>(w.rng() % 100));
   // The reference replays in key order; entries are only added at or after the clock, and
   // erased before they would run, so its key order is the order the queue must produce.
-  std::vector<std::uint64_t> expected;
   while (w.sim.step()) {
   }
-  for (const auto& [key, id] : w.reference) expected.push_back(id);
+  const std::vector<std::uint64_t> expected = inKeyOrder(w.reference);
   ASSERT_GT(w.ran.size(), 1000u);
   EXPECT_EQ(w.ran, expected);
 }
@@ -150,7 +156,7 @@ TEST(EventQueue, OrderHoldsWhileTheQueueGivesBackCapacityBetweenBursts) {
     Simulator sim;
     std::mt19937_64 rng{23};
     std::vector<std::uint64_t> ran;
-    std::map<std::pair<Time, std::uint64_t>, std::uint64_t> reference;
+    ReferenceOrder reference;
     std::uint64_t inserted = 0;
     int budget = 30000;
     void schedule(Time t, std::uint64_t id) {
@@ -182,8 +188,7 @@ TEST(EventQueue, OrderHoldsWhileTheQueueGivesBackCapacityBetweenBursts) {
   w.burst(w.sim.now(), 150000);
   while (w.sim.step()) {
   }
-  std::vector<std::uint64_t> expected;
-  for (const auto& [key, id] : w.reference) expected.push_back(id);
+  const std::vector<std::uint64_t> expected = inKeyOrder(w.reference);
   ASSERT_GT(expected.size(), 350000u);
   EXPECT_EQ(w.ran, expected);
 }
@@ -197,7 +202,7 @@ TEST(EventQueue, RecurringDelaysRunFromLanesInExactlyTheReferenceOrder) {
     Simulator sim;
     std::mt19937_64 rng{31};
     std::vector<std::uint64_t> ran;
-    std::map<std::pair<Time, std::uint64_t>, std::uint64_t> reference;
+    ReferenceOrder reference;
     std::vector<std::pair<Time, std::uint64_t>> armedKey;
     std::vector<TimerId> timers;
     std::uint64_t inserted = 0;
@@ -239,8 +244,7 @@ TEST(EventQueue, RecurringDelaysRunFromLanesInExactlyTheReferenceOrder) {
   for (int i = 0; i < 64; ++i) w.schedule(static_cast<Time>(w.rng() % 100));
   while (w.sim.step()) {
   }
-  std::vector<std::uint64_t> expected;
-  for (const auto& [key, id] : w.reference) expected.push_back(id);
+  const std::vector<std::uint64_t> expected = inKeyOrder(w.reference);
   ASSERT_GT(expected.size(), 50000u);
   EXPECT_EQ(w.ran, expected);
 }
