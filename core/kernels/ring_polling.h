@@ -33,16 +33,18 @@ struct NothingHeld {
 template <typename Consume, typename Held = NothingHeld>
 Task pollRings(AiCore& core, std::vector<PolledRing> rings, Buffer* rx, std::int64_t batch,
                std::int64_t recordBytes, Consume consume, Held* held = nullptr) {
-  auto left = [&] {
-    std::int64_t n = 0;
-    for (auto& p : rings) n += p.remaining;
-    return n;
+  // Only rings that still expect records are kept, in their order: a pass visits the rings
+  // in that order, so dropping the finished ones changes no event, and a receiver that
+  // drains hundreds of rings stops re-reading those it is done with.
+  auto dropFinished = [&] {
+    std::erase_if(rings, [](const PolledRing& p) { return p.remaining <= 0; });
   };
+  dropFinished();
   // Kept across batches and sleeps, so polling allocates nothing once they have grown.
   std::vector<RecordMeta> metas;
   std::vector<Word*> tails;
   std::vector<std::int64_t> seen;
-  while (left() > 0) {
+  while (!rings.empty()) {
     co_await core.pollWords();  // one sweep of tail reads
     bool progressed = false;
     for (auto& p : rings) {
@@ -61,7 +63,10 @@ Task pollRings(AiCore& core, std::vector<PolledRing> rings, Buffer* rx, std::int
       p.remaining -= n;
       progressed = true;
     }
-    if (progressed) continue;
+    if (progressed) {
+      dropFinished();
+      continue;
+    }
     if (held != nullptr && held->pending()) {
       // Nothing to read right now: post what is held, then look again (the tails may have
       // moved meanwhile, so they are read afresh before any sleep).
@@ -70,19 +75,17 @@ Task pollRings(AiCore& core, std::vector<PolledRing> rings, Buffer* rx, std::int
     }
     tails.clear();
     seen.clear();
-    for (auto& p : rings)
-      if (p.remaining > 0) {
-        tails.push_back(p.ring->tailWord());
-        seen.push_back(p.ring->tail());
-      }
+    for (auto& p : rings) {
+      tails.push_back(p.ring->tailWord());
+      seen.push_back(p.ring->tail());
+    }
     // Described only when asked (a deadlock diagnosis, a snapshot): the rings live in this
     // frame, which stays alive while the core sleeps here.
     auto describe = [&rings] {
       std::string what;
       for (const auto& p : rings)
-        if (p.remaining > 0)
-          what += (what.empty() ? "" : "; ") + p.ring->describe() + ", " +
-                  std::to_string(p.remaining) + " records still expected";
+        what += (what.empty() ? "" : "; ") + p.ring->describe() + ", " +
+                std::to_string(p.remaining) + " records still expected";
       return "waiting for data: " + what;
     };
     // A named awaiter, not a temporary: GCC 12 destroys non-trivial temporaries of a
