@@ -1,7 +1,7 @@
 #pragma once
 // Recycles the small blocks the engine makes and drops by the million: coroutine frames
 // (every `co_await helper(...)` in a kernel creates a Task whose frame the compiler puts on
-// the heap) and operation records (AiCore ops, made with allocate_shared). malloc and free
+// the heap) and operation records (AiCore ops, LocalPtr::make). malloc and free
 // were a tenth of the engine's time. Blocks come in a handful of sizes, so a per-thread
 // free list per 64-byte size class hands them back without touching malloc. Under
 // AddressSanitizer the pool is bypassed so that a use after free is still caught.
@@ -15,7 +15,7 @@ struct BlockPool {
   static void release(void* block, std::size_t bytes) noexcept;
 };
 
-// A standard allocator over BlockPool, for std::allocate_shared.
+// A standard allocator over BlockPool (LocalPtr makes its records with it).
 template <typename T>
 struct PoolAllocator {
   using value_type = T;

@@ -17,8 +17,8 @@ static_assert(static_cast<int>(CausalLog::OpPipe::Cube) == static_cast<int>(Pipe
 
 namespace {
 // Op records come from the engine's block pool: a run makes and drops millions of them.
-std::shared_ptr<Op> newOp() {
-  return std::allocate_shared<Op>(PoolAllocator<Op>{});
+OpPtr newOp() {
+  return OpPtr::make();
 }
 
 Time cyclesToPs(double cycles, int clockMhz) {
@@ -81,7 +81,7 @@ void AiCore::resetUb() {
   // The pipe queues and in-flight lists are empty now; their storage goes too (the layout
   // stage grows each core's to a few KB, which every later stage would otherwise keep).
   for (auto& q : pipes_) q.releaseStorage();
-  for (auto& f : inFlight_) f = std::vector<std::shared_ptr<Op>>();
+  for (auto& f : inFlight_) f = std::vector<OpPtr>();
   // Every post has landed, so every queue pair is idle and holds nothing a later post
   // reads, but for the causal log's link to the last post: without that log they go too
   // (dispatch's cores post to every card of the cluster; 256 ranks: 6.7 MB).
@@ -150,7 +150,7 @@ void AiCore::setActivity(Activity a) {
   since_ = now;
 }
 
-OpRef AiCore::issue(std::shared_ptr<Op> op) {
+OpRef AiCore::issue(OpPtr op) {
   op->core = this;
   if (CausalLog* log = m_.causalLog()) {
     const int word = op->word ? log->wordId(op->word, op->word->name) : -1;
@@ -166,7 +166,7 @@ OpRef AiCore::issue(std::shared_ptr<Op> op) {
   return OpRef(std::move(op));
 }
 
-void AiCore::startOp(const std::shared_ptr<Op>& op) {
+void AiCore::startOp(const OpPtr& op) {
   Simulator& s = m_.sim();
   switch (op->kind) {
     case Op::Kind::Compute:
@@ -370,7 +370,7 @@ AiCore::QueuePair& AiCore::queuePair(int dstCard) {
   return queuePairs_.emplace_back();
 }
 
-void AiCore::chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard) {
+void AiCore::chainOnQueuePair(const OpPtr& op, int dstCard) {
   QueuePair& qp = queuePair(dstCard);
   auto& last = qp.lastPosted;
   if (last && !last->done) op->rdma->qpPrev = last;

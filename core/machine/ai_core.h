@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/engine/local_ptr.h"
 #include "core/engine/simulator.h"
 #include "core/machine/flow_network.h"
 #include "core/machine/label.h"
@@ -52,12 +53,15 @@ struct Word {
 };
 
 struct Op;
+// Ops are shared by the core's pipes, the kernels' OpRefs and the ops ordered behind them,
+// all on the run's thread.
+using OpPtr = LocalPtr<Op>;
 
 // What only RDMA ops need, their order on a queue pair: kept in its own pooled record so
 // the DataCopy and compute ops, nearly all of a run's ops, do not carry it.
 struct RdmaLinks {
-  std::shared_ptr<Op> after;   // word write: lands only after this op has landed
-  std::shared_ptr<Op> qpPrev;  // the previous op on the same queue pair (lands first)
+  OpPtr after;                 // word write: lands only after this op has landed
+  OpPtr qpPrev;                // the previous op on the same queue pair (lands first)
   Op* qpNextToSend = nullptr;  // data: the next write waiting to transmit on its queue pair
   int qpPrevCausal = -1;       // the causal record of the op posted before it on its queue pair
   int qp = -1;                 // its queue pair on the posting core
@@ -103,6 +107,7 @@ struct Op {
   std::unique_ptr<CopyRows> rows;   // CopyRows only
   LandHooks onLand;                 // run when the op lands (ring checks, fences)
   std::coroutine_handle<> waiter;
+  int localRefs = 0;  // its OpPtrs (LocalPtr's count; it fills the path's padding)
   FlowPath path;
 };
 
@@ -110,9 +115,9 @@ struct Op {
 class OpRef {
  public:
   OpRef() = default;
-  explicit OpRef(std::shared_ptr<Op> op) : op_(std::move(op)) {}
+  explicit OpRef(OpPtr op) : op_(std::move(op)) {}
   bool done() const { return !op_ || op_->done; }
-  const std::shared_ptr<Op>& op() const { return op_; }
+  const OpPtr& op() const { return op_; }
 
   bool await_ready() const noexcept { return done(); }
   void await_suspend(std::coroutine_handle<> h) const noexcept;
@@ -120,7 +125,7 @@ class OpRef {
   std::int64_t await_resume() const noexcept;
 
  private:
-  std::shared_ptr<Op> op_;
+  OpPtr op_;
 };
 
 // A cross-card barrier (SyncAll). The last arrival releases everyone after syncAllNs.
@@ -273,7 +278,7 @@ class AiCore {
 
  private:
   friend class OpRef;
-  OpRef issue(std::shared_ptr<Op> op);
+  OpRef issue(OpPtr op);
   void checkCopy(const Region& dst, const Region& src) const;
   std::int64_t gmWireBytes(const Region& gm);  // counts the over-read
   void startCopyTransfer(std::int64_t wireBytes, const FlowPath& path, Time latency,
@@ -282,7 +287,7 @@ class AiCore {
   void startRow(Op& series);
   static void rowCrossed(void* series, std::uint64_t row);
   static void rowLanded(void* series, std::uint64_t row);
-  void startOp(const std::shared_ptr<Op>& op);
+  void startOp(const OpPtr& op);
   void land(Op* op);
   void releasePipe(Op* op);
   void leavePipe(Op* op);  // release the pipe but keep the op in flight until it lands
@@ -305,9 +310,9 @@ class AiCore {
   std::vector<RoleTimes> timeByRole_;
   ActivityTimes* roleTimes_ = nullptr;  // role_'s entry, found on first use after setRole
   ActivityTimes& timesOf(Role r);
-  std::array<Fifo<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> pipes_;
+  std::array<Fifo<OpPtr>, static_cast<int>(Pipe::Count)> pipes_;
   // Ops that left their pipe (their last byte crossed) but have not landed yet, per pipe.
-  std::array<std::vector<std::shared_ptr<Op>>, static_cast<int>(Pipe::Count)> inFlight_;
+  std::array<std::vector<OpPtr>, static_cast<int>(Pipe::Count)> inFlight_;
   std::int64_t ubUsed_ = 0;
   std::vector<std::unique_ptr<Buffer>> ubBuffers_;
   std::function<std::string()> waitWhat_;
@@ -321,7 +326,7 @@ class AiCore {
   // chains behind a landed op, and every queue pair of a run keeping one record alive held
   // tens of MB at 256 ranks. Its causal record stays for the next post's queuedBehind.
   struct QueuePair {
-    std::shared_ptr<Op> lastPosted;
+    OpPtr lastPosted;
     int lastCausal = -1;  // lastPosted's causal record, kept after it is dropped
     Op* sending = nullptr;
     Op* firstWaiting = nullptr;
@@ -337,7 +342,7 @@ class AiCore {
   std::vector<QueuePair> queuePairs_;
   std::size_t lastQp_ = 0;
   QueuePair& queuePair(int dstCard);
-  void chainOnQueuePair(const std::shared_ptr<Op>& op, int dstCard);
+  void chainOnQueuePair(const OpPtr& op, int dstCard);
   void forgetLanded(Op* op);  // op has landed and left its pipe
   void sendOnQueuePair(Op* op);
   void sentOnQueuePair(Op* op);

@@ -480,20 +480,18 @@ TEST(AiCoreRdma, ALandedPostIsNotKeptAliveByItsQueuePair) {
   Buffer* src = m.allocGm(0, 4096, "src", true);
   Buffer* dst = m.allocGm(8, 4096, "dst", true);
   Word& flag = *m.makeWord(8, "flag");
-  std::weak_ptr<Op> data, word;
   int firstId = -1, nextId = -1, nextPrev = -1;
   auto prog = [&]() -> Task {
     OpRef w = a.rdmaWrite(Region{dst, 0, 2048}, Region{src, 0, 2048});
     OpRef f = a.rdmaWriteWord(flag, 1, w);
-    data = w.op();
-    word = f.op();
     firstId = f.op()->causalId;
     co_await f;
+    co_await a.fence(Pipe::Scalar);
+    // Landed and off the pipe: this program's OpRefs are the records' only owners.
+    EXPECT_EQ(w.op().useCount(), 1);
+    EXPECT_EQ(f.op().useCount(), 1);
     w = OpRef();
     f = OpRef();
-    co_await a.fence(Pipe::Scalar);
-    EXPECT_TRUE(data.expired());
-    EXPECT_TRUE(word.expired());
     OpRef next = a.rdmaWrite(Region{dst, 2048, 2048}, Region{src, 2048, 2048});
     nextId = next.op()->causalId;
     nextPrev = log.op(nextId).qpPrev;
