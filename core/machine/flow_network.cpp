@@ -76,34 +76,35 @@ void FlowNetwork::addBound(const Flow& f, int sign) {
   }
 }
 
-void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone) {
-  if (bytes <= 0 || path.empty()) {  // nothing crosses: done now, in event order
-    sim_.at(sim_.now(), onDone);
-    return;
-  }
-  int slot;
+int FlowNetwork::takeSlot() {
   if (!freeSlots_.empty()) {
-    slot = freeSlots_.back();
+    const int slot = freeSlots_.back();
     freeSlots_.pop_back();
-  } else {
-    slot = static_cast<int>(flows_.size());
-    flows_.emplace_back();
-    if (perFlow_) flows_.back().end = sim_.newTimer();
-    newRate_.push_back(0);
-    inSet_.push_back(0);
-    frozenAt_.push_back(0);
-    classes_.reserve(static_cast<int>(flows_.size()), static_cast<int>(cls_.size()));
+    return slot;
   }
+  const int slot = static_cast<int>(flows_.size());
+  flows_.emplace_back();
+  if (perFlow_) flows_.back().end = sim_.newTimer();
+  newRate_.push_back(0);
+  inSet_.push_back(0);
+  frozenAt_.push_back(0);
+  classes_.reserve(static_cast<int>(flows_.size()), static_cast<int>(cls_.size()));
+  return slot;
+}
+
+int FlowNetwork::addFlow(const FlowPath& path, std::int64_t bytes, Action onDone, double rate,
+                         bool markChanges) {
+  const int slot = takeSlot();
   Flow& f = flows_[slot];
   f.hops = path.size();
   std::copy(path.begin(), path.end(), f.path.begin());
-  touch(f);
+  if (markChanges) touch(f);  // before its bound: only resources others could saturate
   f.narrowest = f.path[0];
   for (int i = 1; i < f.hops; ++i)
     if (resources_[f.path[i]].capacity < resources_[f.narrowest].capacity) f.narrowest = f.path[i];
   addBound(f, +1);
   f.remaining = static_cast<double>(bytes);
-  f.rate = 0;
+  f.rate = rate;
   f.segRate = 0;
   f.logPos = 0;
   f.lastUpdate = sim_.now();
@@ -115,8 +116,23 @@ void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone)
     const int r = f.path[i];
     ++resources_[r].activeFlows;
     f.slotOn[i] = static_cast<int>(state_[r].flows.size());
-    state_[r].flows.push_back(Member{slot, 0.0});
+    state_[r].flows.push_back(Member{slot, rate});
+    if (rate != 0) addRate(r, rate);
   }
+  return slot;
+}
+
+void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone) {
+  if (bytes <= 0 || path.empty()) {  // nothing crosses: done now, in event order
+    sim_.at(sim_.now(), onDone);
+    return;
+  }
+  if (canHandOver(path)) {
+    handOver(path, bytes, onDone);
+    return;
+  }
+  ended_.valid = false;  // only the first start of a completion can take its place
+  const int slot = addFlow(path, bytes, onDone, 0.0, true);
   newFlows_.push_back(slot);
   requestRecompute();
 }
@@ -133,6 +149,9 @@ void FlowNetwork::recomputeEvent(void* self, std::uint64_t) {
   auto* net = static_cast<FlowNetwork*>(self);
   net->recomputePending_ = false;
   net->lastRecompute_ = net->sim_.now();
+  // Nothing left to solve: every change was a handover, or touched only resources with
+  // headroom.
+  if (net->dirty_.empty() && net->newFlows_.empty()) return;
   net->recompute();
 }
 
@@ -163,6 +182,13 @@ void FlowNetwork::classEvent(void* self, std::uint64_t cls) {
 
 void FlowNetwork::finish(int slot) {
   Flow& f = flows_[slot];
+  ended_.valid = true;
+  ended_.dirtyFrom = dirty_.size();
+  ended_.path = FlowPath();
+  for (int i = 0; i < f.hops; ++i) ended_.path.push_back(f.path[i]);
+  ended_.rate = f.rate;
+  ended_.cls = perFlow_ ? FlowClasses::kNone : classes_.classOf(slot);
+  ended_.frozenAt = frozenAt_[slot];
   touch(f);
   addBound(f, -1);
   if (!perFlow_) catchUp(slot);
@@ -195,7 +221,48 @@ void FlowNetwork::finish(int slot) {
   }
   const Action done = f.onDone;
   requestRecompute();
+  struct Forget {  // after the completion, even one that throws, nothing can take its place
+    Ended& ended;
+    ~Forget() { ended.valid = false; }
+  } forget{ended_};
   done();
+}
+
+bool FlowNetwork::canHandOver(const FlowPath& path) const {
+  if (!ended_.valid || !(ended_.rate > 0) || path.size() != ended_.path.size()) return false;
+  for (int i = 0; i < path.size(); ++i)
+    if (path[i] != ended_.path[i]) return false;
+  if (perFlow_) return true;
+  // The class it left, if its end emptied it, is the one retime() has just given back.
+  const int c = ended_.cls;
+  return c != FlowClasses::kNone && classes_.rate(c) == ended_.rate &&
+         (classes_.size(c) > 0 || (!freeClasses_.empty() && freeClasses_.back() == c));
+}
+
+// The new transfer takes the place of the one that ended in this completion: the same path,
+// so the same max-min rates for every flow. What the end changed is put back: its
+// resources' change marks, headroom bounds and loads; the flow joins the ended one's class
+// at its rate, with the place among equal-time events a timer armed now would take.
+void FlowNetwork::handOver(const FlowPath& path, std::int64_t bytes, Action onDone) {
+  ended_.valid = false;
+  ++handovers_;
+  for (std::size_t k = ended_.dirtyFrom; k < dirty_.size(); ++k) state_[dirty_[k]].dirty = false;
+  dirty_.resize(ended_.dirtyFrom);
+  const double rate = ended_.rate;
+  const int slot = addFlow(path, bytes, onDone, rate, false);
+  Flow& f = flows_[slot];
+  frozenAt_[slot] = ended_.frozenAt;
+  if (perFlow_) {
+    scheduleCompletion(slot);
+    return;
+  }
+  const int c = ended_.cls;
+  if (classes_.size(c) == 0) freeClasses_.pop_back();  // c, checked by canHandOver
+  f.segRate = rate;
+  f.seq = sim_.reserveSeq();
+  f.logPos = cls_[c].log.size();
+  classes_.join(c, slot, sim_.now(), f.remaining);
+  retime(c);
 }
 
 void FlowNetwork::addToSet(int slot) {

@@ -43,6 +43,12 @@
 // taken then (Simulator::reserveSeq). So every completion lands at the same picosecond
 // and in the same order as with one timer per flow (Timers::PerFlow, kept as the
 // reference the tests compare against).
+//
+// Handover: a max-min allocation depends only on the paths of the active flows. So when a
+// transfer's completion starts another on the same path at once (the next write on a
+// queue pair, the next DMA on a pipe: a fifth to a third of all ends), the allocation is
+// unchanged: the new transfer takes the ended one's rate and class, the resources lose
+// the change marks the end gave them, and no solve runs for the pair.
 
 #include <algorithm>
 #include <array>
@@ -133,13 +139,16 @@ class FlowNetwork {
   // How often a completion timer was (re)armed: once per class re-timed (or per flow
   // re-rated, with Timers::PerFlow).
   std::uint64_t timersArmed() const { return timersArmed_; }
+  // How many transfers took over the rate of one that ended on their path (no solve).
+  std::uint64_t handovers() const { return handovers_; }
 
   // At most one recompute per `interval` of emulated time (0, the default: at every start
   // and end, exact). A change after a quiet spell is solved at once; changes that follow
   // within the interval wait for the next solve together: a new transfer waits with rate 0
-  // and capacity freed by an ending one stays idle until then. Each transfer can lose up to
-  // one interval, and a solve over a large cluster's many changes costs about what one does
-  // (its working set is most of the flows either way). Scenario field bandwidth_update_ns.
+  // and capacity freed by an ending one stays idle until then (but for a handover, which
+  // needs no solve). Each transfer can lose up to one interval, and a solve over a large
+  // cluster's many changes costs about what one does (its working set is most of the flows
+  // either way). Scenario field bandwidth_update_ns.
   void setMinRecomputeInterval(Time interval) { minInterval_ = interval; }
 
   // Starts moving `bytes` over `path` now; `onDone` runs when the last byte has crossed.
@@ -215,6 +224,15 @@ class FlowNetwork {
     int target = -1;               // apply scratch: the class of the flows frozen here
     std::uint64_t targetMark = 0;  // apply scratch: target is this recompute's
   };
+  // The transfer that has just ended, while its onDone runs (see "Handover" above).
+  struct Ended {
+    bool valid = false;
+    FlowPath path;
+    double rate = 0;
+    int cls = FlowClasses::kNone;  // class timing: the class it left
+    int frozenAt = 0;
+    std::size_t dirtyFrom = 0;  // dirty_ from here on is what its end marked
+  };
   static void flowEvent(void* self, std::uint64_t arg);
   static void recomputeEvent(void* self, std::uint64_t);
   void touch(const Flow& f);  // marks the path dirty, remembering the old saturation
@@ -222,6 +240,13 @@ class FlowNetwork {
   void addBound(const Flow& f, int sign);
   void requestRecompute();
   void finish(int slot);
+  int takeSlot();
+  // A new active flow at `rate` (0 until a solve, or a handed-over rate); `markChanges`:
+  // its path's resources are marked for the next solve.
+  int addFlow(const FlowPath& path, std::int64_t bytes, Action onDone, double rate,
+              bool markChanges);
+  bool canHandOver(const FlowPath& path) const;
+  void handOver(const FlowPath& path, std::int64_t bytes, Action onDone);
   void recompute();
   void addToSet(int slot);
   void setRate(Flow& f, double rate);  // on the flow and its members
@@ -284,6 +309,8 @@ class FlowNetwork {
   std::vector<Flow> flows_;
   std::vector<int> freeSlots_;
   int activeCount_ = 0;
+  Ended ended_;
+  std::uint64_t handovers_ = 0;
   std::vector<int> dirty_;     // resources touched since the last recompute
   std::vector<int> newFlows_;  // flows started since the last recompute
   bool recomputePending_ = false;

@@ -26,6 +26,7 @@ struct Outcome {
   std::vector<int> order;
   std::uint64_t events = 0;
   std::uint64_t timersArmed = 0;
+  std::uint64_t handovers = 0;
   std::vector<double> carried;
 };
 
@@ -37,7 +38,7 @@ Outcome replay(FlowNetwork::Timers timers, const std::vector<double>& gbps,
   for (double g : gbps) net.addResource("r", g);
   const TransferReplay r(net, sim, plan);
   sim.run();
-  Outcome o{r.done(), r.order(), sim.eventsRun(), net.timersArmed(), {}};
+  Outcome o{r.done(), r.order(), sim.eventsRun(), net.timersArmed(), net.handovers(), {}};
   for (int k = 0; k < net.resourceCount(); ++k) o.carried.push_back(net.resource(k).bytesCarried);
   return o;
 }
@@ -52,19 +53,10 @@ void expectSame(const std::vector<double>& gbps, const std::vector<PlannedTransf
   }
   EXPECT_EQ(byClass.order, perFlow.order) << what;
   EXPECT_EQ(byClass.events, perFlow.events) << what;
+  EXPECT_EQ(byClass.handovers, perFlow.handovers) << what;
   for (std::size_t k = 0; k < gbps.size(); ++k)
     EXPECT_NEAR(byClass.carried[k], perFlow.carried[k], 1e-9 * perFlow.carried[k] + 1e-6)
         << what << ": resource " << k;
-}
-
-// Some transfers start at fixed times, others when an earlier one ends (at that instant).
-std::vector<PlannedTransfer> chained(std::vector<PlannedTransfer> plan, std::mt19937_64& rng) {
-  for (std::size_t i = 0; i + 1 < plan.size(); ++i)
-    if (rng() % 4 == 0 && plan[i + 1].at >= 0) {
-      plan[i].next = static_cast<int>(i + 1);
-      plan[i + 1].at = -1;
-    }
-  return plan;
 }
 
 }  // namespace

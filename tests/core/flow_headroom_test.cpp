@@ -118,6 +118,7 @@ TEST(FlowHeadroom, RandomPathsGiveTheSameBitsAsSolvingEveryResource) {
       plan.push_back({static_cast<Time>(rng() % 6) * 300 * kNs, std::move(path),
                       static_cast<std::int64_t>(1 + rng() % (1 << 20))});
     }
+    plan = chained(std::move(plan), rng);  // handovers too
     expectSameBits(gbps, plan, "seed " + std::to_string(seed));
   }
 }

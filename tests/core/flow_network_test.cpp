@@ -101,6 +101,64 @@ TEST(FlowNetworkVsReference, AllToAllOverNicsAndHbmMatchesWithin1e9) {
   }
 }
 
+// Transfers started by an end, at its instant: on a path of their own, or on the ended
+// transfer's path, where they take over its rate without a solve (the handover). The
+// allocation after each instant is still the reference's.
+TEST(FlowNetworkVsReference, TransfersStartedByAnEndOnItsPathMatchWithin1e9) {
+  std::uint64_t handovers = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    Simulator sim;
+    FlowNetwork net(sim);
+    std::vector<double> capacity;
+    const bool allToAll = seed % 2 == 0;
+    const AllToAll shape;
+    const std::vector<double> gbps = allToAll ? shape.bandwidths() : fewBandwidths(rng);
+    for (double g : gbps) capacity.push_back(net.resource(net.addResource("r", g)).capacity);
+    std::vector<PlannedTransfer> plan;
+    if (allToAll) {
+      plan = shape.plan(rng);
+    } else {
+      for (int i = 0; i < 150; ++i)
+        plan.push_back({static_cast<Time>(rng() % 4) * 500 * kNs,
+                        randomPath(rng, static_cast<int>(gbps.size())),
+                        1024 + static_cast<std::int64_t>(rng() % (1 << 20))});
+    }
+    plan = chained(std::move(plan), rng);
+    double worst = 0;
+    int instants = 0;
+    runAndCompare(net, sim, capacity, plan, worst, instants);
+    EXPECT_LE(worst, 1e-9) << "seed " << seed;
+    handovers += net.handovers();
+  }
+  EXPECT_GT(handovers, 500u);
+}
+
+// Two transfers share a link; when one ends, the next on its path starts in its completion
+// and takes over its half without a solve. Its neighbour's rate does not move.
+TEST(FlowHandover, TheNextTransferOnAPathTakesOverTheRateWithoutASolve) {
+  Simulator sim;
+  FlowNetwork net(sim);
+  net.addResource("link", 100);
+  const std::vector<PlannedTransfer> plan = {
+      {0, {0}, 1 << 20, 1}, {-1, {0}, 1 << 20}, {0, {0}, 4 << 20}};
+  const TransferReplay replay(net, sim, plan);
+  std::uint64_t solvesBefore = 0;
+  while (sim.step()) {
+    if (replay.ends()[0] == 0) solvesBefore = net.recomputes();
+    if (replay.ends()[0] == 1 && replay.ends()[1] == 0) {
+      EXPECT_EQ(net.recomputes(), solvesBefore);  // no solve at the handover
+      ASSERT_EQ(net.activeFlowCount(), 2);
+      for (const auto& f : net.activeFlows()) EXPECT_EQ(f.rate, net.resource(0).capacity / 2);
+    }
+  }
+  EXPECT_EQ(net.handovers(), 1u);
+  // Halves until the second transfer ends (2 MiB each by then), then the link alone.
+  const double perPs = net.resource(0).capacity;
+  EXPECT_NEAR(static_cast<double>(replay.done()[1]), 2.0 * (2 << 20) / perPs, 2);
+  EXPECT_NEAR(static_cast<double>(replay.done()[2]), 1.0 * (6 << 20) / perPs, 3);
+}
+
 // A resource's load is a running sum of its flows' rates, resummed now and then. Thousands
 // of transfers through the same two resources take it through many resums, and the rates
 // still match the reference at every instant.

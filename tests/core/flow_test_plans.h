@@ -84,6 +84,21 @@ struct AllToAll {
   }
 };
 
+// Some transfers start when the one before them ends, at that instant: a quarter on a path
+// of their own, a quarter on their predecessor's path (the next write on a queue pair, the
+// next DMA on a pipe), which takes over the ended transfer's rate (FlowNetwork's handover).
+inline std::vector<PlannedTransfer> chained(std::vector<PlannedTransfer> plan,
+                                            std::mt19937_64& rng) {
+  for (std::size_t i = 0; i + 1 < plan.size(); ++i) {
+    const auto draw = rng() % 4;
+    if (draw >= 2 || plan[i + 1].at < 0) continue;
+    plan[i].next = static_cast<int>(i + 1);
+    plan[i + 1].at = -1;
+    if (draw == 1) plan[i + 1].path = plan[i].path;
+  }
+  return plan;
+}
+
 // Schedules every transfer of `plan` on `net` (each start is an event, so starts interleave
 // with ends and recomputes as in the emulator) and records its ends as the simulator runs
 // them. Keep it alive, and in place, until the simulator has run.
