@@ -184,7 +184,7 @@ void FlowNetwork::finish(int slot) {
   Flow& f = flows_[slot];
   ended_.valid = true;
   ended_.dirtyFrom = dirty_.size();
-  ended_.path = FlowPath();
+  ended_.path.clear();
   for (int i = 0; i < f.hops; ++i) ended_.path.push_back(f.path[i]);
   ended_.rate = f.rate;
   ended_.cls = perFlow_ ? FlowClasses::kNone : classes_.classOf(slot);
@@ -229,9 +229,9 @@ void FlowNetwork::finish(int slot) {
 }
 
 bool FlowNetwork::canHandOver(const FlowPath& path) const {
-  if (!ended_.valid || !(ended_.rate > 0) || path.size() != ended_.path.size()) return false;
-  for (int i = 0; i < path.size(); ++i)
-    if (path[i] != ended_.path[i]) return false;
+  if (!ended_.valid || !(ended_.rate > 0) ||
+      !std::equal(path.begin(), path.end(), ended_.path.begin(), ended_.path.end()))
+    return false;
   if (perFlow_) return true;
   // The class it left, if its end emptied it, is the one retime() has just given back.
   const int c = ended_.cls;

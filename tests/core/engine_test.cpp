@@ -28,6 +28,32 @@ std::vector<std::uint64_t> inKeyOrder(const ReferenceOrder& reference) {
   for (const auto& [key, id] : reference) ids.push_back(id);
   return ids;
 }
+
+// A random schedule of re-armable timers beside the queue, mirrored in a reference keyed by
+// (time, insertion). W supplies `static void fire(void*, std::uint64_t)`.
+template <typename W>
+struct TimerWorld {
+  Simulator sim;
+  std::mt19937_64 rng;
+  std::vector<std::uint64_t> ran;
+  ReferenceOrder reference;
+  std::vector<std::pair<Time, std::uint64_t>> armedKey;  // by timer: its reference key
+  std::vector<TimerId> timers;
+  std::uint64_t inserted = 0;
+  explicit TimerWorld(std::uint64_t seed, int count) : rng(seed) {
+    for (int t = 0; t < count; ++t) {
+      timers.push_back(sim.newTimer());
+      armedKey.emplace_back(0, ~std::uint64_t{0});
+    }
+  }
+  void arm(int t, Time when) {
+    if (armedKey[t].second != ~std::uint64_t{0}) reference.erase(armedKey[t]);
+    armedKey[t] = {when, inserted++};
+    reference.emplace(armedKey[t], static_cast<std::uint64_t>(t));
+    sim.setTimer(timers[t], when,
+                 Action{&W::fire, static_cast<W*>(this), static_cast<std::uint64_t>(t)});
+  }
+};
 }  // namespace
 
 TEST(EventQueue, EqualTimeEventsRunInInsertionOrderAndTimeNeverGoesBack) {
@@ -90,21 +116,9 @@ TEST(EventQueue, MatchesAPlainTimeThenInsertionOrderReferenceOnRandomSchedules) 
 constexpr std::uint64_t kPlain = 1u << 20;  // event ids below this are timer indices
 
 TEST(EventQueue, ReArmedAndCancelledTimersRunOnceAtTheirLastTimeInOrder) {
-  struct World {
-    Simulator sim;
-    std::mt19937_64 rng{11};
-    std::vector<std::uint64_t> ran;
-    ReferenceOrder reference;
-    std::vector<std::pair<Time, std::uint64_t>> armedKey;  // by timer: its reference key
-    std::vector<TimerId> timers;
-    std::uint64_t inserted = 0;
+  struct World : TimerWorld<World> {
+    World() : TimerWorld(11, 32) {}
     int budget = 20000;
-    void arm(int t, Time when) {
-      if (armedKey[t].second != ~std::uint64_t{0}) reference.erase(armedKey[t]);
-      armedKey[t] = {when, inserted++};
-      reference.emplace(armedKey[t], static_cast<std::uint64_t>(t));
-      sim.setTimer(timers[t], when, Action{&World::fire, this, static_cast<std::uint64_t>(t)});
-    }
     void cancel(int t) {
       if (armedKey[t].second != ~std::uint64_t{0}) reference.erase(armedKey[t]);
       armedKey[t].second = ~std::uint64_t{0};
@@ -133,10 +147,6 @@ TEST(EventQueue, ReArmedAndCancelledTimersRunOnceAtTheirLastTimeInOrder) {
       }
     }
   } w;
-  for (int t = 0; t < 32; ++t) {
-    w.timers.push_back(w.sim.newTimer());
-    w.armedKey.emplace_back(0, ~std::uint64_t{0});
-  }
   for (int t = 0; t < 32; ++t) w.arm(t, static_cast<Time>(w.rng() % 100));
   // The reference replays in key order; entries are only added at or after the clock, and
   // erased before they would run, so its key order is the order the queue must produce.
@@ -198,25 +208,13 @@ TEST(EventQueue, OrderHoldsWhileTheQueueGivesBackCapacityBetweenBursts) {
 // than there are lanes, mixed with events now, random delays and re-armed timers: the order
 // must still be exactly (time, insertion), as the plain reference gives it.
 TEST(EventQueue, RecurringDelaysRunFromLanesInExactlyTheReferenceOrder) {
-  struct World {
-    Simulator sim;
-    std::mt19937_64 rng{31};
-    std::vector<std::uint64_t> ran;
-    ReferenceOrder reference;
-    std::vector<std::pair<Time, std::uint64_t>> armedKey;
-    std::vector<TimerId> timers;
-    std::uint64_t inserted = 0;
+  struct World : TimerWorld<World> {
+    World() : TimerWorld(31, 16) {}
     int budget = 60000;
     void schedule(Time t) {
       const std::uint64_t id = kPlain + inserted;
       reference.emplace(std::make_pair(t, inserted++), id);
       sim.at(t, Action{&World::fire, this, id});
-    }
-    void arm(int t, Time when) {
-      if (armedKey[t].second != ~std::uint64_t{0}) reference.erase(armedKey[t]);
-      armedKey[t] = {when, inserted++};
-      reference.emplace(armedKey[t], static_cast<std::uint64_t>(t));
-      sim.setTimer(timers[t], when, Action{&World::fire, this, static_cast<std::uint64_t>(t)});
     }
     static void fire(void* self, std::uint64_t id) {
       auto* w = static_cast<World*>(self);
@@ -237,10 +235,6 @@ TEST(EventQueue, RecurringDelaysRunFromLanesInExactlyTheReferenceOrder) {
       }
     }
   } w;
-  for (int t = 0; t < 16; ++t) {
-    w.timers.push_back(w.sim.newTimer());
-    w.armedKey.emplace_back(0, ~std::uint64_t{0});
-  }
   for (int i = 0; i < 64; ++i) w.schedule(static_cast<Time>(w.rng() % 100));
   while (w.sim.step()) {
   }
