@@ -56,11 +56,11 @@ void FlowNetwork::touch(const Flow& f) {
   }
 }
 
-void FlowNetwork::addBound(const Flow& f, int sign) {
-  const double narrowestCapacity = resources_[f.narrowest].capacity;
-  const std::int64_t narrowest = state_[f.narrowest].boundUnits;
-  for (int i = 0; i < f.hops; ++i) {
-    const int r = f.path[i];
+void FlowNetwork::addBound(const int* path, int hops, int narrowestId, int sign) {
+  const double narrowestCapacity = resources_[narrowestId].capacity;
+  const std::int64_t narrowest = state_[narrowestId].boundUnits;
+  for (int i = 0; i < hops; ++i) {
+    const int r = path[i];
     ResourceState& st = state_[r];
     const double full = resources_[r].capacity * (1 - kHeadroomSlack);
     if (narrowestCapacity >= full) {
@@ -68,7 +68,7 @@ void FlowNetwork::addBound(const Flow& f, int sign) {
       // a count is enough, and the pair table stays small (no NIC-to-NIC pairs).
       st.fillers += sign;
     } else {
-      int& n = narrowestOn_[{r, f.narrowest}];
+      int& n = narrowestOn_[{r, narrowestId}];
       n += sign;
       if (n == (sign > 0 ? 1 : 0)) st.bound += sign * narrowest;  // its first in, or last out
     }
@@ -93,16 +93,16 @@ int FlowNetwork::takeSlot() {
 }
 
 int FlowNetwork::addFlow(const FlowPath& path, std::int64_t bytes, Action onDone, double rate,
-                         bool markChanges) {
+                         bool handedOver) {
   const int slot = takeSlot();
   Flow& f = flows_[slot];
   f.hops = path.size();
   std::copy(path.begin(), path.end(), f.path.begin());
-  if (markChanges) touch(f);  // before its bound: only resources others could saturate
+  if (!handedOver) touch(f);  // before its bound: only resources others could saturate
   f.narrowest = f.path[0];
   for (int i = 1; i < f.hops; ++i)
     if (resources_[f.path[i]].capacity < resources_[f.narrowest].capacity) f.narrowest = f.path[i];
-  addBound(f, +1);
+  if (!handedOver) addBound(f.path.data(), f.hops, f.narrowest, +1);  // else the ended one's
   f.remaining = static_cast<double>(bytes);
   f.rate = rate;
   f.segRate = 0;
@@ -131,8 +131,9 @@ void FlowNetwork::start(const FlowPath& path, std::int64_t bytes, Action onDone)
     handOver(path, bytes, onDone);
     return;
   }
+  dropEndedBound();
   ended_.valid = false;  // only the first start of a completion can take its place
-  const int slot = addFlow(path, bytes, onDone, 0.0, true);
+  const int slot = addFlow(path, bytes, onDone, 0.0, false);
   newFlows_.push_back(slot);
   requestRecompute();
 }
@@ -189,8 +190,11 @@ void FlowNetwork::finish(int slot) {
   ended_.rate = f.rate;
   ended_.cls = perFlow_ ? FlowClasses::kNone : classes_.classOf(slot);
   ended_.frozenAt = frozenAt_[slot];
+  ended_.narrowest = f.narrowest;
   touch(f);
-  addBound(f, -1);
+  // Its headroom bound goes when the completion has run, or at its first start: a
+  // handover keeps it for the next transfer on the path (out and back in is no change).
+  ended_.boundHeld = true;
   if (!perFlow_) catchUp(slot);
   // Everything left has crossed by now (the event was scheduled for exactly that).
   for (int i = 0; i < f.hops; ++i) {
@@ -226,6 +230,13 @@ void FlowNetwork::finish(int slot) {
     ~Forget() { ended.valid = false; }
   } forget{ended_};
   done();
+  dropEndedBound();
+}
+
+void FlowNetwork::dropEndedBound() {
+  if (!ended_.boundHeld) return;
+  ended_.boundHeld = false;
+  addBound(ended_.path.begin(), ended_.path.size(), ended_.narrowest, -1);
 }
 
 bool FlowNetwork::canHandOver(const FlowPath& path) const {
@@ -245,11 +256,12 @@ bool FlowNetwork::canHandOver(const FlowPath& path) const {
 // at its rate, with the place among equal-time events a timer armed now would take.
 void FlowNetwork::handOver(const FlowPath& path, std::int64_t bytes, Action onDone) {
   ended_.valid = false;
+  ended_.boundHeld = false;  // the new transfer's now
   ++handovers_;
   for (std::size_t k = ended_.dirtyFrom; k < dirty_.size(); ++k) state_[dirty_[k]].dirty = false;
   dirty_.resize(ended_.dirtyFrom);
   const double rate = ended_.rate;
-  const int slot = addFlow(path, bytes, onDone, rate, false);
+  const int slot = addFlow(path, bytes, onDone, rate, true);
   Flow& f = flows_[slot];
   frozenAt_[slot] = ended_.frozenAt;
   if (perFlow_) {

@@ -231,20 +231,24 @@ class FlowNetwork {
     double rate = 0;
     int cls = FlowClasses::kNone;  // class timing: the class it left
     int frozenAt = 0;
+    int narrowest = 0;
     std::size_t dirtyFrom = 0;  // dirty_ from here on is what its end marked
+    bool boundHeld = false;     // its headroom bound is still counted (dropEndedBound)
   };
   static void flowEvent(void* self, std::uint64_t arg);
   static void recomputeEvent(void* self, std::uint64_t);
   void touch(const Flow& f);  // marks the path dirty, remembering the old saturation
   // Counts a flow in (+1) or out (-1) of its path's headroom bounds; updates canBind_.
-  void addBound(const Flow& f, int sign);
+  void addBound(const int* path, int hops, int narrowest, int sign);
+  void dropEndedBound();  // the ended transfer's bound, unless a handover took it
   void requestRecompute();
   void finish(int slot);
   int takeSlot();
-  // A new active flow at `rate` (0 until a solve, or a handed-over rate); `markChanges`:
-  // its path's resources are marked for the next solve.
+  // A new active flow at `rate` (0 until a solve, or a handed-over rate). Unless it is
+  // `handedOver`, its path's resources are marked for the next solve and its headroom
+  // bound is counted (a handover keeps the ended transfer's).
   int addFlow(const FlowPath& path, std::int64_t bytes, Action onDone, double rate,
-              bool markChanges);
+              bool handedOver);
   bool canHandOver(const FlowPath& path) const;
   void handOver(const FlowPath& path, std::int64_t bytes, Action onDone);
   void recompute();
