@@ -453,15 +453,22 @@ double FlowNetwork::fastest(int r) {
   return st.fastest;
 }
 
+bool FlowNetwork::bottleneckOn(int r, double v) {
+  measure(r);
+  return state_[r].load >= resources_[r].capacity * (1 - kEps) && v >= fastest(r) * (1 - kEps);
+}
+
 bool FlowNetwork::hasBottleneck(int slot) {
   const Flow& f = flows_[slot];
   const double v = current(slot);
+  // A flow the fill just froze is most likely bottlenecked where it froze: asked first, it
+  // spares measuring its other resources (the answer is the same, whichever is asked first).
+  const int frozenAt = inSet_[slot] && newRate_[slot] >= 0 ? frozenAt_[slot] : -1;
+  if (frozenAt >= 0 && bottleneckOn(frozenAt, v)) return true;
   for (int i = 0; i < f.hops; ++i) {
     const int r = f.path[i];
-    if (!canBind_[r]) continue;  // never saturated
-    measure(r);
-    if (state_[r].load >= resources_[r].capacity * (1 - kEps) && v >= fastest(r) * (1 - kEps))
-      return true;
+    if (!canBind_[r] || r == frozenAt) continue;  // never saturated, or asked already
+    if (bottleneckOn(r, v)) return true;
   }
   return false;
 }

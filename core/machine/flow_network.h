@@ -261,6 +261,7 @@ class FlowNetwork {
   void addRate(int r, double delta);  // the running sum of the rates on r (activeRate)
   double current(int slot) const;
   bool hasBottleneck(int slot);
+  bool bottleneckOn(int r, double v);  // r saturated, and no flow on it faster than v
   // Moves `f` on to `to` at `rate` (never past its last byte) and returns the bytes moved:
   // the one progress step of the per-flow model, the class timing's rate-log replay and a
   // flow's move between classes.
