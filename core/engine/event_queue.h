@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <deque>
 #include <stdexcept>
@@ -69,6 +70,7 @@ class EventQueue {
       l.events.push_back(LaneEvent{time, takeSeq(), action});
       if (l.events.size() == 1) {  // a new head: it may come before the first lane's
         heads_[static_cast<std::size_t>(lane)] = headOf(l);
+        busyLanes_ |= 1u << lane;
         if (firstLane_ < 0 || earlier(heads_[lane], heads_[firstLane_])) firstLane_ = lane;
       }
       ++inLanes_;
@@ -194,6 +196,7 @@ class EventQueue {
       lanes_[i].events.clear();
       heads_[i] = kNoHead;
     }
+    busyLanes_ = 0;
     inLanes_ = 0;
     firstLane_ = -1;
   }
@@ -302,20 +305,27 @@ class EventQueue {
       return -1;
     return firstLane_;
   }
-  // Finds the first lane afresh: only needed when that lane's head is taken.
+  // Finds the first lane afresh: only needed when that lane's head is taken. Only lanes
+  // with events are compared (most of the eight are empty at any one time).
   void findFirstLane() {
     firstLane_ = -1;
-    if (inLanes_ == 0) return;
-    firstLane_ = 0;
-    for (int i = 1; i < static_cast<int>(lanes_.size()); ++i)
-      if (earlier(heads_[i], heads_[firstLane_])) firstLane_ = i;
+    if (busyLanes_ == 0) return;
+    firstLane_ = std::countr_zero(busyLanes_);
+    for (std::uint32_t rest = busyLanes_ & (busyLanes_ - 1); rest != 0; rest &= rest - 1)
+      if (const int i = std::countr_zero(rest); earlier(heads_[i], heads_[firstLane_]))
+        firstLane_ = i;
   }
   Event popLane(int lane) {
     Lane& l = lanes_[static_cast<std::size_t>(lane)];
     const Event e{l.events.front().time, l.events.front().action};
     l.events.pop_front();
     --inLanes_;
-    heads_[static_cast<std::size_t>(lane)] = l.events.empty() ? kNoHead : headOf(l);
+    if (l.events.empty()) {
+      heads_[static_cast<std::size_t>(lane)] = kNoHead;
+      busyLanes_ &= ~(1u << lane);
+    } else {
+      heads_[static_cast<std::size_t>(lane)] = headOf(l);
+    }
     findFirstLane();
     return e;
   }
@@ -384,6 +394,7 @@ class EventQueue {
   // push to an empty lane, or a pop. Scanning every head at each pop and peek was 5% of
   // a 64-rank run's instructions.
   int firstLane_ = -1;
+  std::uint32_t busyLanes_ = 0;  // bit i: lane i has events
   std::unordered_map<Time, std::uint32_t> seenDelays_;  // pushes by delay, until it has a lane
   std::vector<Action> events_;                          // by event slot: the action to run
   std::vector<std::uint32_t> freeEvents_;               // event slots no pending event holds
