@@ -12,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/reference/token_router.h"
 #include "core/util/bf16.h"
 #include "core/util/bounded_file.h"
 #include "core/util/error.h"
@@ -111,88 +112,12 @@ std::vector<double> popularity(const Scenario& s, const Shape& sh) {
   return p;
 }
 
-// Higher score first; equal scores go to the lower id, so selection never depends on sort
-// stability or platform.
-struct ByScore {
-  const std::vector<double>& score;
-  bool operator()(int a, int b) const {
-    const double sa = score[static_cast<std::size_t>(a)], sb = score[static_cast<std::size_t>(b)];
-    return sa != sb ? sa > sb : a < b;
-  }
-};
-
-// Softmax of `scores` (already in descending order) into `out`, in fp32. The order is kept,
-// so the weights come out descending. Each weight is floored at the smallest normal float: a
-// routed slot must carry a positive weight even if an extreme popularity ratio would underflow
-// exp(); the floor moves the sum by at most K * 1.2e-38.
-void softmaxInto(const float* scores, int k, float* out) {
-  const float m = scores[0];
-  float sum = 0;
-  for (int j = 0; j < k; ++j) {
-    out[j] = std::max(std::exp(scores[j] - m), std::numeric_limits<float>::min());
-    sum += out[j];
-  }
-  for (int j = 0; j < k; ++j) out[j] /= sum;
+// The router for a scenario's routing (group limits only for group-limited routing).
+TokenRouter routerFor(const Scenario& s, const Shape& sh) {
+  const bool limited = s.routing.kind == RoutingKind::GroupLimited;
+  return TokenRouter(popularity(s, sh), sh.topk, limited ? s.routing.groups : 1,
+                     limited ? s.routing.topkGroups : 1);
 }
-
-// Routes one token by Gumbel-top-k over log-popularity, honouring group limits. Scratch
-// buffers are passed in so the per-token loop does not allocate.
-class TokenRouter {
- public:
-  TokenRouter(const Scenario& s, const Shape& sh)
-      : k_(sh.topk),
-        groups_(s.routing.kind == RoutingKind::GroupLimited ? s.routing.groups : 1),
-        topkGroups_(s.routing.kind == RoutingKind::GroupLimited ? s.routing.topkGroups : 1),
-        perGroup_(sh.experts / groups_),
-        score_(static_cast<std::size_t>(sh.experts)),
-        order_(static_cast<std::size_t>(sh.experts)),
-        groupMax_(static_cast<std::size_t>(groups_)),
-        groupOrder_(static_cast<std::size_t>(groups_)),
-        chosen_(static_cast<std::size_t>(sh.topk)) {
-    for (double p : popularity(s, sh)) logP_.push_back(std::log(p));
-  }
-
-  // Writes K ids and weights for the next token drawn from `rng` (E Gumbel draws, expert order).
-  void route(Rng& rng, std::int32_t* ids, float* weights) {
-    for (std::size_t e = 0; e < logP_.size(); ++e) score_[e] = logP_[e] + rng.gumbel();
-
-    std::size_t candidates = 0;
-    if (groups_ > 1 && topkGroups_ < groups_) {
-      for (int g = 0; g < groups_; ++g) {
-        const auto first = score_.begin() + static_cast<std::ptrdiff_t>(g) * perGroup_;
-        groupMax_[static_cast<std::size_t>(g)] = *std::max_element(first, first + perGroup_);
-      }
-      std::iota(groupOrder_.begin(), groupOrder_.end(), 0);
-      std::partial_sort(groupOrder_.begin(), groupOrder_.begin() + topkGroups_, groupOrder_.end(),
-                        ByScore{groupMax_});
-      for (int i = 0; i < topkGroups_; ++i) {
-        const int g = groupOrder_[static_cast<std::size_t>(i)];
-        for (int e = g * perGroup_; e < (g + 1) * perGroup_; ++e) order_[candidates++] = e;
-      }
-    } else {
-      std::iota(order_.begin(), order_.end(), 0);
-      candidates = order_.size();
-    }
-    std::partial_sort(order_.begin(), order_.begin() + k_,
-                      order_.begin() + static_cast<std::ptrdiff_t>(candidates), ByScore{score_});
-
-    for (int j = 0; j < k_; ++j) {
-      const int e = order_[static_cast<std::size_t>(j)];
-      ids[j] = e;
-      chosen_[static_cast<std::size_t>(j)] =
-          static_cast<float>(score_[static_cast<std::size_t>(e)]);
-    }
-    softmaxInto(chosen_.data(), k_, weights);
-  }
-
- private:
-  int k_, groups_, topkGroups_, perGroup_;
-  std::vector<double> logP_, score_;
-  std::vector<int> order_;
-  std::vector<double> groupMax_;
-  std::vector<int> groupOrder_;
-  std::vector<float> chosen_;
-};
 
 // ---- trace files ----
 
@@ -356,7 +281,7 @@ std::vector<RankGating> generateGating(const Scenario& scenario) {
   const bool isTrace = scenario.routing.kind == RoutingKind::Trace;
   const Trace trace = isTrace ? readTrace(scenario, sh) : Trace{};
   std::optional<TokenRouter> router;
-  if (!isTrace) router.emplace(scenario, sh);
+  if (!isTrace) router.emplace(routerFor(scenario, sh));
 
   const auto bs = static_cast<std::size_t>(sh.tokens);
   const auto k = static_cast<std::size_t>(sh.topk);
@@ -431,7 +356,7 @@ std::vector<double> expectedExpertLoad(const Scenario& scenario) {
     std::fill(load.begin(), load.end(), 1.0 / static_cast<double>(e));
     return load;
   }
-  TokenRouter router(scenario, sh);
+  TokenRouter router = routerFor(scenario, sh);
   Rng rng(kLoadSeed);
   std::vector<std::int32_t> ids(k);
   std::vector<float> weights(k);
@@ -459,7 +384,7 @@ std::vector<double> warmupExpertLoad(const Scenario& scenario) {
     }
     return load;
   }
-  TokenRouter router(scenario, sh);
+  TokenRouter router = routerFor(scenario, sh);
   std::vector<std::int32_t> ids(k);
   std::vector<float> weights(k);
   for (int r = 0; r < sh.ranks; ++r) {

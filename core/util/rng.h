@@ -50,7 +50,8 @@ class Rng {
   }
   // Standard Gumbel(0,1): adding it to log-weights and taking the top k samples k items
   // without replacement in proportion to the weights.
-  double gumbel() { return -std::log(-std::log(uniformOpen())); }
+  double gumbel() { return gumbelOf(uniformOpen()); }
+  static double gumbelOf(double u) { return -std::log(-std::log(u)); }  // u in (0, 1)
 
   // A child stream derived from this seed and a label, so that e.g. rank r's tokens do
   // not depend on how many draws rank r-1 made.
