@@ -64,15 +64,23 @@ bool Simulator::step() {
   // nothing left to run.
   if (halted_) queue_.clear();
   if (queue_.empty()) return false;
+  runNext();
+  return true;
+}
+
+void Simulator::runNext() {
   const Event e = queue_.pop(now_);
   now_ = e.time;
   ++eventsRun_;
   e.action();
-  return true;
 }
 
 void Simulator::runUntil(Time limit) {
-  while (!halted_ && !queue_.empty() && queue_.nextTime(now_) <= limit) step();
+  if (limit == INT64_MAX) {  // run(): no event is too late, so none is peeked at first
+    while (!halted_ && !queue_.empty()) runNext();
+  } else {
+    while (!halted_ && !queue_.empty() && queue_.nextTime(now_) <= limit) runNext();
+  }
   if (halted_) queue_.clear();
   // A program that threw stops there; surface the kernel bug instead of a silent stall.
   for (const auto& p : programs_) p.task.rethrowIfFailed();

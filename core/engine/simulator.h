@@ -69,6 +69,7 @@ class Simulator {
   };
 
   void freeFinishedFrames();
+  void runNext();  // runs the next event (the queue is not empty)
 
   EventQueue queue_;
   Time now_ = 0;
