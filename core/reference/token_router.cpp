@@ -81,35 +81,42 @@ void TokenRouter::route(Rng& rng, std::int32_t* ids, float* weights) {
     hi_[e] = p_[e] / (1 - u);
     lo_[e] = hi_[e] * u;
   }
+  if (groups_ <= 1 || topkGroups_ >= groups_) {  // no group limit
+    // Only the experts that could be among the best K.
+    const double t = kthLargest(
+        n, k_, [&](int e) { return lo_[e]; }, heap_);
+    const double cut = t > kTinyKey ? t * (1 - kMargin) : -1.0;
+    experts_.clear();
+    for (int e = 0; e < n; ++e)
+      if (hi_[e] >= cut) experts_.push_back(e);
+    chooseAmong(experts_, ids, weights);
+    return;
+  }
+  // The groups that could be among the best topkGroups_ get their best expert's score;
+  // only the experts that could be that best are scored.
+  for (int g = 0; g < groups_; ++g) {
+    const auto first = static_cast<std::ptrdiff_t>(g) * perGroup_;
+    groupLo_[g] = *std::max_element(lo_.begin() + first, lo_.begin() + first + perGroup_);
+    groupHi_[g] = *std::max_element(hi_.begin() + first, hi_.begin() + first + perGroup_);
+  }
+  const double tg = kthLargest(
+      groups_, topkGroups_, [&](int g) { return groupLo_[g]; }, heap_);
+  groupOrder_.clear();
+  for (int g = 0; g < groups_; ++g) {
+    if (tg > kTinyKey && groupHi_[g] < tg * (1 - kMargin)) continue;
+    groupOrder_.push_back(g);
+    const double floor = groupLo_[g] > kTinyKey ? groupLo_[g] * (1 - kMargin) : -1.0;
+    double best = -std::numeric_limits<double>::infinity();
+    for (int e = g * perGroup_; e < (g + 1) * perGroup_; ++e)
+      if (hi_[e] >= floor) best = std::max(best, scoreOf(e));
+    groupMax_[g] = best;
+  }
+  std::partial_sort(groupOrder_.begin(), groupOrder_.begin() + topkGroups_, groupOrder_.end(),
+                    ByScore{groupMax_});
   experts_.clear();
-  if (groups_ > 1 && topkGroups_ < groups_) {
-    // The groups that could be among the best topkGroups_ get their best expert's score;
-    // only the experts that could be that best are scored.
-    for (int g = 0; g < groups_; ++g) {
-      const auto first = static_cast<std::ptrdiff_t>(g) * perGroup_;
-      groupLo_[g] = *std::max_element(lo_.begin() + first, lo_.begin() + first + perGroup_);
-      groupHi_[g] = *std::max_element(hi_.begin() + first, hi_.begin() + first + perGroup_);
-    }
-    const double tg = kthLargest(
-        groups_, topkGroups_, [&](int g) { return groupLo_[g]; }, heap_);
-    groupOrder_.clear();
-    for (int g = 0; g < groups_; ++g) {
-      if (tg > kTinyKey && groupHi_[g] < tg * (1 - kMargin)) continue;
-      groupOrder_.push_back(g);
-      const double floor = groupLo_[g] > kTinyKey ? groupLo_[g] * (1 - kMargin) : -1.0;
-      double best = -std::numeric_limits<double>::infinity();
-      for (int e = g * perGroup_; e < (g + 1) * perGroup_; ++e)
-        if (hi_[e] >= floor) best = std::max(best, scoreOf(e));
-      groupMax_[g] = best;
-    }
-    std::partial_sort(groupOrder_.begin(), groupOrder_.begin() + topkGroups_, groupOrder_.end(),
-                      ByScore{groupMax_});
-    for (int i = 0; i < topkGroups_; ++i) {
-      const int g = groupOrder_[static_cast<std::size_t>(i)];
-      for (int e = g * perGroup_; e < (g + 1) * perGroup_; ++e) experts_.push_back(e);
-    }
-  } else {
-    for (int e = 0; e < n; ++e) experts_.push_back(e);
+  for (int i = 0; i < topkGroups_; ++i) {
+    const int g = groupOrder_[static_cast<std::size_t>(i)];
+    for (int e = g * perGroup_; e < (g + 1) * perGroup_; ++e) experts_.push_back(e);
   }
   // Of the allowed experts, only those that could be among the best K.
   const double t = kthLargest(
