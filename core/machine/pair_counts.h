@@ -29,9 +29,11 @@ class PairCounts {
   static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
   Slot& slotFor(std::uint32_t a, std::uint32_t b) {
     const std::size_t mask = slots_.size() - 1;
-    // Fibonacci hashing spreads the pairs, whose halves are both small numbers.
+    // Fibonacci hashing spreads the pairs, whose halves are both small numbers. The slot is
+    // the product's top bits, the only ones both halves reach: bits below 32 depend on b
+    // alone, and taking them made every pair with one narrowest resource collide.
     const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
-    std::size_t i = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    std::size_t i = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - bits_));
     while (slots_[i].a != kEmpty && (slots_[i].a != a || slots_[i].b != b)) i = (i + 1) & mask;
     if (slots_[i].a == kEmpty) {
       slots_[i].a = a;
@@ -42,7 +44,8 @@ class PairCounts {
   }
   void grow() {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{});
+    bits_ = old.empty() ? 10 : bits_ + 1;
+    slots_.assign(std::size_t{1} << bits_, Slot{});
     used_ = 0;
     for (const Slot& s : old)
       if (s.a != kEmpty) slotFor(s.a, s.b).count = s.count;
@@ -50,6 +53,7 @@ class PairCounts {
 
   std::vector<Slot> slots_;
   std::size_t used_ = 0;
+  int bits_ = 0;  // slots_.size() is 2^bits_
 };
 
 }  // namespace moe
