@@ -168,9 +168,9 @@ class EventQueue {
       heap_.front() = heap_.back();
       heap_.pop_back();
       if (!heap_.empty()) siftDown(0);
-      if (heap_.capacity() >= kShrinkFrom && heap_.size() * 4 < heap_.capacity())
-        heap_.shrink_to_fit();
-      if (events_.size() >= kShrinkFrom && liveEvents() * 4 < events_.size()) packEvents();
+      if ((heap_.capacity() >= kShrinkFrom && heap_.size() * 4 < heap_.capacity()) ||
+          (events_.size() >= kShrinkFrom && liveEvents() * 4 < events_.size()))
+        giveBackHeapSpace();
       return e;
     }
     const Event e{now, now_[nowHead_++].action};
@@ -286,6 +286,11 @@ class EventQueue {
     events_ = std::move(packed);
     freeEvents_ = {};
   }
+  [[gnu::noinline]] void giveBackHeapSpace() {
+    if (heap_.capacity() >= kShrinkFrom && heap_.size() * 4 < heap_.capacity())
+      heap_.shrink_to_fit();
+    if (events_.size() >= kShrinkFrom && liveEvents() * 4 < events_.size()) packEvents();
+  }
   // Records where heap_[i] now sits (only timers are looked up by slot).
   void place(std::size_t i) {
     const std::uint32_t slot = slotOf(heap_[i].key);
@@ -333,13 +338,18 @@ class EventQueue {
   // until it has a lane; once every lane is taken, nothing more is counted.
   int laneFor(Time delay) {
     for (std::size_t i = 0; i < lanes_.size(); ++i)
-      if (lanes_[i].delay == delay) return static_cast<int>(i);
+      if (laneDelays_[i] == delay) return static_cast<int>(i);
     if (lanes_.size() == kMaxLanes) return -1;
+    return countDelay(delay);
+  }
+  // Out of line: rare once the lanes are taken, and it keeps push() small.
+  [[gnu::noinline]] int countDelay(Time delay) {
     // Compute times and transfer ends make many delays that never recur: the counts start
     // again rather than grow with the run (a recurring delay soon counts up again).
     if (seenDelays_.size() >= kMaxCounted) seenDelays_.clear();
     if (++seenDelays_[delay] < kLaneAfter) return -1;
     seenDelays_.erase(delay);
+    laneDelays_[lanes_.size()] = delay;
     lanes_.emplace_back().delay = delay;
     heads_[lanes_.size() - 1] = kNoHead;
     if (lanes_.size() == kMaxLanes) seenDelays_ = {};
@@ -389,12 +399,14 @@ class EventQueue {
   std::vector<Entry> heap_;
   std::vector<Lane> lanes_;              // at most kMaxLanes, in the order they were made
   std::array<Head, kMaxLanes> heads_{};  // by lane: its first event, or kNoHead
-  std::size_t inLanes_ = 0;              // events pending in all lanes
+  // By lane: its delay, apart from the lanes so that every push's lookup reads one line.
+  std::array<Time, kMaxLanes> laneDelays_{};
+  std::size_t inLanes_ = 0;  // events pending in all lanes
   // The lane whose head comes first (-1: all empty). It changes only when a head does: a
   // push to an empty lane, or a pop. Scanning every head at each pop and peek was 5% of
   // a 64-rank run's instructions.
   int firstLane_ = -1;
-  std::uint32_t busyLanes_ = 0;  // bit i: lane i has events
+  std::uint32_t busyLanes_ = 0;                         // bit i: lane i has events
   std::unordered_map<Time, std::uint32_t> seenDelays_;  // pushes by delay, until it has a lane
   std::vector<Action> events_;                          // by event slot: the action to run
   std::vector<std::uint32_t> freeEvents_;               // event slots no pending event holds
