@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <stdexcept>
+#include <utility>
 
 namespace moe {
 
@@ -218,10 +219,10 @@ void FlowNetwork::finish(int slot) {
   ++f.generation;
   --activeCount_;
   freeSlots_.push_back(slot);
-  if (!perFlow_) {  // the class's next member to finish takes its timer
+  if (!perFlow_) {  // the class's next member to finish takes its timer, after the completion
     const int c = classes_.classOf(slot);
     classes_.leave(slot, sim_.now());
-    retime(c);
+    ended_.retimeClass = c;
   }
   const Action done = f.onDone;
   requestRecompute();
@@ -231,6 +232,10 @@ void FlowNetwork::finish(int slot) {
   } forget{ended_};
   done();
   dropEndedBound();
+  // Nothing runs in between that reads the timer (no event pops, no sequence number is
+  // taken by retime()), so re-arming it now is what re-arming it at the end would have
+  // been; a handover's join has done it already.
+  if (ended_.retimeClass >= 0) retime(std::exchange(ended_.retimeClass, -1));
 }
 
 void FlowNetwork::dropEndedBound() {
@@ -244,10 +249,10 @@ bool FlowNetwork::canHandOver(const FlowPath& path) const {
       !std::equal(path.begin(), path.end(), ended_.path.begin(), ended_.path.end()))
     return false;
   if (perFlow_) return true;
-  // The class it left, if its end emptied it, is the one retime() has just given back.
+  // The class it left is not given back (even if its end emptied it) before the completion
+  // has run: see finish().
   const int c = ended_.cls;
-  return c != FlowClasses::kNone && classes_.rate(c) == ended_.rate &&
-         (classes_.size(c) > 0 || (!freeClasses_.empty() && freeClasses_.back() == c));
+  return c != FlowClasses::kNone && classes_.rate(c) == ended_.rate;
 }
 
 // The new transfer takes the place of the one that ended in this completion: the same path,
@@ -269,12 +274,12 @@ void FlowNetwork::handOver(const FlowPath& path, std::int64_t bytes, Action onDo
     return;
   }
   const int c = ended_.cls;
-  if (classes_.size(c) == 0) freeClasses_.pop_back();  // c, checked by canHandOver
   f.segRate = rate;
   f.seq = sim_.reserveSeq();
   f.logPos = cls_[c].log.size();
   classes_.join(c, slot, sim_.now(), f.remaining);
   retime(c);
+  if (ended_.retimeClass == c) ended_.retimeClass = -1;  // its one re-arming
 }
 
 void FlowNetwork::addToSet(int slot) {

@@ -234,6 +234,7 @@ class FlowNetwork {
     int narrowest = 0;
     std::size_t dirtyFrom = 0;  // dirty_ from here on is what its end marked
     bool boundHeld = false;     // its headroom bound is still counted (dropEndedBound)
+    int retimeClass = -1;       // class timing: the class it left, re-armed after its completion
   };
   static void flowEvent(void* self, std::uint64_t arg);
   static void recomputeEvent(void* self, std::uint64_t);
