@@ -45,8 +45,8 @@ std::vector<Case> cases() {
       {"power law 300, 32, top-8", powerLaw(32, 300.0), 8, 1, 1},
       {"group-limited 256 in 8 groups, 4 allowed, top-8", uniform(256), 8, 8, 4},
       {"group-limited 64 in 8 groups, 1 allowed, top-8", uniform(64), 8, 8, 1},
-      {"group-limited power law 2, 128 in 16 groups, 3 allowed, top-8", powerLaw(128, 2.0), 8,
-       16, 3},
+      {"group-limited power law 2, 128 in 16 groups, 3 allowed, top-8", powerLaw(128, 2.0), 8, 16,
+       3},
       {"all groups allowed", powerLaw(64, 1.0), 4, 8, 8},
   };
   // A hotspot: 4 experts hold 90% of the mass.
