@@ -89,7 +89,8 @@ void TokenRouter::route(Rng& rng, std::int32_t* ids, float* weights) {
     experts_.clear();
     for (int e = 0; e < n; ++e)
       if (hi_[e] >= cut) experts_.push_back(e);
-    chooseAmong(experts_, ids, weights);
+    for (int e : experts_) score_[e] = scoreOf(e);
+    chooseBest(ids, weights);
     return;
   }
   // The groups that could be among the best topkGroups_ get their best expert's score;
@@ -111,24 +112,18 @@ void TokenRouter::route(Rng& rng, std::int32_t* ids, float* weights) {
       if (hi_[e] >= floor) best = std::max(best, scoreOf(e));
     groupMax_[g] = best;
   }
-  std::partial_sort(groupOrder_.begin(), groupOrder_.begin() + topkGroups_, groupOrder_.end(),
-                    ByScore{groupMax_});
-  experts_.clear();
-  for (int i = 0; i < topkGroups_; ++i) {
-    const int g = groupOrder_[static_cast<std::size_t>(i)];
-    for (int e = g * perGroup_; e < (g + 1) * perGroup_; ++e) experts_.push_back(e);
-  }
+  allowBestGroups();
   // Of the allowed experts, only those that could be among the best K.
   const double t = kthLargest(
       static_cast<int>(experts_.size()), k_,
       [&](int i) { return lo_[experts_[static_cast<std::size_t>(i)]]; }, heap_);
   if (t > kTinyKey) std::erase_if(experts_, [&](int e) { return hi_[e] < t * (1 - kMargin); });
-  chooseAmong(experts_, ids, weights);
+  for (int e : experts_) score_[e] = scoreOf(e);
+  chooseBest(ids, weights);
 }
 
 void TokenRouter::routeByAllScores(Rng& rng, std::int32_t* ids, float* weights) {
   for (std::size_t e = 0; e < logP_.size(); ++e) score_[e] = logP_[e] + rng.gumbel();
-  experts_.clear();
   if (groups_ > 1 && topkGroups_ < groups_) {
     for (int g = 0; g < groups_; ++g) {
       const auto first = score_.begin() + static_cast<std::ptrdiff_t>(g) * perGroup_;
@@ -136,29 +131,28 @@ void TokenRouter::routeByAllScores(Rng& rng, std::int32_t* ids, float* weights) 
     }
     groupOrder_.resize(static_cast<std::size_t>(groups_));
     std::iota(groupOrder_.begin(), groupOrder_.end(), 0);
-    std::partial_sort(groupOrder_.begin(), groupOrder_.begin() + topkGroups_, groupOrder_.end(),
-                      ByScore{groupMax_});
-    for (int i = 0; i < topkGroups_; ++i) {
-      const int g = groupOrder_[static_cast<std::size_t>(i)];
-      for (int e = g * perGroup_; e < (g + 1) * perGroup_; ++e) experts_.push_back(e);
-    }
+    allowBestGroups();
   } else {
+    experts_.clear();
     for (int e = 0; e < static_cast<int>(logP_.size()); ++e) experts_.push_back(e);
   }
+  chooseBest(ids, weights);
+}
+
+void TokenRouter::allowBestGroups() {
+  std::partial_sort(groupOrder_.begin(), groupOrder_.begin() + topkGroups_, groupOrder_.end(),
+                    ByScore{groupMax_});
+  experts_.clear();
+  for (int i = 0; i < topkGroups_; ++i) {
+    const int g = groupOrder_[static_cast<std::size_t>(i)];
+    for (int e = g * perGroup_; e < (g + 1) * perGroup_; ++e) experts_.push_back(e);
+  }
+}
+
+void TokenRouter::chooseBest(std::int32_t* ids, float* weights) {
   std::partial_sort(experts_.begin(), experts_.begin() + k_, experts_.end(), ByScore{score_});
   for (int j = 0; j < k_; ++j) {
     const int e = experts_[static_cast<std::size_t>(j)];
-    ids[j] = e;
-    chosen_[static_cast<std::size_t>(j)] = static_cast<float>(score_[static_cast<std::size_t>(e)]);
-  }
-  softmaxInto(chosen_.data(), k_, weights);
-}
-
-void TokenRouter::chooseAmong(std::vector<int>& experts, std::int32_t* ids, float* weights) {
-  for (int e : experts) score_[e] = scoreOf(e);
-  std::partial_sort(experts.begin(), experts.begin() + k_, experts.end(), ByScore{score_});
-  for (int j = 0; j < k_; ++j) {
-    const int e = experts[static_cast<std::size_t>(j)];
     ids[j] = e;
     chosen_[static_cast<std::size_t>(j)] = static_cast<float>(score_[static_cast<std::size_t>(e)]);
   }

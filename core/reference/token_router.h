@@ -27,8 +27,12 @@ class TokenRouter {
 
  private:
   double scoreOf(int e) const { return logP_[e] + Rng::gumbelOf(u_[e]); }
-  // Scores `experts` (ids), orders them, and writes the first K as the token's choice.
-  void chooseAmong(std::vector<int>& experts, std::int32_t* ids, float* weights);
+  // Keeps in experts_ the experts of the topkGroups_ groups of groupOrder_ whose best
+  // scores (groupMax_) are highest.
+  void allowBestGroups();
+  // Orders experts_ by score_ (already set for each of them) and writes the first K as the
+  // token's choice.
+  void chooseBest(std::int32_t* ids, float* weights);
 
   int k_, groups_, topkGroups_, perGroup_;
   std::vector<double> p_, logP_;
