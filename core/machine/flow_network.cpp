@@ -289,6 +289,36 @@ void FlowNetwork::addToSet(int slot) {
   set_.push_back(slot);
 }
 
+// The rates read here are the old ones (a recompute writes the new ones only when it
+// applies them), so a resource's bottlenecked flows are the same at every visit: one visit
+// per recompute is enough.
+void FlowNetwork::closeResource(int r, double fastestBefore) {
+  ResourceState& st = state_[r];
+  if (st.closed) return;
+  st.closed = true;
+  closed_.push_back(r);
+  if (fastestBefore < 0) return;  // unsaturated: nobody's bottleneck
+  for (const Member& m : st.flows)
+    if (m.rate >= fastestBefore * (1 - kEps)) addToSet(m.slot);
+}
+
+void FlowNetwork::closeOverBottlenecks(std::size_t from) {
+  for (std::size_t k = from; k < set_.size(); ++k) {  // set_ grows as it goes
+    const Flow& f = flows_[set_[k]];
+    for (int i = 0; i < f.hops; ++i) {
+      const int r = f.path[i];
+      if (!canBind_[r] || state_[r].closed) continue;
+      // A dirty resource was closed over by recompute(), with its rates before the change.
+      double fastest = -1;
+      if (resources_[r].activeRate >= resources_[r].capacity * (1 - kEps)) {
+        fastest = 0;
+        for (const Member& m : state_[r].flows) fastest = std::max(fastest, m.rate);
+      }
+      closeResource(r, fastest);
+    }
+  }
+}
+
 void FlowNetwork::setRate(Flow& f, double rate) {
   f.rate = rate;
   for (int i = 0; i < f.hops; ++i) state_[f.path[i]].flows[f.slotOn[i]].rate = rate;
@@ -318,17 +348,15 @@ void FlowNetwork::recompute() {
   // flows there had their bottleneck elsewhere; if they must move, the check adds them.
   set_.clear();
   for (int s : newFlows_) addToSet(s);
-  for (int r : dirty_) {
-    const ResourceState& st = state_[r];
-    if (!st.wasSaturated) continue;
-    for (std::size_t k = 0; k < st.flows.size(); ++k)
-      if (st.flows[k].rate >= st.fastestBefore * (1 - kEps)) addToSet(st.flows[k].slot);
-  }
+  for (int r : dirty_) closeResource(r, state_[r].wasSaturated ? state_[r].fastestBefore : -1);
   newFlows_.clear();
+  closeOverBottlenecks(0);
   if (!set_.empty()) {
     for (;;) {
       fill();
+      const std::size_t filled = set_.size();
       if (checkBottlenecks()) break;
+      closeOverBottlenecks(filled);
     }
     // Safety net: a max-min rate is never zero; if rounding ever left one, solve it all.
     bool stalled = false;
@@ -340,6 +368,8 @@ void FlowNetwork::recompute() {
   }
   for (int r : dirty_) state_[r].dirty = false;
   dirty_.clear();
+  for (int r : closed_) state_[r].closed = false;
+  closed_.clear();
 
   if (!perFlow_) {
     applyByClass();

@@ -14,6 +14,13 @@
 // ends; it ends with the exact allocation. Starts and ends at the same instant share one
 // recompute.
 //
+// Which flows the set starts with decides only how many fills run, not the result. A flow
+// of the set will most likely change rate, and so change the share of every saturated
+// resource it crosses: the flows bottlenecked there will move too. So before each fill
+// the set takes them in, and theirs in turn, over the saturated resources (the old rates
+// say which). Without that, the check found them one layer per fill: a solve at 128 or
+// 256 ranks refilled a growing set three to eight times.
+//
 // Cost: the solver visits the working set's flows and paths, and scans a resource's flow
 // list only where the rule needs its fastest flow (a saturated resource the working set
 // crosses). A resource's load is a running sum of its flows' rates (resummed every
@@ -211,6 +218,7 @@ class FlowNetwork {
     double delta = 0;           // check scratch: the working set's rate changes on it (else 0)
     bool measured = false;      // check scratch: load/fastest are current
     bool scanned = false;       // check scratch: its flows were checked
+    bool closed = false;        // recompute scratch: its bottlenecked flows joined the set
     bool dirty = false;         // on a path that started or ended since the last recompute
     bool wasSaturated = false;  // saturated just before that change
     int sinceExact = 0;         // updates of the running rate sum since it was summed afresh
@@ -254,6 +262,10 @@ class FlowNetwork {
   void handOver(const FlowPath& path, std::int64_t bytes, Action onDone);
   void recompute();
   void addToSet(int slot);
+  // Adds to the working set, from set_[from] on, the flows bottlenecked on the saturated
+  // resources its flows cross (see recompute()).
+  void closeOverBottlenecks(std::size_t from);
+  void closeResource(int r, double fastestBefore);
   void setRate(Flow& f, double rate);  // on the flow and its members
   void fill();
   bool checkBottlenecks();  // false if the working set grew
@@ -337,6 +349,7 @@ class FlowNetwork {
   std::vector<int> fillResources_;  // resources the working set crosses (fill, then check)
   std::vector<int> measured_;       // resources whose load/fastest were computed
   std::vector<int> scanned_;        // resources whose flows were checked
+  std::vector<int> closed_;         // resources closeOverBottlenecks() has visited
   std::vector<int> checkedFlows_;
   std::vector<int> grow_;  // flows joining the working set
   std::vector<HeapEntry> heap_;
