@@ -296,6 +296,7 @@ void FlowNetwork::closeResource(int r, double fastestBefore) {
   ResourceState& st = state_[r];
   if (st.closed) return;
   st.closed = true;
+  st.fastestOld = fastestBefore;
   closed_.push_back(r);
   if (fastestBefore < 0) return;  // unsaturated: nobody's bottleneck
   for (const Member& m : st.flows)
@@ -551,8 +552,10 @@ bool FlowNetwork::checkBottlenecks() {
     const double full = resources_[r].capacity * (1 - kEps);
     if (resources_[r].activeRate < full) return;  // the old rates: unsaturated before
     measure(r);
-    double oldFastest = 0;
-    for (const Member& m : st.flows) oldFastest = std::max(oldFastest, m.rate);
+    // Every resource a set flow crosses was closed over by now, which found this already.
+    double oldFastest = st.closed ? st.fastestOld : 0;
+    if (!st.closed)
+      for (const Member& m : st.flows) oldFastest = std::max(oldFastest, m.rate);
     const bool saturated = st.load >= full;
     if (saturated && fastest(r) <= oldFastest) return;
     for (const Member& m : st.flows)

@@ -219,6 +219,8 @@ class FlowNetwork {
     bool measured = false;      // check scratch: load/fastest are current
     bool scanned = false;       // check scratch: its flows were checked
     bool closed = false;        // recompute scratch: its bottlenecked flows joined the set
+    double fastestOld = -1;     // recompute scratch, once closed: its fastest flow's old
+                                // rate if it was saturated (else -1)
     bool dirty = false;         // on a path that started or ended since the last recompute
     bool wasSaturated = false;  // saturated just before that change
     int sinceExact = 0;         // updates of the running rate sum since it was summed afresh
