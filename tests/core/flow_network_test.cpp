@@ -193,3 +193,55 @@ TEST(MaxMinFairReference, TextbookCases) {
   EXPECT_EQ(maxMinFairRates({1.0, 2.0}, {{0, 1}, {0}, {1}}), (std::vector<double>{0.5, 0.5, 1.5}));
   EXPECT_THROW(maxMinFairRates({1.0}, {{}}), std::invalid_argument);
 }
+
+// A change that cascades through four saturated resources in turn. When y1 ends, x1 speeds
+// up on R0, so x2 must slow on R1, x3 speed up on R2 and x4 slow on R3. Each layer is found
+// by the bottleneck check only after the one before it has new rates, so without closing
+// the working set over saturated resources the solve refilled 2, 3, 4 and then 5 flows.
+// Closed over them, it starts with all five and fills once.
+TEST(FlowNetworkWorkingSet, ACascadeThroughSaturatedResourcesIsSolvedInOneFill) {
+  Simulator sim;
+  FlowNetwork net(sim);
+  std::vector<double> capacity;
+  for (const double g : {100.0, 100.0, 200.0, 300.0}) {
+    const int id = net.addResource("r", g);
+    capacity.push_back(net.resource(id).capacity);
+  }
+  const double c = capacity[0];
+  const std::vector<std::vector<int>> paths = {{0}, {0}, {0, 1}, {1, 2}, {2, 3}, {3}};
+  // y1 ends after about 100 ns at c / 3; the others run for milliseconds.
+  const std::vector<std::int64_t> bytes = {3333, 1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30};
+  int ended = 0;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    net.start(FlowPath(paths[i]), bytes[i],
+              Action{[](void* n, std::uint64_t) { ++*static_cast<int*>(n); }, &ended, 0});
+  sim.runUntil(10 * kNs);
+  auto rates = [&] {
+    std::vector<double> out;
+    for (const auto& f : net.activeFlows()) out.push_back(f.rate / c);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  // y1, y2 and x1 share R0 (1/3 each); x2 takes the rest of R1 (2/3); x3 the rest of R2
+  // (4/3); x4 the rest of R3 (5/3).
+  const std::vector<double> before = {1.0 / 3, 1.0 / 3, 1.0 / 3, 2.0 / 3, 4.0 / 3, 5.0 / 3};
+  ASSERT_EQ(rates().size(), before.size());
+  for (std::size_t k = 0; k < before.size(); ++k) EXPECT_NEAR(rates()[k], before[k], 1e-9);
+
+  const std::uint64_t solves = net.recomputes();
+  const std::uint64_t filled = net.flowsRecomputed();
+  sim.runUntil(1000 * kNs);
+  ASSERT_EQ(ended, 1);  // y1
+  EXPECT_EQ(net.recomputes(), solves + 1);
+  EXPECT_EQ(net.flowsRecomputed(), filled + 5);  // one fill of y2, x1, x2, x3, x4
+  const std::vector<double> after = {0.5, 0.5, 0.5, 1.5, 1.5};
+  ASSERT_EQ(rates().size(), after.size());
+  for (std::size_t k = 0; k < after.size(); ++k) EXPECT_NEAR(rates()[k], after[k], 1e-9);
+  std::vector<std::vector<int>> left(paths.begin() + 1, paths.end());
+  const std::vector<double> want = maxMinFairRates(capacity, left);
+  const auto flows = net.activeFlows();
+  for (std::size_t k = 0; k < flows.size(); ++k) {
+    const auto at = std::find(left.begin(), left.end(), flows[k].path) - left.begin();
+    EXPECT_NEAR(flows[k].rate, want[static_cast<std::size_t>(at)], 1e-9 * c);
+  }
+}
