@@ -296,7 +296,6 @@ void FlowNetwork::closeResource(int r, double fastestBefore) {
   ResourceState& st = state_[r];
   if (st.closed) return;
   st.closed = true;
-  st.fastestOld = fastestBefore;
   closed_.push_back(r);
   if (fastestBefore < 0) return;  // unsaturated: nobody's bottleneck
   for (const Member& m : st.flows)
@@ -509,73 +508,33 @@ bool FlowNetwork::hasBottleneck(int slot) {
   return false;
 }
 
-// The bottleneck rule on every flow whose resources changed load. A flow outside the
-// working set that broke it joins; so do the outside flows that run faster than a
-// working-set flow on its resources (they hold capacity it is owed).
+// The bottleneck rule on the working set. A set flow without a bottleneck is owed
+// capacity that outside flows hold: those that run faster on its resources join.
+//
+// Outside flows need no check: a flow can lose its bottleneck only where a rate changed,
+// and the set is closed over the saturated resources it crosses (closeOverBottlenecks), so
+// every flow bottlenecked on one of them (running at its fastest old rate) is in the set.
+// An outside flow's bottlenecks are all resources the set does not cross: their loads and
+// fastest flows are as before. A dirty resource's bottlenecked flows joined in recompute().
 bool FlowNetwork::checkBottlenecks() {
   grow_.clear();
-  checkedFlows_.clear();
   measured_.clear();
   // The working set's rate changes, on the resources fill() just listed with their
   // working-set flows (every other resource's delta stays 0).
   for (int r : fillResources_)
     for (int s : state_[r].setOn) state_[r].delta += newRate_[s] - flows_[s].rate;
-  auto check = [&](int g) {
-    Flow& f = flows_[g];
-    if (f.checked) return;
-    f.checked = true;
-    checkedFlows_.push_back(g);
-    if (hasBottleneck(g)) return;
-    if (!inSet_[g]) {
-      grow_.push_back(g);
-      return;
-    }
-    const double v = current(g);
-    for (int i = 0; i < f.hops; ++i)
-      for (const Member& m : state_[f.path[i]].flows)
-        if (!inSet_[m.slot] && m.rate > v * (1 + kEps)) grow_.push_back(m.slot);
-  };
-  scanned_.clear();
-  // An outside flow's rate did not change, so it can lose its bottleneck only where one of
-  // its bottlenecks changed: a resource saturated before this recompute (on which it ran
-  // the fastest) that is no longer saturated, or on which a working-set flow now runs
-  // faster. Only those flows are checked; a NIC's or an HBM's long flow list is scanned in
-  // its compact member array, without visiting the flows.
-  auto checkResource = [&](int r) {
-    ResourceState& st = state_[r];
-    if (st.scanned) return;
-    st.scanned = true;
-    scanned_.push_back(r);
-    // A changed resource (a flow started or ended on it) that was saturated had all its
-    // flows put in the working set by recompute(); one that was not was nobody's bottleneck.
-    if (st.dirty) return;
-    const double full = resources_[r].capacity * (1 - kEps);
-    if (resources_[r].activeRate < full) return;  // the old rates: unsaturated before
-    measure(r);
-    // Every resource a set flow crosses was closed over by now, which found this already.
-    double oldFastest = st.closed ? st.fastestOld : 0;
-    if (!st.closed)
-      for (const Member& m : st.flows) oldFastest = std::max(oldFastest, m.rate);
-    const bool saturated = st.load >= full;
-    if (saturated && fastest(r) <= oldFastest) return;
-    for (const Member& m : st.flows)
-      if (!inSet_[m.slot] && m.rate >= oldFastest * (1 - kEps) &&
-          (!saturated || m.rate < st.fastest * (1 - kEps)))
-        check(m.slot);
-  };
   const std::size_t setSize = set_.size();
   for (std::size_t k = 0; k < setSize; ++k) {
     const int s = set_[k];
-    check(s);
+    if (hasBottleneck(s)) continue;
     const Flow& f = flows_[s];
-    if (newRate_[s] == f.rate) continue;
+    const double v = newRate_[s];
     for (int i = 0; i < f.hops; ++i)
-      if (canBind_[f.path[i]]) checkResource(f.path[i]);  // else unsaturated, before and after
+      for (const Member& m : state_[f.path[i]].flows)
+        if (!inSet_[m.slot] && m.rate > v * (1 + kEps)) grow_.push_back(m.slot);
   }
-  for (int g : checkedFlows_) flows_[g].checked = false;
   for (int r : measured_) state_[r].measured = false;
   for (int r : fillResources_) state_[r].delta = 0;
-  for (int r : scanned_) state_[r].scanned = false;
   for (int g : grow_) addToSet(g);
   return set_.size() == setSize;
 }

@@ -7,19 +7,17 @@
 // max-min allocation (checked against core/reference/max_min_fair in tests). A max-min
 // allocation is the one in which every flow crosses a saturated resource on which no flow
 // runs faster (its bottleneck). After a change the solver refills a working set of flows
-// (the new ones, and those that were bottlenecked on a saturated resource where a flow
-// started or ended) with every other flow's rate held fixed, then checks the bottleneck
-// rule on the working set and on the outside flows that may have lost theirs. A flow that
-// breaks it joins the working set and the fill runs again. The set only grows, so this
+// with every other flow's rate held fixed. The set starts with the new flows and those
+// bottlenecked on a saturated resource where a flow started or ended, and is closed over
+// the saturated resources: a set flow will most likely change rate, and so the share of
+// every saturated resource it crosses, so the flows bottlenecked there (by the old rates)
+// join it, and theirs in turn. An outside flow then has all its bottlenecks where the set
+// changes nothing, and keeps them. The fill is followed by a check of the bottleneck rule
+// on the set: a set flow that breaks it is owed capacity that faster outside flows hold;
+// they join (closed over in turn) and the fill runs again. The set only grows, so this
 // ends; it ends with the exact allocation. Starts and ends at the same instant share one
-// recompute.
-//
-// Which flows the set starts with decides only how many fills run, not the result. A flow
-// of the set will most likely change rate, and so change the share of every saturated
-// resource it crosses: the flows bottlenecked there will move too. So before each fill
-// the set takes them in, and theirs in turn, over the saturated resources (the old rates
-// say which). Without that, the check found them one layer per fill: a solve at 128 or
-// 256 ranks refilled a growing set three to eight times.
+// recompute. Before the closure, the check found the flows a change moves one layer per
+// fill: a solve at 128 or 256 ranks refilled a growing set three to eight times.
 //
 // Cost: the solver visits the working set's flows and paths, and scans a resource's flow
 // list only where the rule needs its fastest flow (a saturated resource the working set
@@ -177,7 +175,6 @@ class FlowNetwork {
     std::array<int, kMaxPath> path{};
     int hops = 0;
     bool active = false;
-    bool checked = false;  // bottleneck rule already checked in this round
     double rate = 0;
     std::array<int, kMaxPath> slotOn{};  // this flow's index in each path resource's list
     double remaining = 0;
@@ -217,10 +214,7 @@ class FlowNetwork {
     double fastest = 0;         // check scratch: the fastest flow's rate (-1: not yet known)
     double delta = 0;           // check scratch: the working set's rate changes on it (else 0)
     bool measured = false;      // check scratch: load/fastest are current
-    bool scanned = false;       // check scratch: its flows were checked
     bool closed = false;        // recompute scratch: its bottlenecked flows joined the set
-    double fastestOld = -1;     // recompute scratch, once closed: its fastest flow's old
-                                // rate if it was saturated (else -1)
     bool dirty = false;         // on a path that started or ended since the last recompute
     bool wasSaturated = false;  // saturated just before that change
     int sinceExact = 0;         // updates of the running rate sum since it was summed afresh
@@ -350,10 +344,8 @@ class FlowNetwork {
   std::vector<int> set_;            // the working set (flow slots)
   std::vector<int> fillResources_;  // resources the working set crosses (fill, then check)
   std::vector<int> measured_;       // resources whose load/fastest were computed
-  std::vector<int> scanned_;        // resources whose flows were checked
   std::vector<int> closed_;         // resources closeOverBottlenecks() has visited
-  std::vector<int> checkedFlows_;
-  std::vector<int> grow_;  // flows joining the working set
+  std::vector<int> grow_;           // flows joining the working set
   std::vector<HeapEntry> heap_;
   std::vector<double> newRate_;      // by slot
   std::vector<std::uint8_t> inSet_;  // by slot: in the working set of the current recompute
