@@ -208,6 +208,7 @@ class FlowNetwork {
     double key = 0;          // fill scratch: its share in the heap (a lower bound)
     int unfrozen = 0;        // fill scratch: working-set flows still rising
     bool inFill = false;     // fill scratch: listed in fillResources_
+    bool lowered = false;    // fill scratch: listed in lowered_
 
     alignas(64) std::vector<Member> flows;  // active flows crossing it
     double load = 0;            // check scratch: summed rate (new rates for the working set)
@@ -343,6 +344,7 @@ class FlowNetwork {
   };
   std::vector<int> set_;            // the working set (flow slots)
   std::vector<int> fillResources_;  // resources the working set crosses (fill, then check)
+  std::vector<int> lowered_;        // fill scratch: keys lowered while one bottleneck froze
   std::vector<int> measured_;       // resources whose load/fastest were computed
   std::vector<int> closed_;         // resources closeOverBottlenecks() has visited
   std::vector<int> grow_;           // flows joining the working set
