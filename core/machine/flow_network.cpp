@@ -344,8 +344,9 @@ double FlowNetwork::current(int slot) const {
 void FlowNetwork::recompute() {
   ++recomputes_;
   // The working set: new flows, and the flows bottlenecked on a resource that was saturated
-  // before a flow ended or started on it (they may speed up or must make room). Slower
-  // flows there had their bottleneck elsewhere; if they must move, the check adds them.
+  // before a flow ended or started on it (they may speed up or must make room), closed over
+  // the saturated resources they cross (see the header). Slower flows there had their
+  // bottleneck elsewhere; if they must move, the check adds them.
   set_.clear();
   for (int s : newFlows_) addToSet(s);
   for (int r : dirty_) closeResource(r, state_[r].wasSaturated ? state_[r].fastestBefore : -1);
