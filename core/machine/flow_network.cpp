@@ -47,14 +47,18 @@ void FlowNetwork::touch(const Flow& f) {
     ResourceState& s = state_[r];
     if (s.dirty) continue;
     s.dirty = true;
-    s.wasSaturated = resources_[r].activeRate >= resources_[r].capacity * (1 - kEps);
-    // The flows bottlenecked here run at the fastest rate; only they can take or give the
-    // capacity that moves (recompute() starts from them).
-    s.fastestBefore = 0;
-    if (s.wasSaturated)
-      for (const Member& m : s.flows) s.fastestBefore = std::max(s.fastestBefore, m.rate);
+    // Only the flows bottlenecked here can take or give the capacity that moves
+    // (recompute() starts from them).
+    s.fastestBefore = bottleneckRate(r);
     dirty_.push_back(r);
   }
+}
+
+double FlowNetwork::bottleneckRate(int r) const {
+  if (resources_[r].activeRate < resources_[r].capacity * (1 - kEps)) return -1;
+  double fastest = 0;
+  for (const Member& m : state_[r].flows) fastest = std::max(fastest, m.rate);
+  return fastest;
 }
 
 void FlowNetwork::addBound(const int* path, int hops, int narrowestId, int sign) {
@@ -292,14 +296,14 @@ void FlowNetwork::addToSet(int slot) {
 // The rates read here are the old ones (a recompute writes the new ones only when it
 // applies them), so a resource's bottlenecked flows are the same at every visit: one visit
 // per recompute is enough.
-void FlowNetwork::closeResource(int r, double fastestBefore) {
+void FlowNetwork::closeResource(int r, double rate) {
   ResourceState& st = state_[r];
   if (st.closed) return;
   st.closed = true;
   closed_.push_back(r);
-  if (fastestBefore < 0) return;  // unsaturated: nobody's bottleneck
+  if (rate < 0) return;  // unsaturated: nobody's bottleneck
   for (const Member& m : st.flows)
-    if (m.rate >= fastestBefore * (1 - kEps)) addToSet(m.slot);
+    if (m.rate >= rate * (1 - kEps)) addToSet(m.slot);
 }
 
 void FlowNetwork::closeOverBottlenecks(std::size_t from) {
@@ -307,14 +311,8 @@ void FlowNetwork::closeOverBottlenecks(std::size_t from) {
     const Flow& f = flows_[set_[k]];
     for (int i = 0; i < f.hops; ++i) {
       const int r = f.path[i];
-      if (!canBind_[r] || state_[r].closed) continue;
       // A dirty resource was closed over by recompute(), with its rates before the change.
-      double fastest = -1;
-      if (resources_[r].activeRate >= resources_[r].capacity * (1 - kEps)) {
-        fastest = 0;
-        for (const Member& m : state_[r].flows) fastest = std::max(fastest, m.rate);
-      }
-      closeResource(r, fastest);
+      if (canBind_[r] && !state_[r].closed) closeResource(r, bottleneckRate(r));
     }
   }
 }
@@ -349,7 +347,7 @@ void FlowNetwork::recompute() {
   // bottleneck elsewhere; if they must move, the check adds them.
   set_.clear();
   for (int s : newFlows_) addToSet(s);
-  for (int r : dirty_) closeResource(r, state_[r].wasSaturated ? state_[r].fastestBefore : -1);
+  for (int r : dirty_) closeResource(r, state_[r].fastestBefore);
   newFlows_.clear();
   closeOverBottlenecks(0);
   if (!set_.empty()) {

@@ -211,16 +211,15 @@ class FlowNetwork {
     bool lowered = false;    // fill scratch: listed in lowered_
 
     alignas(64) std::vector<Member> flows;  // active flows crossing it
-    double load = 0;            // check scratch: summed rate (new rates for the working set)
-    double fastest = 0;         // check scratch: the fastest flow's rate (-1: not yet known)
-    double delta = 0;           // check scratch: the working set's rate changes on it (else 0)
-    bool measured = false;      // check scratch: load/fastest are current
-    bool closed = false;        // recompute scratch: its bottlenecked flows joined the set
-    bool dirty = false;         // on a path that started or ended since the last recompute
-    bool wasSaturated = false;  // saturated just before that change
-    int sinceExact = 0;         // updates of the running rate sum since it was summed afresh
+    double load = 0;        // check scratch: summed rate (new rates for the working set)
+    double fastest = 0;     // check scratch: the fastest flow's rate (-1: not yet known)
+    double delta = 0;       // check scratch: the working set's rate changes on it (else 0)
+    bool measured = false;  // check scratch: load/fastest are current
+    bool closed = false;    // recompute scratch: its bottlenecked flows joined the set
+    bool dirty = false;     // on a path that started or ended since the last recompute
+    int sinceExact = 0;     // updates of the running rate sum since it was summed afresh
 
-    alignas(64) double fastestBefore = 0;  // if saturated, the fastest flow's rate before it
+    alignas(64) double fastestBefore = -1;  // bottleneckRate() just before that change
     // Headroom bound: the capacities of its flows' distinct narrowest resources, but for
     // the `fillers`, flows whose narrowest resource alone could fill this one.
     std::int64_t bound = 0;
@@ -262,7 +261,11 @@ class FlowNetwork {
   // Adds to the working set, from set_[from] on, the flows bottlenecked on the saturated
   // resources its flows cross (see recompute()).
   void closeOverBottlenecks(std::size_t from);
-  void closeResource(int r, double fastestBefore);
+  // Adds r's flows that run at `rate` (its bottleneckRate()), once per recompute.
+  void closeResource(int r, double rate);
+  // The rate of the flows bottlenecked on r by the current rates (its fastest flow's), or -1
+  // if r is not saturated.
+  double bottleneckRate(int r) const;
   void setRate(Flow& f, double rate);  // on the flow and its members
   void fill();
   bool checkBottlenecks();  // false if the working set grew
