@@ -15,20 +15,24 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kChunk = std::size_t{64} << 20;
 constexpr std::size_t kSmallChunk = std::size_t{1} << 20;
 
-// Chunks of finished runs, kept mapped for the next run in this process (a CLI run of
-// both designs, a benchmark loop) with their pages given back (MADV_DONTNEED), so the
-// next run faults them afresh as huge pages. Keeping them warm (zeroed in place) was
-// slower: the run's dropDeadBytes had split their huge pages, so the next run refilled
-// them 4 KiB at a time (57,000 more faults on the default `run --verify -j 1`), and the
-// warm pages counted in the process's memory between runs. Bounded, and only
-// standard-size dense chunks; a pooled chunk is all zero (GmArena's invariant). Shared by every run
-// in the process, and runs may be on several threads at once (moe-sim sweep -j, the workbench's
-// sweep, compare and live run): the list is only touched under the lock, or two arenas could be
-// handed the same chunk.
+// Chunks of finished runs, kept mapped and warm for the next run in this process (the
+// second design of `run -j 1`, a sweep's next point, a benchmark loop): a warm page is
+// written again at memory speed, where a fresh one costs a fault and the kernel's zeroing
+// (most of a repeated data path's time). A pooled chunk is all zero (GmArena's invariant):
+// its live ranges are zeroed where touched when it is pooled. Huge pages that a run's
+// dropDeadBytes split keep only some of their small pages; such a 2 MiB unit goes back to
+// the OS whole, so the next run faults it afresh as one huge page, not 4 KiB at a time.
+// Chunks are handed out in the order they were pooled, so each card of a next run of the
+// same shape gets back the chunk it wrote: handed out last-in first-out, they went to other
+// cards, whose writes reached pages the first run had not faulted (49 huge-page faults more
+// and 2.5x the time on the next data path). Bounded, and only standard-size dense chunks.
+// Shared by every run in the process, and runs may be on several threads at once (moe-sim
+// sweep -j, the workbench's sweep, compare and live run): the list is only touched under
+// the lock, or two arenas could be handed the same chunk.
 struct ChunkPool {
   std::mutex mutex;
   std::vector<std::uint8_t*> free;
-  static constexpr std::size_t kMaxChunks = 24;  // 1.5 GiB of address space at most
+  static constexpr std::size_t kMaxChunks = 64;  // 4 GiB of address space at most
   ~ChunkPool() {
     for (std::uint8_t* p : free) munmap(p, kChunk);
   }
@@ -79,6 +83,45 @@ void zeroTouched(std::uint8_t* p, std::size_t n, bool dense) {
     std::memset(reinterpret_cast<std::uint8_t*>(in1), 0, ab + len - in1);
   });
 }
+
+// Makes a finished run's chunk all zero and warm for the next run. Each huge-page unit
+// (2 MiB-aligned, clipped to the chunk) whose pages are all resident, an intact huge page,
+// keeps them, zeroed where a live range lies; a unit with only some pages resident (split
+// by dropDeadBytes) goes back to the OS whole.
+void recycleWarm(std::uint8_t* base, std::size_t size,
+                 const std::map<std::size_t, std::size_t>& freeRanges) {
+  std::vector<unsigned char> resident(kHugePage / kPage);
+  const auto a = reinterpret_cast<std::uintptr_t>(base);
+  for (std::uintptr_t u0 = a, u1; u0 < a + size; u0 = u1) {
+    u1 = std::min(a + size, (u0 / kHugePage + 1) * kHugePage);
+    void* unit = reinterpret_cast<void*>(u0);
+    const std::size_t pages = (u1 - u0) / kPage;
+    if (mincore(unit, u1 - u0, resident.data()) != 0) {
+      madvise(unit, u1 - u0, MADV_DONTNEED);
+      continue;
+    }
+    const auto held = static_cast<std::size_t>(
+        std::count_if(resident.begin(), resident.begin() + static_cast<std::ptrdiff_t>(pages),
+                      [](unsigned char r) { return r & 1; }));
+    if (held == 0) continue;
+    if (held < pages) {
+      madvise(unit, u1 - u0, MADV_DONTNEED);
+      continue;
+    }
+    // Live ranges are the gaps between free ones (free bytes are already zero).
+    const std::size_t end = u1 - a;
+    std::size_t at = u0 - a;
+    auto next = freeRanges.upper_bound(at);
+    if (next != freeRanges.begin())
+      at = std::max(at, std::prev(next)->first + std::prev(next)->second);
+    for (; at < end; ++next) {
+      const std::size_t liveEnd = next == freeRanges.end() ? end : std::min(end, next->first);
+      if (liveEnd > at) std::memset(base + at, 0, liveEnd - at);
+      if (next == freeRanges.end()) break;
+      at = next->first + next->second;
+    }
+  }
+}
 }  // namespace
 
 void copyBytes(const Region& dst, const Region& src) {
@@ -116,6 +159,29 @@ void GmArena::releasePooledChunks() {
   pool().free.clear();
 }
 
+std::size_t GmArena::pooledResidentBytes() {
+  std::lock_guard lock(pool().mutex);
+  std::size_t total = 0;
+  for (std::uint8_t* p : pool().free)
+    forEachResident(p, kChunk, [&](std::size_t, std::size_t len) { total += len; });
+  return total;
+}
+
+std::size_t GmArena::pooledMappedBytes() {
+  std::lock_guard lock(pool().mutex);
+  return pool().free.size() * kChunk;
+}
+
+WarmHostMemory warmHostMemory() {
+  const std::size_t slabs = PagePool::cachedSlabBytes();
+  return {GmArena::pooledResidentBytes() + slabs, GmArena::pooledMappedBytes() + slabs};
+}
+
+void releaseWarmHostMemory() {
+  GmArena::releasePooledChunks();
+  PagePool::releaseCachedSlabs();
+}
+
 std::uint8_t* GmArena::allocate(std::size_t n) {
   const std::size_t need = (std::max<std::size_t>(n, 1) + 63) / 64 * 64;
   for (Chunk& c : chunks_)
@@ -133,8 +199,8 @@ std::uint8_t* GmArena::allocate(std::size_t n) {
   if (size == kChunk && hugePages_) {
     std::lock_guard lock(pool().mutex);
     if (!pool().free.empty()) {
-      base = pool().free.back();
-      pool().free.pop_back();
+      base = pool().free.front();
+      pool().free.erase(pool().free.begin());
     }
   }
   if (!base) {
@@ -207,7 +273,7 @@ void GmArena::release() {
     // odd-size chunks are unmapped.
     bool pooled = false;
     if (hugePages_ && c.size == kChunk) {
-      madvise(c.base, c.size, MADV_DONTNEED);
+      recycleWarm(c.base, c.size, c.free);
       std::lock_guard lock(pool().mutex);
       if (pool().free.size() < ChunkPool::kMaxChunks) {
         pool().free.push_back(c.base);

@@ -82,7 +82,8 @@ class ByteStore {
 // where it was touched (mincore). Freed ranges are reused by later buffers of the run, so
 // pages the kernel has already faulted and zeroed are written again instead of new ones:
 // first-touch faults and kernel page zeroing were most of a full-payload run's system
-// time. A finished run's chunks give their pages back and stay mapped for the next run.
+// time. A finished run's chunks stay mapped and warm (zeroed where written) for the next
+// run in the process.
 // Dense arenas use transparent huge pages (fewer faults); sparse ones (worst-case windows)
 // 4 KiB pages, so unwritten parts cost nothing.
 class GmArena {
@@ -104,8 +105,8 @@ class GmArena {
   // give whole pages back to the OS (nothing will be allocated after this free).
   void free(std::uint8_t* p, std::size_t n, bool keepWarm = true);
   bool owns(const std::uint8_t* p) const;
-  // Frees everything: every page goes back to the OS; standard dense chunks stay mapped
-  // in the process-wide pool.
+  // Frees everything. Standard dense chunks go to the process-wide pool, warm and zeroed;
+  // other chunks, and split huge pages, go back to the OS.
   void release();
   // Bytes of the live allocations that are resident (touched). Free ranges are left out:
   // they are zero and kept warm for reuse, a cache rather than what the run holds.
@@ -115,6 +116,9 @@ class GmArena {
   // Unmaps the chunks finished runs left for reuse (process-wide), so the next run starts
   // from cold memory: its resident pages are then exactly the ones it wrote.
   static void releasePooledChunks();
+  // Bytes the pool keeps resident for the next run, and the address space it keeps mapped.
+  static std::size_t pooledResidentBytes();
+  static std::size_t pooledMappedBytes();
 
  private:
   struct Chunk {
@@ -180,6 +184,18 @@ void dropDeadBytes(Buffer& b, std::int64_t off, std::int64_t len);
 // The bytes of a landed copy, [src, src + length) to dst, through the pages of a paged
 // buffer. Nothing is copied when either side holds no bytes (payload "none").
 void copyBytes(const Region& dst, const Region& src);
+
+// Gives back the warm memory finished runs left for the next one in this process (GM
+// chunks and ring page slabs), so nothing of them counts in the process's memory: a test
+// or a benchmark measuring one run's resident memory, or the workbench once a run is over.
+void releaseWarmHostMemory();
+// What that warm memory holds: resident bytes, and address space mapped. The next run
+// reuses it first, so it counts as available to that run.
+struct WarmHostMemory {
+  std::size_t residentBytes = 0;
+  std::size_t mappedBytes = 0;
+};
+WarmHostMemory warmHostMemory();
 
 inline Region whole(Buffer* b) {
   return Region{b, 0, b->size};

@@ -3,26 +3,108 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstring>
+#include <mutex>
 #include <new>
 
 namespace moe {
 
 namespace {
 constexpr std::size_t kSlabBytes = std::size_t{2} << 20;
+
+// Idle slabs of finished pools, zeroed, for the next pool in the process. Pools of several
+// runs may live on several threads at once (moe-sim sweep -j, the workbench's compare):
+// the list is only touched under the lock.
+struct SlabCache {
+  std::mutex mutex;
+  std::vector<void*> slabs;                      // each kSlabBytes
+  static constexpr std::size_t kMaxSlabs = 256;  // 512 MiB at most
+  ~SlabCache() {
+    for (void* p : slabs) munmap(p, kSlabBytes);
+  }
+};
+SlabCache& cache() {
+  static SlabCache c;
+  return c;
 }
 
+void* mapSlab(std::size_t bytes) {
+  if (bytes == kSlabBytes) {
+    std::lock_guard lock(cache().mutex);
+    if (!cache().slabs.empty()) {
+      void* p = cache().slabs.back();
+      cache().slabs.pop_back();
+      return p;
+    }
+  }
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return p;
+}
+
+// Zeroes the pages of a slab that were ever written (resident); the others are still the
+// kernel's zero pages, and writing them would only fault them in.
+void zeroResident(void* p, std::size_t bytes) {
+  constexpr std::size_t kPage = 4096;
+  std::vector<unsigned char> resident(bytes / kPage);
+  if (mincore(p, bytes, resident.data()) != 0) {
+    std::memset(p, 0, bytes);
+    return;
+  }
+  auto* b = static_cast<std::uint8_t*>(p);
+  for (std::size_t i = 0; i < resident.size(); ++i)
+    if (resident[i] & 1) std::memset(b + i * kPage, 0, kPage);
+}
+
+void retireSlab(void* p, std::size_t bytes) {
+  if (bytes == kSlabBytes) {
+    zeroResident(p, bytes);  // outside the lock: the slab is no one else's yet
+    std::lock_guard lock(cache().mutex);
+    if (cache().slabs.size() < SlabCache::kMaxSlabs) {
+      cache().slabs.push_back(p);
+      return;
+    }
+  }
+  munmap(p, bytes);
+}
+}  // namespace
+
 PagePool::~PagePool() {
-  for (const auto& [p, n] : slabs_) munmap(p, n);
+  giveBackSlabs(/*toCache=*/true);
+}
+
+void PagePool::giveBackSlabs(bool toCache) {
+  for (const auto& [p, n] : slabs_) {
+    if (toCache)
+      retireSlab(p, n);
+    else
+      munmap(p, n);
+  }
+  slabs_.clear();
+  free_.clear();
+  heldBytes_ = 0;
+}
+
+void PagePool::releaseCachedSlabs() {
+  std::lock_guard lock(cache().mutex);
+  for (void* p : cache().slabs) munmap(p, kSlabBytes);
+  cache().slabs.clear();
+}
+
+std::size_t PagePool::cachedSlabBytes() {
+  std::lock_guard lock(cache().mutex);
+  return cache().slabs.size() * kSlabBytes;
 }
 
 std::uint8_t* PagePool::take() {
   if (free_.empty()) {
+    // A slab is 2 MiB whatever the page size (the tail past the last whole page is unused),
+    // so every pool can reuse any cached slab; a page larger than that is a slab alone.
     const std::size_t perSlab = std::max<std::size_t>(1, kSlabBytes / pageBytes_);
-    const std::size_t bytes = perSlab * pageBytes_;
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
+    const std::size_t bytes = pageBytes_ > kSlabBytes ? pageBytes_ : kSlabBytes;
+    void* p = mapSlab(bytes);
     slabs_.emplace_back(p, bytes);
-    heldBytes_ += bytes;
+    heldBytes_ += perSlab * pageBytes_;
     auto* base = static_cast<std::uint8_t*>(p);
     for (std::size_t i = perSlab; i-- > 0;) free_.push_back(base + i * pageBytes_);
   }
@@ -37,11 +119,7 @@ void PagePool::give(std::uint8_t* page) {
 }
 
 void PagePool::releaseIfIdle() {
-  if (inUseBytes() != 0) return;
-  for (const auto& [p, n] : slabs_) munmap(p, n);
-  slabs_.clear();
-  free_.clear();
-  heldBytes_ = 0;
+  if (inUseBytes() == 0) giveBackSlabs(/*toCache=*/false);
 }
 
 RingPages::RingPages(PagePool& pool, int slots)

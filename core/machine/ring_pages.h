@@ -14,10 +14,15 @@
 
 namespace moe {
 
-// Pages of one size, made in slabs and reused. A page comes back with the bytes its last
-// ring left in it, and is not zeroed: the ring protocol reads only bytes written since
+// Pages of one size, made in 2 MiB slabs and reused. A page comes back with the bytes its
+// last ring left in it, and is not zeroed: the ring protocol reads only bytes written since
 // (a read past the published tail is a recorded violation), and a run's pool is used by one
-// thread in event order, so even a faulty read sees the same bytes on every run.
+// thread in event order, so even a faulty read sees the same bytes on every run. When a
+// run ends, its pools' slabs are zeroed and kept, warm, in a process-wide cache for the
+// pools of later runs (a sweep's next point, the second design of `run -j 1`): a warm page
+// costs a write at memory speed, a fresh one a fault and the kernel's zeroing. Zeroed, a
+// cached slab reads as a fresh mapping would, so what a run sees never depends on what ran
+// before it.
 class PagePool {
  public:
   explicit PagePool(std::size_t pageBytes) : pageBytes_(pageBytes) {}
@@ -28,8 +33,13 @@ class PagePool {
   std::size_t pageBytes() const { return pageBytes_; }
   std::uint8_t* take();
   void give(std::uint8_t* page);
-  // With no page in use, unmaps every slab (the pool starts again from nothing).
+  // With no page in use, unmaps every slab (the pool starts again from nothing). Between
+  // stages the slabs go back to the OS, not to the cache: held idle through the experts
+  // stage, they raised a run's peak by 5%.
   void releaseIfIdle();
+  // Unmaps the slabs the cache holds (process-wide), and reports the bytes it holds.
+  static void releaseCachedSlabs();
+  static std::size_t cachedSlabBytes();
   // Host bytes the pool has made (pages in use and pages waiting for reuse).
   std::size_t heldBytes() const { return heldBytes_; }
   // Of those, the pages some ring holds now.
@@ -37,6 +47,8 @@ class PagePool {
   std::size_t peakInUseBytes() const { return peakInUse_; }
 
  private:
+  void giveBackSlabs(bool toCache);  // to the process's cache, or to the OS
+
   std::size_t pageBytes_;
   std::size_t heldBytes_ = 0;
   std::size_t peakInUse_ = 0;

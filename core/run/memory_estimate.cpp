@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/machine/memory.h"
 #include "core/plan/combine_plan.h"
 #include "core/plan/dispatch_tiling.h"
 #include "core/protocol/ring_buffer.h"
@@ -181,6 +182,8 @@ std::uint64_t procKilobytes(const char* file, const std::string& key) {
 }  // namespace
 
 std::uint64_t hostMemoryAvailable() {
+  // The warm memory finished runs left in this process is the next run's first memory.
+  const WarmHostMemory warm = warmHostMemory();
   std::uint64_t available = procKilobytes("/proc/meminfo", "MemAvailable:");
   if (available == 0) {
     const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
@@ -188,9 +191,11 @@ std::uint64_t hostMemoryAvailable() {
                     ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
                     : UINT64_MAX;
   }
+  if (available != UINT64_MAX) available += warm.residentBytes;
   rlimit rl{};
   if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-    const std::uint64_t mapped = procKilobytes("/proc/self/status", "VmSize:");
+    const std::uint64_t vm = procKilobytes("/proc/self/status", "VmSize:");
+    const std::uint64_t mapped = vm > warm.mappedBytes ? vm - warm.mappedBytes : 0;
     const std::uint64_t limit = rl.rlim_cur;
     available = std::min(available, limit > mapped ? limit - mapped : 0);
   }

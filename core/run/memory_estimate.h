@@ -42,7 +42,8 @@ MemoryEstimate estimateMemory(const Scenario& sc, int placePerRank);
 // The memory this process may use: the smaller of RLIMIT_AS and physical RAM.
 std::uint64_t hostMemoryLimit();
 // What it may still take now: the smaller of what RLIMIT_AS leaves over what is mapped
-// (VmSize) and the RAM the kernel says is available (MemAvailable, /proc/meminfo).
+// (VmSize) and the RAM the kernel says is available (MemAvailable, /proc/meminfo), each
+// with the warm memory earlier runs left for the next one counted as available.
 std::uint64_t hostMemoryAvailable();
 // Per worker thread that holds a run, beyond the run's estimate: a thread's stack and the
 // address space glibc reserves for its malloc arena (64 MiB), with slack.

@@ -145,7 +145,7 @@ TEST(MemoryEstimate, HostBytesTrackTheResidentGmOfARunThatFreesDeadTensors) {
     const MemoryEstimate e = estimateMemory(sc, placePerRankOf(sc));
     const std::uint64_t gmEstimate = e.hostBytes - 1024 * 64;  // without the event log
     // Warm chunks an earlier test in this process left would count as resident here.
-    GmArena::releasePooledChunks();
+    releaseWarmHostMemory();
     LayerRun run(ResolvedScenario::resolve(sc), impl);
     run.freeTensorsWhenDead(nullptr);
     std::uint64_t peak = 0, events = 0;

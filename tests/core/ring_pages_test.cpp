@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -69,6 +71,41 @@ TEST(RingPages, ASlotThatAlsoHoldsTheNextLapIsKeptUntilThatIsReadToo) {
   for (int i = 0; i < 30; ++i) ASSERT_EQ(ring.at(i)[0], 0xab) << "lap 1's byte " << i;
   ring.consumedTo(286);
   EXPECT_EQ(pool.inUseBytes(), 0u);
+}
+
+// A finished pool's slabs are zeroed and cached for the next pool of any page size: its
+// pages read as a fresh mapping's, whatever the last ring wrote into them.
+TEST(PagePool, ASlabOfAFinishedPoolIsReusedZeroedByTheNextPool) {
+  releaseWarmHostMemory();
+  std::uint8_t* written = nullptr;
+  {
+    PagePool a(16 << 10);
+    written = a.take();
+    std::memset(written, 0xcd, 16 << 10);
+    a.give(written);
+  }
+  EXPECT_EQ(PagePool::cachedSlabBytes(), std::size_t{2} << 20);
+  PagePool b(14336);  // not a divisor of the slab: the slab's tail stays unused
+  std::vector<std::uint8_t*> pages;
+  for (int i = 0; i < 146; ++i) pages.push_back(b.take());  // 146 x 14 KiB fit in 2 MiB
+  EXPECT_EQ(PagePool::cachedSlabBytes(), 0u) << "the cached slab was taken";
+  EXPECT_TRUE(std::find(pages.begin(), pages.end(), written) != pages.end()) << "the same slab";
+  for (std::uint8_t* p : pages)
+    EXPECT_TRUE(std::all_of(p, p + 14336, [](std::uint8_t v) { return v == 0; }));
+  EXPECT_EQ(b.heldBytes(), 146u * 14336);
+  for (std::uint8_t* p : pages) b.give(p);
+  b.releaseIfIdle();  // between stages: to the OS, not held idle through the next stage
+  EXPECT_EQ(b.heldBytes(), 0u);
+  EXPECT_EQ(PagePool::cachedSlabBytes(), 0u);
+  auto run = std::make_unique<PagePool>(4096);
+  run->take();
+  run.reset();  // a run ends: its pools' slabs go to the cache
+  EXPECT_EQ(PagePool::cachedSlabBytes(), std::size_t{2} << 20) << "cached for the next run";
+  EXPECT_GE(warmHostMemory().mappedBytes, std::size_t{2} << 20);
+  EXPECT_GE(warmHostMemory().residentBytes, std::size_t{2} << 20);
+  releaseWarmHostMemory();
+  EXPECT_EQ(PagePool::cachedSlabBytes(), 0u);
+  EXPECT_EQ(warmHostMemory().mappedBytes, 0u);
 }
 
 TEST(RingPages, CopiesThroughPagesMoveTheSameBytesAsAPlainCopy) {

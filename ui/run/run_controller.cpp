@@ -577,7 +577,7 @@ void RunController::verifyIfFinished() {
   // Nothing reads the finished run's tensors any more (its figures and digest are kept):
   // their memory goes back to the system, so a Run ends where it began.
   run_->releaseTensors();
-  GmArena::releasePooledChunks();
+  releaseWarmHostMemory();
   emit verificationReady(v);
 }
 
