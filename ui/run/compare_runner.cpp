@@ -1,5 +1,6 @@
 #include "ui/run/compare_runner.h"
 
+#include "core/machine/memory.h"
 #include "core/run/a2a_matmul_report.h"
 #include "core/run/resolved_scenario.h"
 #include "core/run/run_report.h"
@@ -77,6 +78,8 @@ void CompareRunner::run(const Scenario& input) {
       return;
     }
     const RunReport rep = runScenario(resolved, true, Fault::None, {}, nullptr, 0, /*why=*/true);
+    // The warm memory these runs left for a next one goes back: an idle workbench holds none.
+    releaseWarmHostMemory();
     CompareResult r;
     r.figureNames = QStringList{tr("total emulated time"),
                                 tr("dispatch stage"),

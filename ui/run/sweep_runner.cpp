@@ -1,5 +1,6 @@
 #include "ui/run/sweep_runner.h"
 
+#include "core/machine/memory.h"
 #include "core/util/parallel_map.h"
 
 namespace moe::ui {
@@ -13,6 +14,8 @@ void SweepRunner::run(std::shared_ptr<const SweepSpec> spec) {
   };
   auto rows = parallelMap<std::vector<SweepRow>>(
       total, [&](std::size_t i) { return runSweepPoint(*spec, i); }, options);
+  // The warm memory these runs left for a next one goes back: an idle workbench holds none.
+  releaseWarmHostMemory();
   auto result = std::make_shared<SweepResult>();
   result->spec = spec;
   result->cancelled = cancel_;

@@ -1,5 +1,6 @@
 #include "ui/run/tune_runner.h"
 
+#include "core/machine/memory.h"
 #include "core/studies/streaming_tuner.h"
 
 namespace moe::ui {
@@ -11,6 +12,8 @@ void TuneRunner::run(const moe::Scenario& sc, int budget) {
     o.cancel = &cancel_;
     o.onProgress = [this](int done, int total) { emit progress(done, total); };
     const TuneResult r = tuneStreaming(sc, o);
+    // The warm memory these runs left for a next one goes back: an idle workbench holds none.
+    releaseWarmHostMemory();
     if (cancel_) return;
     const QString summary =
         tr("Tuned (%1 engine runs): streaming %2 us -> %3 us (phased %4 us); combine %5 us vs "
