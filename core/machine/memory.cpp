@@ -269,7 +269,7 @@ std::size_t GmArena::reservedBytes() const {
 
 void GmArena::release() {
   for (Chunk& c : chunks_) {
-    // Standard dense chunks give their pages back and stay mapped in the pool; sparse and
+    // Standard dense chunks stay mapped and warm in the pool while it has room; sparse and
     // odd-size chunks are unmapped.
     bool pooled = false;
     if (hugePages_ && c.size == kChunk) {
