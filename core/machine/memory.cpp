@@ -7,6 +7,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "core/machine/resident_pages.h"
+
 namespace moe {
 
 namespace {
@@ -42,30 +44,6 @@ ChunkPool& pool() {
   return p;
 }
 
-// Calls f(offset, length) for each run of resident pages of [p, p + n), clipped to it.
-template <typename F>
-void forEachResident(std::uint8_t* p, std::size_t n, F f) {
-  if (n == 0) return;
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  const std::uintptr_t first = a / kPage * kPage, last = (a + n + kPage - 1) / kPage * kPage;
-  std::vector<unsigned char> resident((last - first) / kPage);
-  if (mincore(reinterpret_cast<void*>(first), last - first, resident.data()) != 0) {
-    f(0, n);  // cannot tell: treat all as touched
-    return;
-  }
-  for (std::size_t i = 0; i < resident.size();) {
-    if (!(resident[i] & 1)) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < resident.size() && (resident[j] & 1)) ++j;
-    const std::uintptr_t b = std::max(a, first + i * kPage), e = std::min(a + n, first + j * kPage);
-    f(b - a, e - b);
-    i = j;
-  }
-}
-
 // Restores the all-zero invariant on [p, p + n). Dense memory is zeroed in place where it
 // was touched, so its pages stay for reuse; sparse memory gives whole pages back to the OS
 // (a window's touched pages are scattered and rarely reused by the same arena).
@@ -90,22 +68,14 @@ void zeroTouched(std::uint8_t* p, std::size_t n, bool dense) {
 // by dropDeadBytes) goes back to the OS whole.
 void recycleWarm(std::uint8_t* base, std::size_t size,
                  const std::map<std::size_t, std::size_t>& freeRanges) {
-  std::vector<unsigned char> resident(kHugePage / kPage);
   const auto a = reinterpret_cast<std::uintptr_t>(base);
   for (std::uintptr_t u0 = a, u1; u0 < a + size; u0 = u1) {
     u1 = std::min(a + size, (u0 / kHugePage + 1) * kHugePage);
-    void* unit = reinterpret_cast<void*>(u0);
-    const std::size_t pages = (u1 - u0) / kPage;
-    if (mincore(unit, u1 - u0, resident.data()) != 0) {
-      madvise(unit, u1 - u0, MADV_DONTNEED);
-      continue;
-    }
-    const auto held = static_cast<std::size_t>(
-        std::count_if(resident.begin(), resident.begin() + static_cast<std::ptrdiff_t>(pages),
-                      [](unsigned char r) { return r & 1; }));
+    std::size_t held = 0;
+    forEachResident(base + (u0 - a), u1 - u0, [&](std::size_t, std::size_t len) { held += len; });
     if (held == 0) continue;
-    if (held < pages) {
-      madvise(unit, u1 - u0, MADV_DONTNEED);
+    if (held < u1 - u0) {
+      madvise(reinterpret_cast<void*>(u0), u1 - u0, MADV_DONTNEED);
       continue;
     }
     // Live ranges are the gaps between free ones (free bytes are already zero).

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <new>
 
+#include "core/machine/resident_pages.h"
+
 namespace moe {
 
 namespace {
@@ -42,23 +44,13 @@ void* mapSlab(std::size_t bytes) {
   return p;
 }
 
-// Zeroes the pages of a slab that were ever written (resident); the others are still the
-// kernel's zero pages, and writing them would only fault them in.
-void zeroResident(void* p, std::size_t bytes) {
-  constexpr std::size_t kPage = 4096;
-  std::vector<unsigned char> resident(bytes / kPage);
-  if (mincore(p, bytes, resident.data()) != 0) {
-    std::memset(p, 0, bytes);
-    return;
-  }
-  auto* b = static_cast<std::uint8_t*>(p);
-  for (std::size_t i = 0; i < resident.size(); ++i)
-    if (resident[i] & 1) std::memset(b + i * kPage, 0, kPage);
-}
-
 void retireSlab(void* p, std::size_t bytes) {
   if (bytes == kSlabBytes) {
-    zeroResident(p, bytes);  // outside the lock: the slab is no one else's yet
+    // Only the pages ever written: the others are still the kernel's zero pages, and writing
+    // them would fault them in. Outside the lock: the slab is no one else's yet.
+    auto* b = static_cast<std::uint8_t*>(p);
+    forEachResident(b, bytes,
+                    [b](std::size_t off, std::size_t len) { std::memset(b + off, 0, len); });
     std::lock_guard lock(cache().mutex);
     if (cache().slabs.size() < SlabCache::kMaxSlabs) {
       cache().slabs.push_back(p);
