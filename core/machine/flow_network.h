@@ -216,8 +216,11 @@ class FlowNetwork {
     double delta = 0;       // check scratch: the working set's rate changes on it (else 0)
     bool measured = false;  // check scratch: load/fastest are current
     bool closed = false;    // recompute scratch: its bottlenecked flows joined the set
-    bool dirty = false;     // on a path that started or ended since the last recompute
-    int sinceExact = 0;     // updates of the running rate sum since it was summed afresh
+    // Recompute scratch, once closed: every flow on it outside the working set runs slower
+    // than this (-1: it was not saturated, so nothing is known).
+    double closedAbove = -1;
+    bool dirty = false;  // on a path that started or ended since the last recompute
+    int sinceExact = 0;  // updates of the running rate sum since it was summed afresh
 
     alignas(64) double fastestBefore = -1;  // bottleneckRate() just before that change
     // Headroom bound: the capacities of its flows' distinct narrowest resources, but for
