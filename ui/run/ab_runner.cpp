@@ -5,10 +5,12 @@
 #include "core/run/run_factory.h"
 #include "core/util/error.h"
 #include "core/util/format_digest.h"
+#include "ui/run/warm_memory_given_back.h"
 
 namespace moe::ui {
 
 void AbRunner::run(const Scenario& sc, int design, int side) {
+  const WarmMemoryGivenBackAtEnd givenBack;
   AbSide r;
   r.scenario = sc;
   r.design = static_cast<Design>(design);

@@ -1,11 +1,11 @@
 #include "ui/run/compare_runner.h"
 
-#include "core/machine/memory.h"
 #include "core/run/a2a_matmul_report.h"
 #include "core/run/resolved_scenario.h"
 #include "core/run/run_report.h"
 #include "core/scenario/scenario_json.h"
 #include "core/util/format_digest.h"
+#include "ui/run/warm_memory_given_back.h"
 #include "ui/style/palette.h"
 
 namespace moe::ui {
@@ -69,6 +69,7 @@ CompareResult compareA2aMatmul(const ResolvedScenario& rs) {
 }  // namespace
 
 void CompareRunner::run(const Scenario& input) {
+  const WarmMemoryGivenBackAtEnd givenBack;
   try {
     Scenario sc = input;
     sc.dispatchImpl = DesignSelection::all();  // compare every design, whatever the scenario runs
@@ -78,8 +79,6 @@ void CompareRunner::run(const Scenario& input) {
       return;
     }
     const RunReport rep = runScenario(resolved, true, Fault::None, {}, nullptr, 0, /*why=*/true);
-    // The warm memory these runs left for a next one goes back: an idle workbench holds none.
-    releaseWarmHostMemory();
     CompareResult r;
     r.figureNames = QStringList{tr("total emulated time"),
                                 tr("dispatch stage"),

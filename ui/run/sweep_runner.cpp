@@ -1,11 +1,12 @@
 #include "ui/run/sweep_runner.h"
 
-#include "core/machine/memory.h"
 #include "core/util/parallel_map.h"
+#include "ui/run/warm_memory_given_back.h"
 
 namespace moe::ui {
 
 void SweepRunner::run(std::shared_ptr<const SweepSpec> spec) {
+  const WarmMemoryGivenBackAtEnd givenBack;
   const std::size_t total = spec->pointCount();
   ParallelMapOptions options;
   options.cancel = &cancel_;
@@ -14,8 +15,6 @@ void SweepRunner::run(std::shared_ptr<const SweepSpec> spec) {
   };
   auto rows = parallelMap<std::vector<SweepRow>>(
       total, [&](std::size_t i) { return runSweepPoint(*spec, i); }, options);
-  // The warm memory these runs left for a next one goes back: an idle workbench holds none.
-  releaseWarmHostMemory();
   auto result = std::make_shared<SweepResult>();
   result->spec = spec;
   result->cancelled = cancel_;

@@ -1,19 +1,18 @@
 #include "ui/run/tune_runner.h"
 
-#include "core/machine/memory.h"
 #include "core/studies/streaming_tuner.h"
+#include "ui/run/warm_memory_given_back.h"
 
 namespace moe::ui {
 
 void TuneRunner::run(const moe::Scenario& sc, int budget) {
+  const WarmMemoryGivenBackAtEnd givenBack;
   try {
     TuneOptions o;
     o.budget = budget;
     o.cancel = &cancel_;
     o.onProgress = [this](int done, int total) { emit progress(done, total); };
     const TuneResult r = tuneStreaming(sc, o);
-    // The warm memory these runs left for a next one goes back: an idle workbench holds none.
-    releaseWarmHostMemory();
     if (cancel_) return;
     const QString summary =
         tr("Tuned (%1 engine runs): streaming %2 us -> %3 us (phased %4 us); combine %5 us vs "
